@@ -1,3 +1,33 @@
-fn main() {
-    println!("Hello, world!");
+//! The `puyobot` command.
+
+use clap::{Parser, Subcommand};
+use puyobot::cli;
+
+/// Plays Famicom Puyo Puyo in an embedded NES emulator, and tools around it.
+#[derive(Debug, Parser)]
+#[command(name = "puyobot", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve a field file to rest and print the chain, score and final field.
+    Chain(cli::chain::ChainArgs),
+}
+
+fn main() -> std::process::ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Chain(args) => cli::chain::run(args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

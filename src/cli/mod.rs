@@ -1,0 +1,3 @@
+//! Command-line front ends, one module per subcommand.
+
+pub mod chain;

@@ -1,0 +1,16 @@
+//! The game model: field, pieces, rules and resolution. Pure: no emulator, no UI, no I/O.
+
+pub mod field;
+pub mod nuisance;
+pub mod piece;
+pub mod play;
+pub mod resolve;
+pub mod rules;
+pub mod text;
+
+pub use field::{Field, HEIGHT, WIDTH};
+pub use nuisance::nuisance_from_score;
+pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placement};
+pub use play::PlacementError;
+pub use resolve::{ChainStep, ChainSummary};
+pub use rules::{ItemRules, Rules};

@@ -1,0 +1,120 @@
+//! Resolution: find popping groups, pop them (with adjacent nuisance), let the rest fall, repeat.
+//!
+//! The hot path of the whole program: the search resolves hundreds of fields per decision and self-play
+//! millions. Only groups that contain a cell that has just moved can be new, so each step searches from
+//! those "dirty" cells instead of the whole field.
+
+use super::field::{FIELD_MASK, Field, HIDDEN_ROW_MASK, MAX_COLORS_U, NUISANCE, VISIBLE_MASK, neighbours};
+use super::piece::Color;
+use super::rules::Rules;
+
+/// What one step of a chain popped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChainStep {
+    /// 1-based step number.
+    pub step: u32,
+    /// Coloured puyos popped.
+    pub popped: u32,
+    /// Nuisance puyos popped alongside.
+    pub nuisance_popped: u32,
+    /// Distinct colours popped.
+    pub colors: u32,
+    /// Size and colour of each group.
+    pub groups: Vec<(Color, u32)>,
+    /// Points scored by this step.
+    pub score: u32,
+}
+
+/// The outcome of resolving a field to rest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChainSummary {
+    /// Number of steps that popped something (the chain length).
+    pub chains: u32,
+    /// Total points.
+    pub score: u32,
+    /// Puyos removed, nuisance included.
+    pub cleared: u32,
+}
+
+impl Field {
+    /// Applies gravity, then resolves to rest. Returns the summary.
+    pub fn settle_and_resolve(&mut self, rules: &Rules) -> ChainSummary {
+        self.apply_gravity();
+        self.resolve_from(rules, FIELD_MASK, |_| {})
+    }
+
+    /// Resolves a settled field completely, searching the whole field for groups.
+    pub fn resolve(&mut self, rules: &Rules) -> ChainSummary {
+        self.resolve_from(rules, FIELD_MASK, |_| {})
+    }
+
+    /// Resolves a settled field completely and reports every step.
+    pub fn resolve_steps(&mut self, rules: &Rules) -> (ChainSummary, Vec<ChainStep>) {
+        let mut steps = Vec::new();
+        let summary = self.resolve_from(rules, FIELD_MASK, |s| steps.push(s.clone()));
+        (summary, steps)
+    }
+
+    /// Resolves a settled field whose only possibly-new groups contain a cell of `dirty`
+    /// (e.g. the cells a piece just landed in). `on_step` sees each step.
+    pub fn resolve_from(
+        &mut self,
+        rules: &Rules,
+        mut dirty: u128,
+        mut on_step: impl FnMut(&ChainStep),
+    ) -> ChainSummary {
+        let mut summary = ChainSummary::default();
+        let pop_size = rules.pop_size;
+        let group_area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
+        let mut report = ChainStep::default();
+        loop {
+            let mut popped_mask = 0u128;
+            let mut popped = 0u32;
+            let mut colors = 0u32;
+            let mut group_bonus = 0u32;
+            report.groups.clear();
+            for c in 0..MAX_COLORS_U {
+                let layer = self.layers[c] & group_area;
+                let mut seeds = layer & dirty;
+                let mut color_popped = false;
+                while seeds != 0 {
+                    let mut group = seeds & seeds.wrapping_neg();
+                    loop {
+                        let grown = (group | neighbours(group)) & layer;
+                        if grown == group {
+                            break;
+                        }
+                        group = grown;
+                    }
+                    seeds &= !group;
+                    let size = group.count_ones();
+                    if size >= pop_size {
+                        popped_mask |= group;
+                        popped += size;
+                        group_bonus += rules.group_bonus(size);
+                        color_popped = true;
+                        report.groups.push((Color::ALL[c], size));
+                    }
+                }
+                colors += color_popped as u32;
+            }
+            if popped_mask == 0 {
+                return summary;
+            }
+            let nuisance_area = if rules.hidden_row_pops { FIELD_MASK } else { FIELD_MASK & !HIDDEN_ROW_MASK };
+            let nuisance = neighbours(popped_mask) & self.layers[NUISANCE] & nuisance_area;
+            summary.chains += 1;
+            let score = rules.step_score(summary.chains, popped, colors, group_bonus);
+            summary.score += score;
+            let nuisance_popped = nuisance.count_ones();
+            summary.cleared += popped + nuisance_popped;
+            report.step = summary.chains;
+            report.popped = popped;
+            report.nuisance_popped = nuisance_popped;
+            report.colors = colors;
+            report.score = score;
+            on_step(&report);
+            dirty = self.remove_and_fall(popped_mask | nuisance);
+        }
+    }
+}
