@@ -10,7 +10,7 @@ pub mod text;
 
 pub use field::{Field, HEIGHT, WIDTH};
 pub use nuisance::nuisance_from_score;
-pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placement};
+pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placement, Step};
 pub use play::PlacementError;
 pub use resolve::{ChainStep, ChainSummary};
 pub use rules::{ItemRules, Rules};

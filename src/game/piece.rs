@@ -211,3 +211,17 @@ impl fmt::Display for Placement {
         write!(f, "x{}:{:?}", self.x, self.orientation)
     }
 }
+
+/// One controller action that moves or turns a falling piece; an input path is a list of these,
+/// after which the driver drops the piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Move one column left.
+    Left,
+    /// Move one column right.
+    Right,
+    /// Rotate clockwise (button A).
+    RotateCw,
+    /// Rotate counter-clockwise (button B).
+    RotateCcw,
+}
