@@ -15,6 +15,8 @@ struct Cli {
 enum Command {
     /// Resolve a field file to rest and print the chain, score and final field.
     Chain(cli::chain::ChainArgs),
+    /// Self-play statistics: 1P endless or 2P battle between bots.
+    Sim(cli::sim::SimArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -22,6 +24,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Chain(args) => cli::chain::run(args),
+        Command::Sim(args) => cli::sim::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

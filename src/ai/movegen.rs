@@ -12,18 +12,7 @@
 use crate::game::field::{HEIGHT, WIDTH, bit};
 use crate::game::{Field, Item, Orientation, Piece, Placement, Rules};
 
-/// One input the driver presses while the piece is held at its row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Step {
-    /// Move one column left (D-pad left).
-    Left,
-    /// Move one column right (D-pad right).
-    Right,
-    /// Rotate clockwise (button A).
-    RotateCw,
-    /// Rotate counter-clockwise (button B).
-    RotateCcw,
-}
+pub use crate::game::Step;
 
 /// The inputs that bring a piece from its current position to a placement; after them the driver drops.
 pub type InputPath = Vec<Step>;
