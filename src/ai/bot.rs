@@ -140,6 +140,15 @@ impl Bot {
                 // In danger any chain helps, but a better-valued one that also fires is fine too.
                 pick = i;
                 fired = Some(reason);
+                log::debug!(
+                    "{}: fire {:?}: {} links, {} points, {} puyos on the field{:?}",
+                    self.name,
+                    reason,
+                    c.chain.chains,
+                    c.chain.score,
+                    view.field.count(),
+                    view.field
+                );
             }
         }
         let c = &result.candidates[pick];

@@ -1,7 +1,7 @@
 //! The ignition policy: when to fire the best chain available now instead of building on.
 //!
-//! Endless: fire a chain of at least `min_chain` links (or `min_score` points), or anything when the
-//! field is about to top out. Battle: fire when the chain sends a full load of nuisance (the per-chain cap
+//! Endless: fire a chain of at least `min_chain` links (or `min_score` points) — a requirement that
+//! drops as the field fills up — or anything when the field is about to top out. Battle: fire when the chain sends a full load of nuisance (the per-chain cap
 //! makes longer chains pointless), when nuisance is coming, or when the opponent is nearly full.
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +17,10 @@ pub struct IgnitionPolicy {
     pub min_chain: u32,
     /// Or one worth at least this many points (0 = off).
     pub min_score: u32,
+    /// Above this many puyos on the field the required length drops (0 = never)...
+    pub patience_puyos: u32,
+    /// ...by one link per this many further puyos.
+    pub patience_step: u32,
     /// The field is in danger with this many puyos on it: fire the best chain there is.
     pub danger_puyos: u32,
     /// Or when the spawn column is this high.
@@ -34,7 +38,9 @@ impl Default for IgnitionPolicy {
         IgnitionPolicy {
             min_chain: 12,
             min_score: 0,
-            danger_puyos: 62,
+            patience_puyos: 56,
+            patience_step: 3,
+            danger_puyos: 72,
             danger_height: 11,
             battle_nuisance: 30,
             answer_incoming: 12,
@@ -59,12 +65,22 @@ pub enum Reason {
 }
 
 impl IgnitionPolicy {
+    /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.
+    pub fn required_chain(&self, field: &Field) -> u32 {
+        let n = field.count();
+        if self.patience_puyos == 0 || n <= self.patience_puyos {
+            return self.min_chain;
+        }
+        let drop = (n - self.patience_puyos) / self.patience_step.max(1);
+        self.min_chain.saturating_sub(drop).max(1)
+    }
+
     /// Whether to fire `chain` (the best chain a placement fires now) given what the player sees.
     pub fn should_fire(&self, view: &View<'_>, chain: &ChainSummary) -> Option<Reason> {
         if chain.chains == 0 {
             return None;
         }
-        if chain.chains >= self.min_chain || (self.min_score > 0 && chain.score >= self.min_score) {
+        if chain.chains >= self.required_chain(view.field) || (self.min_score > 0 && chain.score >= self.min_score) {
             return Some(Reason::Threshold);
         }
         if in_danger(view.field, view.rules, self) {

@@ -218,7 +218,12 @@ pub struct EndlessGame {
 /// Length from which a chain counts as "big" for the first-big-chain figures.
 pub const BIG_CHAIN: u32 = 8;
 
-fn endless_game(g: usize, args: &EndlessArgs, config: &AiConfig, queue: &Option<Vec<Piece>>) -> anyhow::Result<EndlessGame> {
+fn endless_game(
+    g: usize,
+    args: &EndlessArgs,
+    config: &AiConfig,
+    queue: &Option<Vec<Piece>>,
+) -> anyhow::Result<EndlessGame> {
     let rules = Rules::puyo1();
     let mut rng = game_rng(args.seed, g as u64);
     let mut source: Box<dyn PieceSource> = match queue {
@@ -351,9 +356,17 @@ pub fn summarise_endless(args: &EndlessArgs, mut runs: Vec<EndlessGame>) -> Endl
         score_mean: runs.iter().map(|r| r.score as f64).sum::<f64>() / n,
         score_per_pair: runs.iter().map(|r| r.score as f64).sum::<f64>() / moves.max(1) as f64,
         first_big_chain_rate: big.len() as f64 / n,
-        first_big_chain_mean: if big.is_empty() { 0.0 } else { big.iter().map(|b| b.0 as f64).sum::<f64>() / big.len() as f64 },
+        first_big_chain_mean: if big.is_empty() {
+            0.0
+        } else {
+            big.iter().map(|b| b.0 as f64).sum::<f64>() / big.len() as f64
+        },
         first_big_chain_ge12: big.iter().filter(|b| b.0 >= 12).count() as f64 / n,
-        first_big_chain_pair_mean: if big.is_empty() { 0.0 } else { big.iter().map(|b| b.1 as f64).sum::<f64>() / big.len() as f64 },
+        first_big_chain_pair_mean: if big.is_empty() {
+            0.0
+        } else {
+            big.iter().map(|b| b.1 as f64).sum::<f64>() / big.len() as f64
+        },
         largest_chain: runs.iter().map(|r| r.largest_chain).max().unwrap_or(0),
         largest_chain_mean: runs.iter().map(|r| r.largest_chain as f64).sum::<f64>() / n,
         chain_histogram: hist,
@@ -425,8 +438,14 @@ fn run_endless(args: &EndlessArgs) -> anyhow::Result<()> {
         s.first_big_chain_pair_mean
     );
     println!("largest chain: {} (mean per game {:.2})", s.largest_chain, s.largest_chain_mean);
-    let hist: Vec<String> =
-        s.chain_histogram.iter().enumerate().skip(1).filter(|(_, c)| **c > 0).map(|(i, c)| format!("{i}:{c}")).collect();
+    let hist: Vec<String> = s
+        .chain_histogram
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, c)| **c > 0)
+        .map(|(i, c)| format!("{i}:{c}"))
+        .collect();
     println!("chains by length: {}", hist.join(" "));
     println!("puyos on field: mean {:.1}, max {}", s.puyos_mean, s.puyos_max);
     println!("field clears: {}", s.field_clears);
