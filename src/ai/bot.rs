@@ -104,6 +104,9 @@ impl Bot {
     /// has no reachable placement.
     pub fn plan_from(&mut self, view: &View<'_>, start: PiecePosition) -> Option<Plan> {
         let seed: u64 = self.rng.random();
+        if let Evaluation::Chain(e) = &mut self.eval {
+            e.battle = view.opponent.is_some();
+        }
         let input =
             SearchInput { field: view.field, current: view.current, next: Some(view.next), start, rules: view.rules };
         if matches!(self.eval, Evaluation::Flat) {

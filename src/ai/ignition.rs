@@ -38,13 +38,13 @@ impl Default for IgnitionPolicy {
         IgnitionPolicy {
             min_chain: 12,
             min_score: 0,
-            patience_puyos: 56,
-            patience_step: 3,
+            patience_puyos: 60,
+            patience_step: 4,
             danger_puyos: 72,
             danger_height: 11,
-            battle_nuisance: 30,
-            answer_incoming: 12,
-            finish_opponent_puyos: 48,
+            battle_nuisance: 24,
+            answer_incoming: 6,
+            finish_opponent_puyos: 36,
         }
     }
 }
@@ -83,7 +83,8 @@ impl IgnitionPolicy {
         if chain.chains >= self.required_chain(view.field) || (self.min_score > 0 && chain.score >= self.min_score) {
             return Some(Reason::Threshold);
         }
-        if in_danger(view.field, view.rules, self) {
+        let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
+        if in_danger(view.field, incoming, view.rules, self) {
             return Some(Reason::Danger);
         }
         let opponent = view.opponent?;
@@ -91,7 +92,6 @@ impl IgnitionPolicy {
         if sends >= self.battle_nuisance.min(view.rules.nuisance_cap_per_chain) {
             return Some(Reason::FullLoad);
         }
-        let incoming = view.pending_nuisance + opponent.incoming_from_chain;
         if self.answer_incoming > 0 && incoming >= self.answer_incoming && chain.chains >= 2 {
             return Some(Reason::Answer);
         }
@@ -107,7 +107,10 @@ pub fn nuisance_of(score: u32, rules: &Rules) -> u32 {
     (score / rules.nuisance_rate.max(1)).min(rules.nuisance_cap_per_chain)
 }
 
-/// True when the field is close to topping out by the policy's measures.
-pub fn in_danger(field: &Field, rules: &Rules, policy: &IgnitionPolicy) -> bool {
-    field.count() >= policy.danger_puyos || field.height(rules.spawn_x as usize) >= policy.danger_height
+/// True when the field is close to topping out by the policy's measures, counting the `incoming`
+/// nuisance (pending or on its way) as if it had fallen already.
+pub fn in_danger(field: &Field, incoming: u32, rules: &Rules, policy: &IgnitionPolicy) -> bool {
+    let rows = incoming.div_ceil(crate::game::WIDTH as u32) as usize;
+    field.count() + incoming >= policy.danger_puyos
+        || field.height(rules.spawn_x as usize) + rows >= policy.danger_height
 }

@@ -55,6 +55,11 @@ pub struct ChainWeights {
     pub detect_extend: u32,
     /// Ideal height offsets from the mean, column 1 first.
     pub shape_offsets: [f64; WIDTH],
+    /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
+    /// per-chain nuisance cap makes long chains no stronger than short ones).
+    pub battle_chain_cap: u32,
+    /// Battle: value of each potential link beyond `battle_chain_cap`.
+    pub battle_extra_chain: f64,
 }
 
 impl Default for ChainWeights {
@@ -62,7 +67,7 @@ impl Default for ChainWeights {
         ChainWeights {
             chain: 1000.0,
             score: 0.0,
-            trigger_height: 150.0,
+            trigger_height: 0.0,
             keys: -300.0,
             room: 100.0,
             link2: 100.0,
@@ -80,6 +85,8 @@ impl Default for ChainWeights {
             detect_keys: 3,
             detect_extend: 1,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
+            battle_chain_cap: 5,
+            battle_extra_chain: 100.0,
         }
     }
 }
@@ -89,6 +96,8 @@ impl Default for ChainWeights {
 pub struct ChainEval {
     /// The weights.
     pub weights: ChainWeights,
+    /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
+    pub battle: bool,
     templates: Vec<Template>,
 }
 
@@ -146,7 +155,7 @@ impl ChainEval {
                 None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
             }
         };
-        Ok(ChainEval { weights, templates })
+        Ok(ChainEval { weights, battle: false, templates })
     }
 
     /// The value of a field reached after popping `waste` puyos along the way.
@@ -162,7 +171,12 @@ impl ChainEval {
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
         potential::detect(field, rules, opts, |p| {
-            let v = w.chain * p.chains as f64
+            let links = if self.battle && p.chains > w.battle_chain_cap {
+                w.chain * w.battle_chain_cap as f64 + w.battle_extra_chain * (p.chains - w.battle_chain_cap) as f64
+            } else {
+                w.chain * p.chains as f64
+            };
+            let v = links
                 + w.score * p.score as f64 / 1000.0
                 + w.trigger_height * p.trigger_height as f64
                 + w.keys * p.keys as f64
