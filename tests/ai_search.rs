@@ -121,10 +121,13 @@ fn bots_are_deterministic_for_a_seed_including_sampled_futures() {
     let rules = Rules::puyo1();
     let mut config = AiConfig::default();
     config.search.samples = 2;
+    config.search.refine_top = 0;
     config.chain.detect_extend = 0;
-    for name in ["classic", "chain", "random"] {
+    let mut refined = config.clone();
+    refined.search.refine_top = 3;
+    for (name, config) in [("classic", &config), ("chain", &config), ("chain", &refined), ("random", &config)] {
         let run = || {
-            let mut bot = Bot::new(name, &config, 42).expect("bot");
+            let mut bot = Bot::new(name, config, 42).expect("bot");
             let mut pieces = RandomPieces::new(9, 4);
             let rec = play_endless(&mut bot, &mut pieces, &rules, 12);
             (rec.score, rec.final_field, bot.name().to_string())

@@ -129,7 +129,7 @@ impl Walker<'_> {
                     Orientation::Right | Orientation::Left if self.rules.kick_sideways => {
                         // The pivot moves one column away from the obstacle; the child takes its old column.
                         let nx = x - o.dx() as i32;
-                        self.free(nx, y).then(|| PiecePosition { x: nx as u8, y: p.y, orientation: o })
+                        self.free(nx, y).then_some(PiecePosition { x: nx as u8, y: p.y, orientation: o })
                     }
                     Orientation::Down if self.rules.kick_up && y > self.rules.top_row as i32 => {
                         self.free(x, y - 1).then(|| PiecePosition { x: p.x, y: p.y - 1, orientation: o })

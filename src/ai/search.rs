@@ -24,6 +24,9 @@ pub struct SearchOptions {
     pub samples: u32,
     /// Colours the unseen pairs are drawn from.
     pub colors: u8,
+    /// With `samples`, average the sampled ply only behind the best line of the `refine_top` best first
+    /// placements (0 = behind every leaf: exact but ~22×samples times slower).
+    pub refine_top: usize,
     /// Worker threads for the first ply (1 = the calling thread only).
     pub threads: usize,
     /// Movement rules for the move generator.
@@ -32,7 +35,7 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { depth: 2, samples: 0, colors: 4, threads: 1, moves: MoveRules::default() }
+        SearchOptions { depth: 2, samples: 8, colors: 4, refine_top: 6, threads: 1, moves: MoveRules::default() }
     }
 }
 
@@ -90,7 +93,8 @@ fn play(field: &Field, piece: Piece, placement: Placement, rules: &Rules) -> Opt
     Some((f, s))
 }
 
-/// Best value over all placements of `piece` on `field` (spawn start), the deeper plies behind it included.
+/// Best value over all placements of `piece` on `field` (spawn start), the deeper plies behind it
+/// included, with the leaf of the best line and the puyos popped along it.
 fn best_reply(
     field: &Field,
     pieces: &[Piece],
@@ -99,21 +103,21 @@ fn best_reply(
     eval: &Evaluation,
     rules: &Rules,
     opts: &SearchOptions,
-) -> f64 {
+) -> (f64, Field, u32) {
     let Some((&piece, rest)) = pieces.split_first() else {
-        return leaf(field, samples, waste, eval, rules, opts);
+        return (leaf(field, samples, waste, eval, rules, opts), *field, waste);
     };
     let spawn = PiecePosition::spawn(rules);
     let moves = movegen::placements(field, piece, spawn, &opts.moves);
-    let mut best = DEATH;
+    let mut best = (DEATH, *field, waste);
     for &p in moves.as_slice() {
         let Some((f, s)) = play(field, piece, p, rules) else { continue };
         let v = if f.is_game_over(rules) {
-            DEATH * 0.5
+            (DEATH * 0.5, f, waste + s.cleared)
         } else {
             best_reply(&f, rest, samples, waste + s.cleared, eval, rules, opts)
         };
-        if v > best {
+        if v.0 > best.0 {
             best = v;
         }
     }
@@ -171,22 +175,52 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
         Some(n) if opts.depth >= 2 => vec![n],
         _ => Vec::new(),
     };
-    let score = |m: movegen::Move| -> Option<Candidate> {
+    // With refine_top, the sampled ply is left out of the full search and added behind the best lines.
+    let everywhere: &[Piece] = if opts.refine_top > 0 { &[] } else { &samples };
+    let score = |m: movegen::Move| -> Option<(Candidate, Field, u32)> {
         let (field, chain) = play(input.field, input.current, m.placement, rules)?;
-        let value = if field.is_game_over(rules) {
-            DEATH
+        let (value, leaf_field, waste) = if field.is_game_over(rules) {
+            (DEATH, field, chain.cleared)
         } else {
-            best_reply(&field, &deeper, &samples, chain.cleared, eval, rules, opts)
+            best_reply(&field, &deeper, everywhere, chain.cleared, eval, rules, opts)
         };
-        Some(Candidate { placement: m.placement, path: m.path, value, chain, field })
+        Some((Candidate { placement: m.placement, path: m.path, value, chain, field }, leaf_field, waste))
     };
-    let candidates: Vec<Candidate> = if opts.threads > 1 {
+    let scored: Vec<(Candidate, Field, u32)> = if opts.threads > 1 {
         moves.into_par_iter().filter_map(score).collect()
     } else {
         moves.into_iter().filter_map(score).collect()
     };
-    if candidates.is_empty() {
+    if scored.is_empty() {
         return None;
+    }
+    let mut candidates = Vec::with_capacity(scored.len());
+    let mut leaves = Vec::with_capacity(scored.len());
+    for (c, f, w) in scored {
+        candidates.push(c);
+        leaves.push((f, w));
+    }
+    if opts.refine_top > 0 && !samples.is_empty() {
+        // Rank by the plain value, then replace the top ones' values by the sampled expectation behind
+        // their best line; the rest fall below every refined candidate that is alive.
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by(|&a, &b| candidates[b].value.total_cmp(&candidates[a].value));
+        let mut floor = f64::INFINITY;
+        for &i in order.iter().take(opts.refine_top) {
+            if candidates[i].value > DEATH * 0.25 {
+                let (f, w) = leaves[i];
+                let v = leaf(&f, &samples, w, eval, rules, opts);
+                candidates[i].value = v;
+                floor = floor.min(v);
+            }
+        }
+        if floor.is_finite() {
+            for &i in order.iter().skip(opts.refine_top) {
+                if candidates[i].value > DEATH * 0.25 {
+                    candidates[i].value = floor.min(candidates[i].value) - 1.0;
+                }
+            }
+        }
     }
     let mut best = 0;
     for (i, c) in candidates.iter().enumerate() {
