@@ -60,6 +60,10 @@ pub struct ChainWeights {
     pub battle_chain_cap: u32,
     /// Battle: value of each potential link beyond `battle_chain_cap`.
     pub battle_extra_chain: f64,
+    /// Battle: replaces `waste` (popping to dig out of nuisance is no waste there).
+    pub battle_waste: f64,
+    /// Battle: per puyo on the field (a low field absorbs the opponent's nuisance).
+    pub battle_puyos: f64,
 }
 
 impl Default for ChainWeights {
@@ -87,6 +91,8 @@ impl Default for ChainWeights {
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
             battle_chain_cap: 5,
             battle_extra_chain: 100.0,
+            battle_waste: 0.0,
+            battle_puyos: -40.0,
         }
     }
 }
@@ -218,7 +224,11 @@ impl ChainEval {
             + w.link2 * l2 as f64
             + w.link3 * l3 as f64
             + w.nuisance * field.nuisance_count() as f64
-            + w.waste * waste as f64
+            + if self.battle {
+                w.battle_waste * waste as f64 + w.battle_puyos * field.count() as f64
+            } else {
+                w.waste * waste as f64
+            }
             + w.danger * (danger * danger) as f64;
         let template = self
             .templates
