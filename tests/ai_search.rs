@@ -154,3 +154,22 @@ fn the_ai_table_parses_with_defaults_and_rejects_unknown_keys() {
     let s = AiConfig::from_toml(puyobot::ai::config::CONFIG_SNIPPET).expect("snippet parses");
     assert_eq!(s, AiConfig::default());
 }
+
+#[test]
+fn in_battle_the_chain_bot_fires_a_small_chain_when_nuisance_is_coming() {
+    use puyobot::sim::OpponentView;
+    let rules = Rules::puyo1();
+    let f = two_chain(false);
+    let them = Field::from_rows(&["RGBYRG"]);
+    let mut v = view(&f, pair(0, 4), pair(4, 3), &rules);
+    let mut bot = Bot::new("chain", &AiConfig::default(), 1).expect("bot");
+    // Quiet opponent: build on.
+    v.opponent = Some(OpponentView { field: &them, pending_nuisance: 0, chain_frames_left: 0, incoming_from_chain: 0 });
+    assert_eq!(bot.plan(&v).expect("plan").fired, None);
+    // Nuisance on its way: fire the 2-chain to make room.
+    v.opponent =
+        Some(OpponentView { field: &them, pending_nuisance: 0, chain_frames_left: 60, incoming_from_chain: 12 });
+    let plan = bot.plan(&v).expect("plan");
+    assert_eq!(plan.chain.chains, 2);
+    assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Answer));
+}
