@@ -154,6 +154,32 @@ impl Bot {
                 );
             }
         }
+        if fired.is_none()
+            && let Some(policy) = &self.ignition
+        {
+            let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
+            let stuck = policy.stuck_puyos > 0
+                && view.field.count() >= policy.stuck_puyos
+                && match &self.eval {
+                    Evaluation::Chain(e) => {
+                        e.breakdown(view.field, 0, view.rules).potential_chains < policy.stuck_chain
+                    }
+                    _ => false,
+                };
+            if stuck || super::ignition::in_danger(view.field, incoming, view.rules, policy) {
+                // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
+                let survival = search::search(&input, &Evaluation::Survival, &self.search, seed)?;
+                let c = survival.best();
+                log::debug!("{}: survival move {} ({} puyos on the field)", self.name, c.placement, view.field.count());
+                return Some(Plan {
+                    placement: c.placement,
+                    path: c.path.clone(),
+                    value: c.value,
+                    chain: c.chain,
+                    fired: None,
+                });
+            }
+        }
         let c = &result.candidates[pick];
         Some(Plan { placement: c.placement, path: c.path.clone(), value: c.value, chain: c.chain, fired })
     }

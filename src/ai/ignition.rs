@@ -23,6 +23,10 @@ pub struct IgnitionPolicy {
     pub patience_step: u32,
     /// The field is in danger with this many puyos on it: fire the best chain there is.
     pub danger_puyos: u32,
+    /// A build is stuck when the field holds this many puyos (0 = never)...
+    pub stuck_puyos: u32,
+    /// ...and its best potential chain is shorter than this: the bot then plays for survival.
+    pub stuck_chain: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
@@ -41,6 +45,8 @@ impl Default for IgnitionPolicy {
             patience_puyos: 60,
             patience_step: 4,
             danger_puyos: 72,
+            stuck_puyos: 60,
+            stuck_chain: 6,
             danger_height: 11,
             battle_nuisance: 24,
             answer_incoming: 6,

@@ -66,6 +66,9 @@ pub struct EndlessArgs {
     /// Games played in parallel.
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
+    /// Index of the first game (to replay game g of a run: --first-game g --games 1).
+    #[arg(long, default_value_t = 0)]
+    pub first_game: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -398,7 +401,7 @@ fn run_endless(args: &EndlessArgs) -> anyhow::Result<()> {
     };
     let progress = Progress::new(args.games);
     let runs: Vec<EndlessGame> = pool(args.jobs)?.install(|| {
-        (0..args.games)
+        (args.first_game..args.first_game + args.games)
             .into_par_iter()
             .map(|g| {
                 let r = endless_game(g, args, &config, &queue);

@@ -19,6 +19,8 @@ pub enum Evaluation {
     Chain(Box<ChainEval>),
     /// Every field is worth the same: the search then picks by its tie-break (for tests and baselines).
     Flat,
+    /// Survival only: fewer puyos and lower middle columns are better (the bot's fallback in danger).
+    Survival,
 }
 
 /// Names accepted by [`Evaluation::by_name`].
@@ -42,6 +44,17 @@ impl Evaluation {
             Evaluation::Classic(w) => classic::evaluate(field, w),
             Evaluation::Chain(e) => e.evaluate(field, waste, rules),
             Evaluation::Flat => 0.0,
+            Evaluation::Survival => survival(field, rules),
         }
     }
+}
+
+/// The survival value of a field: minus the puyos on it, minus the squared height of the spawn column
+/// and its neighbours above mid-field.
+pub fn survival(field: &Field, rules: &Rules) -> f64 {
+    let x = rules.spawn_x as usize;
+    let high: f64 = (x.saturating_sub(1).max(1)..=(x + 1).min(crate::game::WIDTH))
+        .map(|c| (field.height(c) as f64 - 8.0).max(0.0).powi(2))
+        .sum();
+    -(field.count() as f64) - 4.0 * high
 }
