@@ -58,8 +58,9 @@ impl std::fmt::Debug for Bot {
 
 impl Bot {
     /// Builds the bot called `name` (`classic`, `chain` or `random`) from the `[ai]` configuration.
-    /// `seed` drives the sampled futures and the random bot. `classic` uses no ignition policy: like the
-    /// seed bot, it pops whenever its evaluation likes the result.
+    /// `seed` drives the sampled futures and the random bot. `classic` is the seed bot: it searches the
+    /// current and next piece only (no sampled ply) and has no ignition policy, popping whenever its
+    /// evaluation likes the result.
     pub fn new(name: &str, config: &AiConfig, seed: u64) -> Result<Bot, BotError> {
         let (eval, ignition) = match name {
             "classic" => (Evaluation::Classic(config.classic.clone()), None),
@@ -80,14 +81,11 @@ impl Bot {
         } else {
             None
         };
-        Ok(Bot {
-            name: name.to_string(),
-            eval,
-            search: config.search.clone(),
-            ignition,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
-            pool,
-        })
+        let mut search = config.search.clone();
+        if name == "classic" {
+            search.samples = 0;
+        }
+        Ok(Bot { name: name.to_string(), eval, search, ignition, rng: Xoshiro256PlusPlus::seed_from_u64(seed), pool })
     }
 
     /// The evaluation in use.
