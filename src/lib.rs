@@ -4,5 +4,10 @@
 //! ([`game`], [`sim`], [`ai`]) know nothing of the emulator or the window.
 
 pub mod cli;
+pub mod config;
+pub mod driver;
+pub mod emu;
 pub mod game;
+pub mod memmap;
+pub mod play;
 pub mod sim;
