@@ -61,6 +61,10 @@ fn main() -> anyhow::Result<()> {
     }
     let mut view = DemoView::new();
     let exit = run_window(&mut view, opts)?;
-    log::info!("window closed: {:?} after {} frames", exit.reason, exit.frames);
+    log::info!(
+        "window closed: {:?} after {} frames",
+        exit.reason,
+        exit.frames
+    );
     Ok(())
 }

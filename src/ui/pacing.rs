@@ -135,11 +135,7 @@ mod tests {
 
     #[test]
     fn one_frame_time_at_each_speed() {
-        for (speed, want) in [
-            (EmuSpeed::X1, 1),
-            (EmuSpeed::X2, 2),
-            (EmuSpeed::X4, 4),
-        ] {
+        for (speed, want) in [(EmuSpeed::X1, 1), (EmuSpeed::X2, 2), (EmuSpeed::X4, 4)] {
             let mut carry = 0.0;
             // Slightly more than a frame time, so rounding never loses a frame.
             let t = frame_time() + Duration::from_micros(10);
@@ -164,7 +160,9 @@ mod tests {
             let mut carry = 0.0;
             let mut total = 0;
             for _ in 0..144 {
-                if let Pace::Frames(n) = pace(speed, Duration::from_secs_f64(1.0 / 144.0), &mut carry) {
+                if let Pace::Frames(n) =
+                    pace(speed, Duration::from_secs_f64(1.0 / 144.0), &mut carry)
+                {
                     total += n;
                 }
             }
@@ -175,11 +173,23 @@ mod tests {
     #[test]
     fn stall_is_capped_and_backlog_dropped() {
         let mut carry = 0.7;
-        assert_eq!(pace(EmuSpeed::X1, Duration::from_secs(2), &mut carry), Pace::Frames(4));
+        assert_eq!(
+            pace(EmuSpeed::X1, Duration::from_secs(2), &mut carry),
+            Pace::Frames(4)
+        );
         assert_eq!(carry, 0.0);
-        assert_eq!(pace(EmuSpeed::X4, Duration::from_secs(2), &mut carry), Pace::Frames(16));
-        assert_eq!(pace(EmuSpeed::Half, Duration::from_secs(2), &mut carry), Pace::Frames(2));
-        assert_eq!(pace(EmuSpeed::X1, Duration::ZERO, &mut carry), Pace::Frames(0));
+        assert_eq!(
+            pace(EmuSpeed::X4, Duration::from_secs(2), &mut carry),
+            Pace::Frames(16)
+        );
+        assert_eq!(
+            pace(EmuSpeed::Half, Duration::from_secs(2), &mut carry),
+            Pace::Frames(2)
+        );
+        assert_eq!(
+            pace(EmuSpeed::X1, Duration::ZERO, &mut carry),
+            Pace::Frames(0)
+        );
     }
 
     #[test]

@@ -104,7 +104,13 @@ mod tests {
     fn layout_exact_fit_and_letterbox() {
         assert_eq!(
             layout(768, 720, 256, 240),
-            Layout { scale: 3, x: 0, y: 0, width: 768, height: 720 }
+            Layout {
+                scale: 3,
+                x: 0,
+                y: 0,
+                width: 768,
+                height: 720
+            }
         );
         // Wide window: height limits the scale to 2, centred horizontally.
         let l = layout(1000, 500, 256, 240);

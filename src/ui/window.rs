@@ -269,7 +269,10 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             return false;
         }
         if let Err(e) = self.view.step_frame() {
-            self.fail(el, e.context(format!("emulating frame {}", self.frames + 1)));
+            self.fail(
+                el,
+                e.context(format!("emulating frame {}", self.frames + 1)),
+            );
             return false;
         }
         self.frames += 1;
@@ -363,11 +366,11 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             self.message = None;
         }
         self.compose();
-        if let Err(e) = self.present() {
-            if !self.warned_present {
-                log::warn!("cannot draw the window: {e:#}");
-                self.warned_present = true;
-            }
+        if let Err(e) = self.present()
+            && !self.warned_present
+        {
+            log::warn!("cannot draw the window: {e:#}");
+            self.warned_present = true;
         }
     }
 
@@ -407,7 +410,11 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             return;
         };
         if let Action::Pad(bit) = action {
-            let pad = if pressed { self.pad | bit } else { self.pad & !bit };
+            let pad = if pressed {
+                self.pad | bit
+            } else {
+                self.pad & !bit
+            };
             self.set_pad(pad);
             return;
         }
@@ -514,10 +521,10 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
 
 impl<V: Viewable + ?Sized> ApplicationHandler for App<'_, V> {
     fn resumed(&mut self, el: &ActiveEventLoop) {
-        if self.gfx.is_none() {
-            if let Err(e) = self.create_window(el) {
-                self.fail(el, e);
-            }
+        if self.gfx.is_none()
+            && let Err(e) = self.create_window(el)
+        {
+            self.fail(el, e);
         }
     }
 
