@@ -574,3 +574,31 @@ impl<V: Viewable + ?Sized> ApplicationHandler for App<'_, V> {
         el.set_control_flow(ControlFlow::WaitUntil(self.next_redraw));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `run_window` accepts a trait object as well as a concrete type.
+    #[allow(dead_code)]
+    fn accepts_trait_objects(view: &mut dyn Viewable) -> anyhow::Result<WindowExit> {
+        run_window(view, WindowOptions::default())
+    }
+
+    #[test]
+    fn bad_bindings_fail_before_opening_a_window() {
+        let mut view = crate::ui::demo::DemoView::new();
+        let opts = WindowOptions {
+            keys: KeyBindings {
+                pause: "NoSuchKey".into(),
+                ..KeyBindings::default()
+            },
+            ..WindowOptions::default()
+        };
+        let err = format!("{:#}", run_window(&mut view, opts).unwrap_err());
+        assert!(
+            err.contains("keys.pause") && err.contains("NoSuchKey"),
+            "{err}"
+        );
+    }
+}
