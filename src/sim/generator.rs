@@ -44,7 +44,7 @@ impl RandomPieces {
 
     fn make(&mut self, index: usize) -> Piece {
         if let Some((item, interval)) = self.item
-            && (index as u64 + 1) % interval as u64 == 0
+            && (index as u64 + 1).is_multiple_of(interval as u64)
         {
             return Piece::Item(item);
         }

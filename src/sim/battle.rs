@@ -1,0 +1,197 @@
+//! The 2P battle loop, on a frame clock: whoever's next piece is ready first acts; chains take time; the
+//! nuisance a chain sends arrives when the chain ends and falls after the receiver's next piece resolves.
+//! No offsetting: nuisance is never cancelled by counter-chains.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::game::{Field, Rules, nuisance_from_score};
+
+use super::generator::PieceSource;
+use super::player::{OpponentView, Player, View};
+
+/// How many frames things take. Rough figures for the cartridge at the bots' top speed; they only set
+/// the relative pace of the two players.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BattleTiming {
+    /// From a piece becoming controllable to its lock.
+    pub piece_frames: u32,
+    /// One chain step: pop animation plus fall.
+    pub chain_step_frames: u32,
+    /// Nuisance falling onto the field.
+    pub nuisance_frames: u32,
+    /// Between a resolved field and the next controllable piece.
+    pub spawn_frames: u32,
+}
+
+impl Default for BattleTiming {
+    fn default() -> Self {
+        BattleTiming { piece_frames: 36, chain_step_frames: 56, nuisance_frames: 30, spawn_frames: 12 }
+    }
+}
+
+/// One player's side of a finished battle.
+#[derive(Clone, Debug, Default)]
+pub struct SideRecord {
+    /// Pieces placed.
+    pub pieces: u32,
+    /// Every chain fired (lengths ≥ 1).
+    pub chains: Vec<u32>,
+    /// Total points.
+    pub score: u64,
+    /// Nuisance sent to the opponent.
+    pub nuisance_sent: u32,
+    /// True when this side's spawn cell was blocked (or it made an illegal move).
+    pub topped_out: bool,
+    /// The field at the end.
+    pub final_field: Field,
+}
+
+impl SideRecord {
+    /// The longest chain this side fired (0 if none).
+    pub fn largest_chain(&self) -> u32 {
+        self.chains.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// The record of one battle.
+#[derive(Clone, Debug, Default)]
+pub struct BattleRecord {
+    /// 0 when player 1 won, 1 when player 2 won, `None` for a draw.
+    pub winner: Option<usize>,
+    /// Frames the game lasted.
+    pub frames: u64,
+    /// Both sides.
+    pub sides: [SideRecord; 2],
+}
+
+struct Side {
+    field: Field,
+    ready_at: u64,
+    index: usize,
+    carry: u32,
+    pending: u32,
+    /// Nuisance in flight to the opponent and the frame it lands.
+    attack: Option<(u32, u64)>,
+    rec: SideRecord,
+}
+
+impl Side {
+    fn new() -> Side {
+        Side {
+            field: Field::new(),
+            ready_at: 0,
+            index: 0,
+            carry: 0,
+            pending: 0,
+            attack: None,
+            rec: SideRecord::default(),
+        }
+    }
+}
+
+/// Plays a battle between `players[0]` (player 1) and `players[1]` on a shared piece sequence. Ends when a
+/// side tops out (the other wins) or when both have placed `max_pieces` pieces (a draw).
+pub fn play_battle(
+    players: [&mut dyn Player; 2],
+    pieces: &mut dyn PieceSource,
+    rules: &Rules,
+    timing: &BattleTiming,
+    max_pieces: usize,
+    rng: &mut impl Rng,
+) -> BattleRecord {
+    let mut sides = [Side::new(), Side::new()];
+    let mut now = 0u64;
+    loop {
+        if sides.iter().all(|s| s.index >= max_pieces) {
+            break;
+        }
+        // Whoever is ready first acts; player 1 wins ties.
+        let me =
+            if sides[1].index < max_pieces && (sides[0].index >= max_pieces || sides[1].ready_at < sides[0].ready_at) {
+                1
+            } else {
+                0
+            };
+        let other = 1 - me;
+        now = sides[me].ready_at;
+        // Attacks that have landed by now join the pending count.
+        if let Some((n, at)) = sides[other].attack
+            && at <= now
+        {
+            sides[me].pending += n;
+            sides[other].attack = None;
+        }
+        let (mine, theirs) = if me == 0 {
+            let (a, b) = sides.split_at_mut(1);
+            (&mut a[0], &mut b[0])
+        } else {
+            let (a, b) = sides.split_at_mut(1);
+            (&mut b[0], &mut a[0])
+        };
+        let current = pieces.piece(mine.index);
+        let next = pieces.piece(mine.index + 1);
+        let (chain_frames_left, incoming) = match theirs.attack {
+            Some((n, at)) => ((at.saturating_sub(now)) as u32, n),
+            None => (0, 0),
+        };
+        let view = View {
+            field: &mine.field,
+            current,
+            next,
+            pending_nuisance: mine.pending,
+            opponent: Some(OpponentView {
+                field: &theirs.field,
+                pending_nuisance: theirs.pending,
+                chain_frames_left,
+                incoming_from_chain: incoming,
+            }),
+            rules,
+            pieces_played: mine.index as u32,
+        };
+        let decision = players[me].choose(&view);
+        mine.index += 1;
+        mine.rec.pieces += 1;
+        let Ok(summary) = mine.field.play(current, decision.placement, rules) else {
+            log::warn!("{} chose {} for {current}: not a valid placement", players[me].name(), decision.placement);
+            mine.rec.topped_out = true;
+            break;
+        };
+        let mut frames = timing.piece_frames as u64 + summary.chains as u64 * timing.chain_step_frames as u64;
+        if summary.chains > 0 {
+            mine.rec.chains.push(summary.chains);
+            mine.rec.score += summary.score as u64;
+            let sent = nuisance_from_score(rules, summary.score, &mut mine.carry);
+            if sent > 0 {
+                mine.rec.nuisance_sent += sent;
+                let lands = now + frames;
+                // A new attack joins one still in flight; it lands when the later chain ends.
+                mine.attack = Some(match mine.attack {
+                    Some((n, _)) => (n + sent, lands),
+                    None => (sent, lands),
+                });
+            }
+        }
+        if mine.pending > 0 {
+            let dropped = mine.field.drop_nuisance(mine.pending, rules, rng);
+            mine.pending -= dropped;
+            frames += timing.nuisance_frames as u64;
+        }
+        mine.ready_at = now + frames + timing.spawn_frames as u64;
+        if mine.field.is_game_over(rules) {
+            mine.rec.topped_out = true;
+            break;
+        }
+    }
+    let [s1, s2] = sides;
+    let mut rec = BattleRecord { winner: None, frames: now, sides: [s1.rec, s2.rec] };
+    rec.sides[0].final_field = s1.field;
+    rec.sides[1].final_field = s2.field;
+    rec.winner = match (rec.sides[0].topped_out, rec.sides[1].topped_out) {
+        (true, false) => Some(1),
+        (false, true) => Some(0),
+        _ => None,
+    };
+    rec
+}

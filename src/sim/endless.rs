@@ -1,0 +1,70 @@
+//! The 1P endless loop: one player, pieces until N are placed or the field tops out.
+
+use std::time::Instant;
+
+use crate::game::{Field, Rules};
+
+use super::generator::PieceSource;
+use super::player::{Player, View};
+
+/// What happened on one move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveRecord {
+    /// Chain length fired by this piece (0 = none).
+    pub chain: u32,
+    /// Points scored by this piece.
+    pub score: u32,
+    /// Puyos on the field after the move resolved.
+    pub puyos: u32,
+    /// Wall-clock time the player took to choose, in microseconds.
+    pub think_us: u64,
+}
+
+/// The record of one endless game.
+#[derive(Clone, Debug, Default)]
+pub struct EndlessRecord {
+    /// One entry per placed piece.
+    pub moves: Vec<MoveRecord>,
+    /// True when the game ended because the spawn cell was occupied (or the player made an illegal move).
+    pub topped_out: bool,
+    /// Placements the player chose that did not fit the piece (each ends the game).
+    pub illegal_moves: u32,
+    /// Times the field was emptied by a chain.
+    pub field_clears: u32,
+    /// Total points.
+    pub score: u64,
+    /// The field when the game ended.
+    pub final_field: Field,
+}
+
+/// Plays up to `n` pieces of 1P endless with `player` on an empty field.
+pub fn play_endless(player: &mut dyn Player, pieces: &mut dyn PieceSource, rules: &Rules, n: usize) -> EndlessRecord {
+    let mut field = Field::new();
+    let mut rec = EndlessRecord::default();
+    for i in 0..n {
+        let current = pieces.piece(i);
+        let next = pieces.piece(i + 1);
+        let view =
+            View { field: &field, current, next, pending_nuisance: 0, opponent: None, rules, pieces_played: i as u32 };
+        let started = Instant::now();
+        let decision = player.choose(&view);
+        let think_us = started.elapsed().as_micros() as u64;
+        let Ok(summary) = field.play(current, decision.placement, rules) else {
+            log::warn!("{} chose {} for {current}: not a valid placement", player.name(), decision.placement);
+            rec.illegal_moves += 1;
+            rec.topped_out = true;
+            break;
+        };
+        rec.score += summary.score as u64;
+        if summary.chains > 0 && field.is_empty() {
+            rec.field_clears += 1;
+        }
+        rec.moves.push(MoveRecord { chain: summary.chains, score: summary.score, puyos: field.count(), think_us });
+        if field.is_game_over(rules) {
+            rec.topped_out = true;
+            break;
+        }
+    }
+    rec.final_field = field;
+    rec
+}

@@ -1,0 +1,162 @@
+//! The simulator loops with a simple scripted player.
+
+use puyobot::game::{Item, Orientation, Piece, Placement, Rules};
+use puyobot::sim::{
+    BattleTiming, Decision, Player, QueuePieces, RandomPieces, View, game_rng, play_battle, play_endless,
+};
+
+/// Puts every piece upright in the lowest column (leftmost on ties): a poor but legal player.
+struct Lowest;
+
+impl Player for Lowest {
+    fn name(&self) -> &str {
+        "lowest"
+    }
+    fn choose(&mut self, view: &View<'_>) -> Decision {
+        let heights = view.field.heights();
+        let max_x = if view.current == Piece::Item(Item::BigPuyo) { 5 } else { 6 };
+        let x = (1..=max_x).min_by_key(|&x| (heights[x - 1], x)).unwrap_or(1);
+        Decision { placement: Placement::new(x as u8, Orientation::Up), expected_chain: 0 }
+    }
+}
+
+/// Always stacks column 3: tops out fast.
+struct Column3;
+
+impl Player for Column3 {
+    fn name(&self) -> &str {
+        "column3"
+    }
+    fn choose(&mut self, _: &View<'_>) -> Decision {
+        Decision { placement: Placement::new(3, Orientation::Up), expected_chain: 0 }
+    }
+}
+
+/// Chooses a placement outside the field.
+struct Cheater;
+
+impl Player for Cheater {
+    fn name(&self) -> &str {
+        "cheater"
+    }
+    fn choose(&mut self, _: &View<'_>) -> Decision {
+        Decision { placement: Placement::new(6, Orientation::Right), expected_chain: 0 }
+    }
+}
+
+#[test]
+fn endless_records_every_move_and_stops_at_top_out() {
+    let rules = Rules::puyo1();
+    let rec = play_endless(&mut Column3, &mut RandomPieces::new(1, 4), &rules, 100);
+    assert!(rec.topped_out);
+    assert!(rec.moves.len() <= 7, "column 3 holds 13 rows: at most 7 pairs, got {}", rec.moves.len());
+    let rec = play_endless(&mut Lowest, &mut RandomPieces::new(1, 4), &rules, 20);
+    assert_eq!(rec.moves.len(), 20);
+    assert!(!rec.topped_out);
+    assert_eq!(rec.moves.last().map(|m| m.puyos), Some(rec.final_field.count()));
+    let fired = rec.moves.iter().any(|m| m.chain > 0);
+    assert_eq!(fired, rec.final_field.count() < 40, "puyos leave the field only through chains");
+    assert_eq!(fired, rec.score > 0);
+}
+
+#[test]
+fn an_illegal_placement_ends_the_game() {
+    let rules = Rules::puyo1();
+    let rec = play_endless(&mut Cheater, &mut RandomPieces::new(1, 4), &rules, 10);
+    assert_eq!(rec.illegal_moves, 1);
+    assert!(rec.topped_out);
+    assert!(rec.moves.is_empty());
+}
+
+#[test]
+fn the_same_seed_gives_the_same_pieces_and_different_seeds_differ() {
+    let mut a = RandomPieces::new(42, 4);
+    let mut b = RandomPieces::new(42, 4);
+    let mut c = RandomPieces::new(43, 4);
+    use puyobot::sim::PieceSource;
+    let pa: Vec<_> = (0..50).map(|i| a.piece(i)).collect();
+    let pb: Vec<_> = (0..50).map(|i| b.piece(i)).collect();
+    let pc: Vec<_> = (0..50).map(|i| c.piece(i)).collect();
+    assert_eq!(pa, pb);
+    assert_ne!(pa, pc);
+    // Three colours means only colours 0..3 appear.
+    let mut three = RandomPieces::new(5, 3);
+    for i in 0..200 {
+        if let Piece::Pair(p) = three.piece(i) {
+            assert!(p.pivot.index() < 3 && p.child.index() < 3);
+        }
+    }
+}
+
+#[test]
+fn items_come_at_their_interval() {
+    use puyobot::sim::PieceSource;
+    let mut src = RandomPieces::new(3, 4).with_item(Item::Carbuncle, 5);
+    let items: Vec<usize> = (0..20).filter(|&i| matches!(src.piece(i), Piece::Item(_))).collect();
+    assert_eq!(items, vec![4, 9, 14, 19]);
+}
+
+#[test]
+fn a_queue_repeats_and_drives_endless() {
+    let q = puyobot::game::text::parse_queue("RG\nBY\n").unwrap();
+    let mut src = QueuePieces::new(q).unwrap();
+    let rules = Rules::puyo1();
+    let rec = play_endless(&mut Lowest, &mut src, &rules, 6);
+    assert_eq!(rec.moves.len(), 6);
+}
+
+#[test]
+fn battle_ends_with_the_stacker_losing_and_is_deterministic() {
+    let rules = Rules::puyo1();
+    let timing = BattleTiming::default();
+    let run = |seed| {
+        let mut rng = game_rng(seed, 0);
+        play_battle([&mut Lowest, &mut Column3], &mut RandomPieces::new(seed, 4), &rules, &timing, 500, &mut rng)
+    };
+    let rec = run(9);
+    assert_eq!(rec.winner, Some(0));
+    assert!(rec.sides[1].topped_out);
+    assert!(rec.frames > 0);
+    let again = run(9);
+    assert_eq!(again.frames, rec.frames);
+    assert_eq!(again.sides[0].final_field, rec.sides[0].final_field);
+}
+
+#[test]
+fn chains_send_nuisance_that_falls_on_the_opponent() {
+    // Player 1 fires a 2-chain sandwich built from a fixed queue; player 2 only stacks on the left.
+    struct Script(Vec<Placement>, usize);
+    impl Player for Script {
+        fn name(&self) -> &str {
+            "script"
+        }
+        fn choose(&mut self, _: &View<'_>) -> Decision {
+            let p = self.0[self.1.min(self.0.len() - 1)];
+            self.1 += 1;
+            Decision { placement: p, expected_chain: 0 }
+        }
+    }
+    let q = puyobot::game::text::parse_queue("RY\n").unwrap();
+    let right1 = Placement::new(1, Orientation::Right);
+    let up = |x| Placement::new(x, Orientation::Up);
+    // Four horizontal RY pairs in columns 1-2: a red 4 and a yellow 4 pop together on piece 4:
+    // 10 × 8 × (0 + 3) = 240 points = 3 nuisance (30 points carried).
+    let mut p1 = Script(vec![right1, right1, right1, right1, up(5), up(5)], 0);
+    let mut p2 = Script(vec![up(6), up(6), up(5), up(5), up(4), up(4)], 0);
+    let rules = Rules::puyo1();
+    let mut rng = game_rng(1, 0);
+    let rec = play_battle(
+        [&mut p1, &mut p2],
+        &mut QueuePieces::new(q).unwrap(),
+        &rules,
+        &BattleTiming::default(),
+        6,
+        &mut rng,
+    );
+    assert_eq!(rec.sides[0].chains, vec![1]);
+    assert_eq!(rec.sides[0].score, 240);
+    assert_eq!(rec.sides[0].nuisance_sent, 3);
+    assert_eq!(rec.sides[1].final_field.nuisance_count(), 3, "the attack landed before player 2's last piece");
+    assert_eq!(rec.sides[0].final_field.nuisance_count(), 0);
+    assert_eq!(rec.winner, None, "nobody tops out within 6 pieces");
+}
