@@ -15,6 +15,8 @@ struct Cli {
 enum Command {
     /// Resolve a field file to rest and print the chain, score and final field.
     Chain(cli::chain::ChainArgs),
+    /// Play the game in the emulator: a bot on one or both pads, in a window or headless.
+    Play(cli::play::PlayArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -22,6 +24,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Chain(args) => cli::chain::run(args),
+        Command::Play(args) => cli::play::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

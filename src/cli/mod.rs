@@ -1,3 +1,4 @@
 //! Command-line front ends, one module per subcommand.
 
 pub mod chain;
+pub mod play;

@@ -78,6 +78,23 @@ impl FieldLayout {
     }
 }
 
+/// Where a field is drawn: the NES pixel of the top-left of cell (x, y) is
+/// `(left + cell*x, top + cell*y)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenLayout {
+    /// Pixel x of column 0 (the left wall).
+    pub left: i32,
+    /// Pixel y of row 0 (the hidden row).
+    pub top: i32,
+    /// Cell size in pixels.
+    pub cell: i32,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
 /// A score counter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,6 +169,8 @@ pub struct PlayerMap {
     pub label: String,
     /// Which pad controls this player (1 or 2).
     pub pad: u8,
+    /// Where the field is on screen, when known (for the HUD's ghost of the planned placement).
+    pub screen: Option<ScreenLayout>,
     /// The playfield.
     pub field: FieldLayout,
     /// Current piece, pivot ("bottom") colour.

@@ -7,6 +7,7 @@ pub mod menu;
 pub mod report;
 pub mod session;
 pub mod thinker;
+pub mod window;
 
 pub use headless::{Limits, RunError};
 pub use report::{PlayerSummary, Summary};
