@@ -80,13 +80,7 @@ impl DemoView {
             }
         }
         for (p, &fx) in FIELD_X.iter().enumerate() {
-            self.fill(
-                fx - 4,
-                FIELD_Y - 4,
-                6 * 16 + 8,
-                12 * 16 + 8,
-                [150, 150, 160],
-            );
+            self.fill(fx - 4, FIELD_Y - 4, 6 * 16 + 8, 12 * 16 + 8, [150, 150, 160]);
             self.fill(fx, FIELD_Y, 6 * 16, 12 * 16, [0, 0, 0]);
             for c in 0..6 {
                 for r in 0..Self::stack_height(p, c) {
@@ -99,20 +93,10 @@ impl DemoView {
             let fall = ((self.frame % 45) * 3) as i32;
             let rgb = COLOURS[(self.frame / 45 + p as u64) as usize % 4];
             self.fill(fx + c * 16 + 1, FIELD_Y + fall + 1, 14, 14, rgb);
-            self.fill(
-                fx + c * 16 + 1,
-                FIELD_Y + fall + 17,
-                14,
-                14,
-                COLOURS[(rgb[0] as usize) % 4],
-            );
+            self.fill(fx + c * 16 + 1, FIELD_Y + fall + 17, 14, 14, COLOURS[(rgb[0] as usize) % 4]);
         }
         // A cursor moved with the keyboard pad (white while a button is held).
-        let rgb = if self.pad != 0 {
-            [255, 255, 255]
-        } else {
-            [255, 0, 255]
-        };
+        let rgb = if self.pad != 0 { [255, 255, 255] } else { [255, 0, 255] };
         self.fill(self.cursor.0 - 2, self.cursor.1 - 2, 5, 5, rgb);
     }
 }
@@ -157,16 +141,8 @@ impl Viewable for DemoView {
                     think_ms: 1.5 + (self.frame % 100) as f32 / 10.0,
                     ghost: if self.bots[p] {
                         vec![
-                            GhostCell {
-                                x: FIELD_X[p] + c * 16,
-                                y: FIELD_Y + top * 16,
-                                rgb,
-                            },
-                            GhostCell {
-                                x: FIELD_X[p] + c * 16,
-                                y: FIELD_Y + (top - 1) * 16,
-                                rgb,
-                            },
+                            GhostCell { x: FIELD_X[p] + c * 16, y: FIELD_Y + top * 16, rgb },
+                            GhostCell { x: FIELD_X[p] + c * 16, y: FIELD_Y + (top - 1) * 16, rgb },
                         ]
                     } else {
                         Vec::new()
@@ -174,10 +150,7 @@ impl Viewable for DemoView {
                 }
             })
             .collect();
-        HudInfo {
-            players,
-            message: (self.frame < 180).then(|| "DEMO - NO ROM".to_string()),
-        }
+        HudInfo { players, message: (self.frame < 180).then(|| "DEMO - NO ROM".to_string()) }
     }
 
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {
@@ -207,10 +180,7 @@ impl Viewable for DemoView {
     }
 
     fn load_state(&mut self, slot: u8) -> anyhow::Result<()> {
-        let (frame, cursor) = *self
-            .slots
-            .get(&slot)
-            .ok_or_else(|| anyhow::anyhow!("slot {slot} is empty"))?;
+        let (frame, cursor) = *self.slots.get(&slot).ok_or_else(|| anyhow::anyhow!("slot {slot} is empty"))?;
         self.frame = frame;
         self.cursor = cursor;
         self.render();

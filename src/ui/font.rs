@@ -95,15 +95,7 @@ pub fn text_width(text: &str) -> usize {
 /// Draws `text` into an RGBA image (`width` × `height`, 4 bytes a pixel)
 /// with the top-left of the first glyph at (`x`, `y`). Pixels outside the
 /// image are clipped. Returns the x just after the text (the next glyph's x).
-pub fn draw_text(
-    rgba: &mut [u8],
-    width: usize,
-    height: usize,
-    x: i32,
-    y: i32,
-    text: &str,
-    rgb: [u8; 3],
-) -> i32 {
+pub fn draw_text(rgba: &mut [u8], width: usize, height: usize, x: i32, y: i32, text: &str, rgb: [u8; 3]) -> i32 {
     let mut cx = x;
     for c in text.chars() {
         let rows = glyph(c);

@@ -50,11 +50,7 @@ pub fn draw_hud(rgba: &mut [u8], info: &HudInfo, status: &WindowStatus) {
     for (i, p) in info.players.iter().enumerate() {
         let right = i % 2 == 1;
         let y0 = 1 + (i / 2) as i32 * (3 * PITCH + 2);
-        let (bot, bot_rgb) = if p.bot_on {
-            ("BOT ON", ON)
-        } else {
-            ("BOT OFF", OFF)
-        };
+        let (bot, bot_rgb) = if p.bot_on { ("BOT ON", ON) } else { ("BOT OFF", OFF) };
         let label = format!("{} ", p.label);
         let line2 = format!("SPD {} CHAIN {}", p.speed, p.expected_chain);
         let line3 = format!("THINK {:.1}MS", p.think_ms);
@@ -68,17 +64,9 @@ pub fn draw_hud(rgba: &mut [u8], info: &HudInfo, status: &WindowStatus) {
         left.push_str(" PAUSED");
     }
     line(rgba, false, bottom, &[(&left, TEXT)]);
-    line(
-        rgba,
-        true,
-        bottom,
-        &[(&format!("SLOT {}", status.slot), TEXT)],
-    );
+    line(rgba, true, bottom, &[(&format!("SLOT {}", status.slot), TEXT)]);
     let mut y = bottom - PITCH;
-    for msg in [status.message.as_deref(), info.message.as_deref()]
-        .into_iter()
-        .flatten()
-    {
+    for msg in [status.message.as_deref(), info.message.as_deref()].into_iter().flatten() {
         centred(rgba, y, msg, MESSAGE);
         y -= PITCH;
     }
@@ -146,28 +134,14 @@ mod tests {
     #[test]
     fn ghost_outline_only() {
         let mut buf = vec![0u8; FRAME_RGBA_LEN];
-        draw_ghost(
-            &mut buf,
-            GhostCell {
-                x: 32,
-                y: 48,
-                rgb: [10, 20, 30],
-            },
-        );
+        draw_ghost(&mut buf, GhostCell { x: 32, y: 48, rgb: [10, 20, 30] });
         assert_eq!(px(&buf, 32, 48), [10, 20, 30]);
         assert_eq!(px(&buf, 47, 63), [10, 20, 30]);
         assert_eq!(px(&buf, 33, 55), [10, 20, 30]);
         assert_eq!(px(&buf, 40, 55), [0, 0, 0], "inside stays untouched");
         assert_eq!(px(&buf, 48, 48), [0, 0, 0], "nothing right of the cell");
         // Off-screen cells are clipped, not a panic.
-        draw_ghost(
-            &mut buf,
-            GhostCell {
-                x: 250,
-                y: -8,
-                rgb: [1, 1, 1],
-            },
-        );
+        draw_ghost(&mut buf, GhostCell { x: 250, y: -8, rgb: [1, 1, 1] });
         assert_eq!(px(&buf, 250, 7), [1, 1, 1]);
     }
 
@@ -176,16 +150,8 @@ mod tests {
         let mut buf = vec![200u8; FRAME_RGBA_LEN];
         let info = HudInfo {
             players: vec![
-                HudPlayer {
-                    label: "P1".into(),
-                    bot_on: true,
-                    ..Default::default()
-                },
-                HudPlayer {
-                    label: "P2".into(),
-                    bot_on: false,
-                    ..Default::default()
-                },
+                HudPlayer { label: "P1".into(), bot_on: true, ..Default::default() },
+                HudPlayer { label: "P2".into(), bot_on: false, ..Default::default() },
             ],
             message: None,
         };
@@ -197,11 +163,7 @@ mod tests {
         assert_eq!(px(&buf, 6, 1), [50, 50, 50]);
         // "P2 BOT OFF" is right-aligned: its last glyph 'F' ends at x=253.
         assert_eq!(px(&buf, 253, 1), OFF);
-        assert_eq!(
-            px(&buf, 255, 1),
-            [200, 200, 200],
-            "outside the box untouched"
-        );
+        assert_eq!(px(&buf, 255, 1), [200, 200, 200], "outside the box untouched");
         // Bottom line starts with 'E' at (2, 231).
         assert_eq!(px(&buf, 2, 231), TEXT);
         // Middle of the screen untouched.

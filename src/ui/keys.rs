@@ -335,10 +335,7 @@ pub fn parse_key_name(name: &str) -> Option<KeyCode> {
     if let Some(rest) = lower.strip_prefix("digit").filter(|r| r.len() == 1) {
         return single(rest).filter(|_| rest.chars().all(|c| c.is_ascii_digit()));
     }
-    NAMED_KEYS
-        .iter()
-        .find(|(canon, _)| canon.eq_ignore_ascii_case(n))
-        .map(|(_, k)| *k)
+    NAMED_KEYS.iter().find(|(canon, _)| canon.eq_ignore_ascii_case(n)).map(|(_, k)| *k)
 }
 
 /// Every accepted canonical key name (single letters and digits included).
@@ -352,118 +349,31 @@ impl KeyBindings {
     /// (field name, description, key name, action) for every binding, in
     /// help-text order.
     fn entries(&self) -> [(&'static str, &'static str, &str, Action); 23] {
-        use crate::ui::{
-            PAD_A, PAD_B, PAD_DOWN, PAD_LEFT, PAD_RIGHT, PAD_SELECT, PAD_START, PAD_UP,
-        };
+        use crate::ui::{PAD_A, PAD_B, PAD_DOWN, PAD_LEFT, PAD_RIGHT, PAD_SELECT, PAD_START, PAD_UP};
         [
             ("quit", "quit", &self.quit, Action::Quit),
-            (
-                "fullscreen",
-                "fullscreen on/off",
-                &self.fullscreen,
-                Action::Fullscreen,
-            ),
+            ("fullscreen", "fullscreen on/off", &self.fullscreen, Action::Fullscreen),
             ("pause", "pause / resume", &self.pause, Action::Pause),
-            (
-                "frame_advance",
-                "one frame while paused",
-                &self.frame_advance,
-                Action::FrameAdvance,
-            ),
-            (
-                "emu_speed_down",
-                "emulator slower (1/2x 1x 2x 4x max)",
-                &self.emu_speed_down,
-                Action::EmuSpeedDown,
-            ),
-            (
-                "emu_speed_up",
-                "emulator faster",
-                &self.emu_speed_up,
-                Action::EmuSpeedUp,
-            ),
-            (
-                "bot_speed_down",
-                "bot speed -1",
-                &self.bot_speed_down,
-                Action::BotSpeedDown,
-            ),
-            (
-                "bot_speed_up",
-                "bot speed +1",
-                &self.bot_speed_up,
-                Action::BotSpeedUp,
-            ),
-            (
-                "bot_p1",
-                "player 1 bot on/off",
-                &self.bot_p1,
-                Action::ToggleBot(0),
-            ),
-            (
-                "bot_p2",
-                "player 2 bot on/off",
-                &self.bot_p2,
-                Action::ToggleBot(1),
-            ),
+            ("frame_advance", "one frame while paused", &self.frame_advance, Action::FrameAdvance),
+            ("emu_speed_down", "emulator slower (1/2x 1x 2x 4x max)", &self.emu_speed_down, Action::EmuSpeedDown),
+            ("emu_speed_up", "emulator faster", &self.emu_speed_up, Action::EmuSpeedUp),
+            ("bot_speed_down", "bot speed -1", &self.bot_speed_down, Action::BotSpeedDown),
+            ("bot_speed_up", "bot speed +1", &self.bot_speed_up, Action::BotSpeedUp),
+            ("bot_p1", "player 1 bot on/off", &self.bot_p1, Action::ToggleBot(0)),
+            ("bot_p2", "player 2 bot on/off", &self.bot_p2, Action::ToggleBot(1)),
             ("hud", "HUD on/off", &self.hud, Action::Hud),
-            (
-                "screenshot",
-                "save a PNG screenshot",
-                &self.screenshot,
-                Action::Screenshot,
-            ),
-            (
-                "save_state",
-                "save state to the current slot",
-                &self.save_state,
-                Action::SaveState,
-            ),
-            (
-                "load_state",
-                "load state from the current slot",
-                &self.load_state,
-                Action::LoadState,
-            ),
-            (
-                "next_slot",
-                "next save-state slot (1-9)",
-                &self.next_slot,
-                Action::NextSlot,
-            ),
+            ("screenshot", "save a PNG screenshot", &self.screenshot, Action::Screenshot),
+            ("save_state", "save state to the current slot", &self.save_state, Action::SaveState),
+            ("load_state", "load state from the current slot", &self.load_state, Action::LoadState),
+            ("next_slot", "next save-state slot (1-9)", &self.next_slot, Action::NextSlot),
             ("pad_up", "pad 1 Up", &self.pad_up, Action::Pad(PAD_UP)),
-            (
-                "pad_down",
-                "pad 1 Down",
-                &self.pad_down,
-                Action::Pad(PAD_DOWN),
-            ),
-            (
-                "pad_left",
-                "pad 1 Left",
-                &self.pad_left,
-                Action::Pad(PAD_LEFT),
-            ),
-            (
-                "pad_right",
-                "pad 1 Right",
-                &self.pad_right,
-                Action::Pad(PAD_RIGHT),
-            ),
+            ("pad_down", "pad 1 Down", &self.pad_down, Action::Pad(PAD_DOWN)),
+            ("pad_left", "pad 1 Left", &self.pad_left, Action::Pad(PAD_LEFT)),
+            ("pad_right", "pad 1 Right", &self.pad_right, Action::Pad(PAD_RIGHT)),
             ("pad_a", "pad 1 A", &self.pad_a, Action::Pad(PAD_A)),
             ("pad_b", "pad 1 B", &self.pad_b, Action::Pad(PAD_B)),
-            (
-                "pad_start",
-                "pad 1 Start",
-                &self.pad_start,
-                Action::Pad(PAD_START),
-            ),
-            (
-                "pad_select",
-                "pad 1 Select",
-                &self.pad_select,
-                Action::Pad(PAD_SELECT),
-            ),
+            ("pad_start", "pad 1 Start", &self.pad_start, Action::Pad(PAD_START)),
+            ("pad_select", "pad 1 Select", &self.pad_select, Action::Pad(PAD_SELECT)),
         ]
     }
 
@@ -481,17 +391,11 @@ impl KeyBindings {
                 examples: EXAMPLE_NAMES.to_string(),
             })?;
             if let Some((_, _, first)) = map.iter().find(|(c, _, _)| *c == code) {
-                return Err(KeyBindingError::Duplicate {
-                    key: name.to_string(),
-                    first,
-                    second: field,
-                });
+                return Err(KeyBindingError::Duplicate { key: name.to_string(), first, second: field });
             }
             map.push((code, action, field));
         }
-        Ok(KeyMap {
-            map: map.into_iter().map(|(c, a, _)| (c, a)).collect(),
-        })
+        Ok(KeyMap { map: map.into_iter().map(|(c, a, _)| (c, a)).collect() })
     }
 
     /// Human-readable list of the bindings, one "  KEY  what it does" line
@@ -549,28 +453,17 @@ mod tests {
 
     #[test]
     fn parse_invalid_names() {
-        for bad in [
-            "", "F13", "Keyz1", "KeyZZ", "Digit", "Digita", "Key1", "Ctrl", "??", "Ω",
-        ] {
+        for bad in ["", "F13", "Keyz1", "KeyZZ", "Digit", "Digita", "Key1", "Ctrl", "??", "Ω"] {
             assert_eq!(parse_key_name(bad), None, "{bad:?}");
         }
     }
 
     #[test]
     fn unknown_key_error_names_action_and_key() {
-        let keys = KeyBindings {
-            pause: "Pasue".into(),
-            ..KeyBindings::default()
-        };
+        let keys = KeyBindings { pause: "Pasue".into(), ..KeyBindings::default() };
         let err = keys.resolve().unwrap_err();
         let msg = err.to_string();
-        assert!(matches!(
-            err,
-            KeyBindingError::UnknownKey {
-                action: "pause",
-                ..
-            }
-        ));
+        assert!(matches!(err, KeyBindingError::UnknownKey { action: "pause", .. }));
         assert!(msg.contains("keys.pause"), "{msg}");
         assert!(msg.contains("\"Pasue\""), "{msg}");
         assert!(msg.contains("ArrowLeft") && msg.contains("F1-F12"), "{msg}");
@@ -578,19 +471,10 @@ mod tests {
 
     #[test]
     fn duplicate_key_is_an_error_and_empty_unbinds() {
-        let keys = KeyBindings {
-            hud: "f11".into(),
-            ..KeyBindings::default()
-        };
+        let keys = KeyBindings { hud: "f11".into(), ..KeyBindings::default() };
         let msg = keys.resolve().unwrap_err().to_string();
-        assert!(
-            msg.contains("keys.fullscreen") && msg.contains("keys.hud"),
-            "{msg}"
-        );
-        let keys = KeyBindings {
-            hud: String::new(),
-            ..KeyBindings::default()
-        };
+        assert!(msg.contains("keys.fullscreen") && msg.contains("keys.hud"), "{msg}");
+        let keys = KeyBindings { hud: String::new(), ..KeyBindings::default() };
         let map = keys.resolve().unwrap();
         assert_eq!(map.action(KeyCode::KeyH), None);
         assert!(!keys.help_text().contains("HUD"));
@@ -600,14 +484,8 @@ mod tests {
     fn defaults_resolve() {
         let map = KeyBindings::default().resolve().unwrap();
         assert_eq!(map.action(KeyCode::Escape), Some(Action::Quit));
-        assert_eq!(
-            map.action(KeyCode::KeyX),
-            Some(Action::Pad(crate::ui::PAD_A))
-        );
-        assert_eq!(
-            map.action(KeyCode::KeyZ),
-            Some(Action::Pad(crate::ui::PAD_B))
-        );
+        assert_eq!(map.action(KeyCode::KeyX), Some(Action::Pad(crate::ui::PAD_A)));
+        assert_eq!(map.action(KeyCode::KeyZ), Some(Action::Pad(crate::ui::PAD_B)));
         assert_eq!(map.action(KeyCode::F2), Some(Action::ToggleBot(1)));
         assert_eq!(map.action(KeyCode::KeyQ), None);
     }
@@ -624,9 +502,7 @@ mod tests {
         let cfg: Config = toml::from_str("[keys]\npause = \"Space\"\n").unwrap();
         assert_eq!(cfg.keys.pause, "Space");
         assert_eq!(cfg.keys.quit, "Escape");
-        let err = toml::from_str::<Config>("[keys]\npuase = \"Space\"\n")
-            .err()
-            .unwrap();
+        let err = toml::from_str::<Config>("[keys]\npuase = \"Space\"\n").err().unwrap();
         assert!(err.to_string().contains("puase"), "{err}");
         // Serialising round-trips.
         let text = toml::to_string(&KeyBindings::default()).unwrap();
@@ -637,17 +513,7 @@ mod tests {
     #[test]
     fn help_lists_every_default_binding() {
         let help = KeyBindings::default().help_text();
-        for needle in [
-            "F11",
-            "Period",
-            "Minus",
-            "Equal",
-            "F1 ",
-            "F2 ",
-            "ArrowLeft",
-            "ShiftRight",
-            "Escape",
-        ] {
+        for needle in ["F11", "Period", "Minus", "Equal", "F1 ", "F2 ", "ArrowLeft", "ShiftRight", "Escape"] {
             assert!(help.contains(needle), "{needle} missing in\n{help}");
         }
     }

@@ -33,13 +33,7 @@ pub enum EmuSpeed {
 
 impl EmuSpeed {
     /// All steps, slowest first.
-    pub const ALL: [EmuSpeed; 5] = [
-        EmuSpeed::Half,
-        EmuSpeed::X1,
-        EmuSpeed::X2,
-        EmuSpeed::X4,
-        EmuSpeed::Max,
-    ];
+    pub const ALL: [EmuSpeed; 5] = [EmuSpeed::Half, EmuSpeed::X1, EmuSpeed::X2, EmuSpeed::X4, EmuSpeed::Max];
 
     /// Multiple of real time, or `None` for [`EmuSpeed::Max`].
     pub fn factor(self) -> Option<f64> {
@@ -160,9 +154,7 @@ mod tests {
             let mut carry = 0.0;
             let mut total = 0;
             for _ in 0..144 {
-                if let Pace::Frames(n) =
-                    pace(speed, Duration::from_secs_f64(1.0 / 144.0), &mut carry)
-                {
+                if let Pace::Frames(n) = pace(speed, Duration::from_secs_f64(1.0 / 144.0), &mut carry) {
                     total += n;
                 }
             }
@@ -173,32 +165,17 @@ mod tests {
     #[test]
     fn stall_is_capped_and_backlog_dropped() {
         let mut carry = 0.7;
-        assert_eq!(
-            pace(EmuSpeed::X1, Duration::from_secs(2), &mut carry),
-            Pace::Frames(4)
-        );
+        assert_eq!(pace(EmuSpeed::X1, Duration::from_secs(2), &mut carry), Pace::Frames(4));
         assert_eq!(carry, 0.0);
-        assert_eq!(
-            pace(EmuSpeed::X4, Duration::from_secs(2), &mut carry),
-            Pace::Frames(16)
-        );
-        assert_eq!(
-            pace(EmuSpeed::Half, Duration::from_secs(2), &mut carry),
-            Pace::Frames(2)
-        );
-        assert_eq!(
-            pace(EmuSpeed::X1, Duration::ZERO, &mut carry),
-            Pace::Frames(0)
-        );
+        assert_eq!(pace(EmuSpeed::X4, Duration::from_secs(2), &mut carry), Pace::Frames(16));
+        assert_eq!(pace(EmuSpeed::Half, Duration::from_secs(2), &mut carry), Pace::Frames(2));
+        assert_eq!(pace(EmuSpeed::X1, Duration::ZERO, &mut carry), Pace::Frames(0));
     }
 
     #[test]
     fn max_speed_fills_a_time_budget() {
         let mut carry = 0.3;
-        assert_eq!(
-            pace(EmuSpeed::Max, Duration::from_millis(5), &mut carry),
-            Pace::FillBudget(MAX_SPEED_BUDGET)
-        );
+        assert_eq!(pace(EmuSpeed::Max, Duration::from_millis(5), &mut carry), Pace::FillBudget(MAX_SPEED_BUDGET));
         assert_eq!(carry, 0.0);
     }
 

@@ -20,19 +20,9 @@ pub struct Layout {
 /// Picks the largest integer scale at which a `src_w` × `src_h` frame fits a
 /// `win_w` × `win_h` window (at least 1) and centres it.
 pub fn layout(win_w: usize, win_h: usize, src_w: usize, src_h: usize) -> Layout {
-    let scale = if src_w == 0 || src_h == 0 {
-        1
-    } else {
-        (win_w / src_w).min(win_h / src_h).max(1)
-    };
+    let scale = if src_w == 0 || src_h == 0 { 1 } else { (win_w / src_w).min(win_h / src_h).max(1) };
     let (width, height) = (src_w * scale, src_h * scale);
-    Layout {
-        scale,
-        x: (win_w as i64 - width as i64) / 2,
-        y: (win_h as i64 - height as i64) / 2,
-        width,
-        height,
-    }
+    Layout { scale, x: (win_w as i64 - width as i64) / 2, y: (win_h as i64 - height as i64) / 2, width, height }
 }
 
 /// Packs an RGB pixel into softbuffer's `0x00RRGGBB` format.
@@ -44,15 +34,7 @@ pub fn pack_rgb(r: u8, g: u8, b: u8) -> u32 {
 /// buffer `dst` (`dst_w` × `dst_h`) at `lay`, replicating each source pixel
 /// into a `scale` × `scale` block; everything outside the frame is black.
 /// Missing source bytes (a short `src`) show as black.
-pub fn blit_scaled(
-    src: &[u8],
-    src_w: usize,
-    src_h: usize,
-    dst: &mut [u32],
-    dst_w: usize,
-    dst_h: usize,
-    lay: Layout,
-) {
+pub fn blit_scaled(src: &[u8], src_w: usize, src_h: usize, dst: &mut [u32], dst_w: usize, dst_h: usize, lay: Layout) {
     let dst_len = dst.len().min(dst_w * dst_h);
     let dst = &mut dst[..dst_len];
     dst.fill(0);
@@ -102,16 +84,7 @@ mod tests {
 
     #[test]
     fn layout_exact_fit_and_letterbox() {
-        assert_eq!(
-            layout(768, 720, 256, 240),
-            Layout {
-                scale: 3,
-                x: 0,
-                y: 0,
-                width: 768,
-                height: 720
-            }
-        );
+        assert_eq!(layout(768, 720, 256, 240), Layout { scale: 3, x: 0, y: 0, width: 768, height: 720 });
         // Wide window: height limits the scale to 2, centred horizontally.
         let l = layout(1000, 500, 256, 240);
         assert_eq!((l.scale, l.width, l.height), (2, 512, 480));

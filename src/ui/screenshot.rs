@@ -11,8 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// are written as black.
 pub fn write_png(path: &Path, rgba: &[u8], width: usize, height: usize) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating screenshot directory {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating screenshot directory {}", dir.display()))?;
     }
     let mut rgb = vec![0u8; width * height * 3];
     for (out, px) in rgb.chunks_exact_mut(3).zip(rgba.chunks_exact(4)) {
@@ -22,15 +21,9 @@ pub fn write_png(path: &Path, rgba: &[u8], width: usize, height: usize) -> anyho
     let mut enc = png::Encoder::new(BufWriter::new(file), width as u32, height as u32);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc
-        .write_header()
-        .with_context(|| format!("writing {}", path.display()))?;
-    writer
-        .write_image_data(&rgb)
-        .with_context(|| format!("writing {}", path.display()))?;
-    writer
-        .finish()
-        .with_context(|| format!("writing {}", path.display()))?;
+    let mut writer = enc.write_header().with_context(|| format!("writing {}", path.display()))?;
+    writer.write_image_data(&rgb).with_context(|| format!("writing {}", path.display()))?;
+    writer.finish().with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -38,10 +31,7 @@ pub fn write_png(path: &Path, rgba: &[u8], width: usize, height: usize) -> anyho
 /// smallest `n` (from `counter` upwards) that does not exist yet. Advances
 /// `counter` past the chosen number.
 pub fn next_screenshot_path(dir: &Path, counter: &mut u32) -> PathBuf {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     loop {
         let path = dir.join(format!("puyobot-{secs}-{:03}.png", *counter));
         *counter = counter.wrapping_add(1);

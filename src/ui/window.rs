@@ -117,10 +117,7 @@ pub struct WindowExit {
 /// winit allows one event loop per process, so this can be called only
 /// once per process; it must run on the main thread unless
 /// [`WindowOptions::any_thread`] is set (X11/Wayland).
-pub fn run_window<V: Viewable + ?Sized>(
-    view: &mut V,
-    opts: WindowOptions,
-) -> anyhow::Result<WindowExit> {
+pub fn run_window<V: Viewable + ?Sized>(view: &mut V, opts: WindowOptions) -> anyhow::Result<WindowExit> {
     let keymap = opts.keys.resolve().context("invalid [keys] bindings")?;
     #[allow(unused_mut)]
     let mut builder = EventLoop::builder();
@@ -135,19 +132,14 @@ pub fn run_window<V: Viewable + ?Sized>(
         winit::platform::x11::EventLoopBuilderExtX11::with_any_thread(&mut builder, true);
         winit::platform::wayland::EventLoopBuilderExtWayland::with_any_thread(&mut builder, true);
     }
-    let event_loop = builder
-        .build()
-        .context("cannot start the window system (is DISPLAY or WAYLAND_DISPLAY set?)")?;
+    let event_loop = builder.build().context("cannot start the window system (is DISPLAY or WAYLAND_DISPLAY set?)")?;
     let mut app = App::new(view, opts, keymap);
     let run = event_loop.run_app(&mut app);
     if let Some(e) = app.error.take() {
         return Err(e);
     }
     run.context("window event loop failed")?;
-    Ok(WindowExit {
-        reason: app.exit.unwrap_or(ExitReason::WindowClosed),
-        frames: app.frames,
-    })
+    Ok(WindowExit { reason: app.exit.unwrap_or(ExitReason::WindowClosed), frames: app.frames })
 }
 
 /// The window and its softbuffer surface.
@@ -219,17 +211,14 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         let scale = self.opts.scale.clamp(1, 8);
         let mut attrs = Window::default_attributes()
             .with_title(self.opts.title.clone())
-            .with_inner_size(PhysicalSize::new(
-                NES_WIDTH as u32 * scale,
-                NES_HEIGHT as u32 * scale,
-            ))
+            .with_inner_size(PhysicalSize::new(NES_WIDTH as u32 * scale, NES_HEIGHT as u32 * scale))
             .with_min_inner_size(PhysicalSize::new(NES_WIDTH as u32, NES_HEIGHT as u32));
         if self.opts.fullscreen {
             attrs = attrs.with_fullscreen(Some(Fullscreen::Borderless(None)));
         }
         let window = Rc::new(el.create_window(attrs).context("creating the window")?);
-        let context = softbuffer::Context::new(window.clone())
-            .map_err(|e| anyhow::anyhow!("softbuffer context: {e}"))?;
+        let context =
+            softbuffer::Context::new(window.clone()).map_err(|e| anyhow::anyhow!("softbuffer context: {e}"))?;
         let surface = softbuffer::Surface::new(&context, window.clone())
             .map_err(|e| anyhow::anyhow!("softbuffer surface: {e}"))?;
         self.gfx = Some(Gfx { window, surface });
@@ -269,10 +258,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             return false;
         }
         if let Err(e) = self.view.step_frame() {
-            self.fail(
-                el,
-                e.context(format!("emulating frame {}", self.frames + 1)),
-            );
+            self.fail(el, e.context(format!("emulating frame {}", self.frames + 1)));
             return false;
         }
         self.frames += 1;
@@ -292,8 +278,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
     fn update_title(&self) {
         if let Some(gfx) = &self.gfx {
             let paused = if self.paused { " - paused" } else { "" };
-            gfx.window
-                .set_title(&format!("{} - {}{}", self.opts.title, self.speed, paused));
+            gfx.window.set_title(&format!("{} - {}{}", self.opts.title, self.speed, paused));
         }
     }
 
@@ -302,10 +287,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         let frame = self.view.frame_rgba();
         let n = frame.len().min(FRAME_RGBA_LEN);
         if frame.len() != FRAME_RGBA_LEN && !self.warned_frame_len {
-            log::warn!(
-                "frame_rgba returned {} bytes, expected {FRAME_RGBA_LEN}",
-                frame.len()
-            );
+            log::warn!("frame_rgba returned {} bytes, expected {FRAME_RGBA_LEN}", frame.len());
             self.warned_frame_len = true;
         }
         self.screen[..n].copy_from_slice(&frame[..n]);
@@ -358,11 +340,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             self.fps_frames = 0;
             self.fps_since = now;
         }
-        if self
-            .message
-            .as_ref()
-            .is_some_and(|(_, t)| t.elapsed() > MESSAGE_TIME)
-        {
+        if self.message.as_ref().is_some_and(|(_, t)| t.elapsed() > MESSAGE_TIME) {
             self.message = None;
         }
         self.compose();
@@ -382,19 +360,12 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) else {
             return Ok(());
         };
-        gfx.surface
-            .resize(w, h)
-            .map_err(|e| anyhow::anyhow!("resizing the surface: {e}"))?;
-        let mut buffer = gfx
-            .surface
-            .buffer_mut()
-            .map_err(|e| anyhow::anyhow!("getting the surface buffer: {e}"))?;
+        gfx.surface.resize(w, h).map_err(|e| anyhow::anyhow!("resizing the surface: {e}"))?;
+        let mut buffer = gfx.surface.buffer_mut().map_err(|e| anyhow::anyhow!("getting the surface buffer: {e}"))?;
         let (w, h) = (w.get() as usize, h.get() as usize);
         let lay = layout(w, h, NES_WIDTH, NES_HEIGHT);
         blit_scaled(&self.screen, NES_WIDTH, NES_HEIGHT, &mut buffer, w, h, lay);
-        buffer
-            .present()
-            .map_err(|e| anyhow::anyhow!("presenting: {e}"))?;
+        buffer.present().map_err(|e| anyhow::anyhow!("presenting: {e}"))?;
         Ok(())
     }
 
@@ -410,11 +381,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             return;
         };
         if let Action::Pad(bit) = action {
-            let pad = if pressed {
-                self.pad | bit
-            } else {
-                self.pad & !bit
-            };
+            let pad = if pressed { self.pad | bit } else { self.pad & !bit };
             self.set_pad(pad);
             return;
         }
@@ -437,8 +404,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             Action::Fullscreen => {
                 if let Some(gfx) = &self.gfx {
                     let full = gfx.window.fullscreen().is_some();
-                    gfx.window
-                        .set_fullscreen((!full).then_some(Fullscreen::Borderless(None)));
+                    gfx.window.set_fullscreen((!full).then_some(Fullscreen::Borderless(None)));
                 }
             }
             Action::Pause => {
@@ -456,11 +422,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
                 }
             }
             Action::EmuSpeedDown | Action::EmuSpeedUp => {
-                self.speed = if action == Action::EmuSpeedUp {
-                    self.speed.faster()
-                } else {
-                    self.speed.slower()
-                };
+                self.speed = if action == Action::EmuSpeedUp { self.speed.faster() } else { self.speed.slower() };
                 self.carry = 0.0;
                 self.set_message(format!("emulator {}", self.speed));
             }
@@ -538,13 +500,7 @@ impl<V: Viewable + ?Sized> ApplicationHandler for App<'_, V> {
             }
             WindowEvent::Focused(false) => self.set_pad(0),
             WindowEvent::KeyboardInput {
-                event:
-                    KeyEvent {
-                        physical_key: PhysicalKey::Code(code),
-                        state,
-                        repeat,
-                        ..
-                    },
+                event: KeyEvent { physical_key: PhysicalKey::Code(code), state, repeat, .. },
                 ..
             } => self.on_key(el, code, state == ElementState::Pressed, repeat),
             WindowEvent::RedrawRequested => self.redraw(el),
@@ -589,16 +545,10 @@ mod tests {
     fn bad_bindings_fail_before_opening_a_window() {
         let mut view = crate::ui::demo::DemoView::new();
         let opts = WindowOptions {
-            keys: KeyBindings {
-                pause: "NoSuchKey".into(),
-                ..KeyBindings::default()
-            },
+            keys: KeyBindings { pause: "NoSuchKey".into(), ..KeyBindings::default() },
             ..WindowOptions::default()
         };
         let err = format!("{:#}", run_window(&mut view, opts).unwrap_err());
-        assert!(
-            err.contains("keys.pause") && err.contains("NoSuchKey"),
-            "{err}"
-        );
+        assert!(err.contains("keys.pause") && err.contains("NoSuchKey"), "{err}");
     }
 }
