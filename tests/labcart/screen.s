@@ -59,6 +59,7 @@ script_byte:
     bne :+
     inc ptr2+1
 :
+    cmp #0
     rts
 
 ; draw a script (rendering off): repeated [hi, lo, chars..., $FF], ends with hi = 0
