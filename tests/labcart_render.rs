@@ -101,3 +101,84 @@ fn renders_a_2p_game_to_png() {
     assert!(p1 >= 4, "P1 field has {p1} colours");
     assert!(p2 >= 4, "P2 field has {p2} colours");
 }
+
+/// The documented generator: 16-bit xorshift (7, 9, 8), colour = (low byte & 7) + 1, retry if >= count.
+fn model_pairs(seed: u16, colours: u8, n: usize) -> Vec<(u8, u8)> {
+    let mut s = seed;
+    let mut draw = || loop {
+        s ^= s << 7;
+        s ^= s >> 9;
+        s ^= s << 8;
+        let r = (s & 7) as u8;
+        if r < colours {
+            return r + 1;
+        }
+    };
+    (0..n)
+        .map(|_| {
+            let p = draw();
+            let c = draw();
+            (p, c)
+        })
+        .collect()
+}
+
+#[test]
+fn fixed_seed_sequence_matches_the_documented_generator_in_both_fields() {
+    let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
+    lab.boot(MenuChoice::TWO_P);
+    assert_eq!(
+        (lab.ram(0x009E), lab.ram(0x009F)),
+        (0x67, 0x2B),
+        "fixed seed $2B67"
+    );
+    let want = model_pairs(0x2B67, 4, 12);
+    let mut got = [vec![], vec![]];
+    let mut pl = [Placer::idle(), Placer::idle()];
+    // P1 plays fast, P2 slower: the sequences must still match piece by piece
+    while got[0].len() < 12 || got[1].len() < 12 {
+        for p in 0..2 {
+            if pl[p].done() && lab.controllable(p) && got[p].len() < 12 {
+                let pc = lab.piece(p);
+                got[p].push((pc.pivot, pc.child));
+                let x = [1, 2, 4, 5, 6, 1][got[p].len() % 6];
+                pl[p] = Placer::new(x, if p == 0 { 2 } else { 0 });
+            }
+        }
+        lab.step_placers(&mut pl);
+        assert_eq!(lab.game_state(), gstate::PLAY);
+    }
+    assert_eq!(got[0], want, "P1");
+    assert_eq!(got[1], want, "P2");
+}
+
+#[test]
+fn two_player_winner_is_shown() {
+    let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
+    lab.boot(MenuChoice::TWO_P);
+    // P2 stacks column 3, P1 spreads its pieces
+    let mut pl = [Placer::idle(), Placer::idle()];
+    let mut n = 0usize;
+    for _ in 0..20000 {
+        if lab.game_state() != gstate::PLAY {
+            break;
+        }
+        if pl[0].done() && lab.controllable(0) {
+            n += 1;
+            pl[0] = Placer::new([1, 2, 4, 5, 6][n % 5], 2);
+        }
+        if pl[1].done() && lab.controllable(1) {
+            pl[1] = Placer::new(3, 2);
+        }
+        lab.step_placers(&mut pl);
+    }
+    assert_eq!(lab.game_state(), gstate::OVER);
+    assert_eq!(lab.ram(addr::WINNER), 1, "P1 wins when P2 tops out");
+    assert_ne!(lab.field(1)[1][2], 0);
+    assert_ne!(lab.ram(addr::SPAWN_DELAY[0]), 0);
+    assert_ne!(lab.ram(addr::SPAWN_DELAY[1]), 0);
+    lab.idle(30);
+    let fb = lab.deck.frame_buffer().to_vec();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/labcart-2p-over.png");
+    save_png(&path, &fb, 256, 240);
+}
