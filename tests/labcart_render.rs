@@ -89,6 +89,8 @@ fn renders_a_2p_game_to_png() {
         }
         lab.step_placers(&mut pl);
         assert_eq!(lab.game_state(), gstate::PLAY);
+        // private $0011 = "frame ready" flag: 0 at the end of a frame would mean the main loop overran
+        assert_eq!(lab.ram(0x0011), 1, "lag frame");
     }
     // let the pieces in flight show
     lab.wait_until(600, |l| l.controllable(0) && l.controllable(1));

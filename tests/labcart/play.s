@@ -47,6 +47,8 @@ start_game:
     sta PTYPE,x
     sta CURP,x
     sta CURC,x
+    lda #1
+    sta DIRTY,x
     lda #$FF
     sta SHSTAT,x           ; force redraw of status/pending
     sta SHPEND,x
@@ -209,6 +211,7 @@ play_script:
 ; ---------------------------------------------------------------- play loop
 play_state:
     lda #0
+    sta CHECKED
     sta SPAWNANY
     sta SPAWNED
     sta SPAWNED+1
@@ -372,6 +375,7 @@ ps_wait:
     lda #1
     sta SPAWNED,x
     sta SPAWNANY
+    sta DIRTY,x
     lda #PS_ACTIVE
     sta PST,x
     jmp update_sprite_pos
@@ -729,6 +733,8 @@ lock_piece:
     lda CURC,x
     sta (ptr),y
 @grav:
+    lda #1
+    sta DIRTY,x
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES

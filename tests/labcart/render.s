@@ -392,10 +392,24 @@ pow_mid: .byte >1000000, >100000, >10000, >1000, >100, >10, >1
 pow_hi:  .byte ^1000000, ^100000, ^10000, ^1000, ^100, ^10, ^1
 
 ; ---------------------------------------------------------------- cells
+; one player per frame (frame parity); only while its field may have changed
 render_cells:
-    ldx #0
-    jsr cells_player
-    ldx #1
+    lda CHECKED             ; a group search ran this frame: no time left
+    beq :+
+    rts
+:
+    lda FRAMELO
+    and #1
+    tax
+    lda DIRTY,x
+    bne :+
+    lda PST,x
+    cmp #PS_POP
+    beq :+
+    rts
+:
+    lda #0
+    sta DIRTY,x
     jsr cells_player
     ldx #0
     rts
@@ -415,6 +429,9 @@ cells_player:
     lda bufpos
     cmp #VBUF_BUDGET
     bcc :+
+    ldx player
+    lda #1
+    sta DIRTY,x             ; out of budget: finish next time
     rts
 :
     ldx rc_ci

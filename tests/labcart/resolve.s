@@ -12,7 +12,10 @@ ps_grav:
     bcs :+
     lda #PS_CHECK
     sta PST,x
+    rts
 :
+    lda #1
+    sta DIRTY,x
     rts
 
 ; one row of gravity for the whole field; C=1 if anything moved
@@ -57,6 +60,11 @@ gravity_step:
 
 ; ---------------------------------------------------------------- group check
 ps_check:
+    lda CHECKED
+    beq :+
+    rts                     ; the other player searched this frame: wait one frame
+:
+    inc CHECKED
     jsr find_groups
     lda popcnt
     beq @nopop
@@ -97,6 +105,8 @@ ps_check:
     ora PEND+1,y
     beq @finish
     jsr drop_nuisance
+    lda #1
+    sta DIRTY,x
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES
@@ -167,6 +177,8 @@ ps_pop:
     dex
     bne :-
     ldx player
+    lda #1
+    sta DIRTY,x
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES
@@ -176,9 +188,35 @@ ps_pop:
 bitmask:
     .byte $01,$02,$04,$08,$10,$20,$40,$80
 
+; try the flood neighbour at offset A (already known to be inside rows 1..13)
+.macro FLOOD_TRY
+    .local no
+    tay
+    lda (ptr),y
+    cmp curcol
+    bne no
+    tya
+    lsr a
+    tax
+    lda MARK,x
+    bne no
+    inc MARK,x
+    tya
+    ldx count
+    sta GL,x
+    inc count
+no:
+.endmacro
+
 ; find all groups of 4+ in rows 1..13 of player x's field.
 ; Sets popcnt (coloured puyos popping), gbonus, colmask, and POPBITS.
 find_groups:
+    txa
+    asl a
+    asl a
+    asl a
+    asl a
+    sta tmp12               ; POPBITS base of this player
     lda #0
     sta popcnt
     sta gbonus
@@ -189,21 +227,21 @@ find_groups:
     dey
     bpl :-
     ldy #$13                ; row 1, column 1
-@cell:
+fg_cell:
     sty tmp14               ; scan offset
     lda (ptr),y
     sec
     sbc #COL1
     cmp #6
     bcc :+
-    jmp @skip
+    jmp fg_skip
 :
     tya
     lsr a
     tax
     lda MARK,x
     beq :+
-    jmp @skip
+    jmp fg_skip
 :
     ; flood fill from y
     lda #1
@@ -215,33 +253,45 @@ find_groups:
     sta head
     lda #1
     sta count
-@flood:
+fg_flood:
     ldx head
     cpx count
-    bcs @fdone
+    bcc :+
+    jmp fg_fdone
+:
     inc head
     lda GL,x
     sta tmp15               ; current offset
+    ; left (the wall stops it)
     sec
     sbc #2
-    jsr flood_try
+    FLOOD_TRY
+    ; right
     lda tmp15
     clc
     adc #2
-    jsr flood_try
+    FLOOD_TRY
+    ; up (row 0 never takes part)
     lda tmp15
     sec
     sbc #16
-    jsr flood_try
+    cmp #$10
+    bcc fg_noup
+    FLOOD_TRY
+fg_noup:
+    ; down
     lda tmp15
     clc
     adc #16
-    jsr flood_try
-    jmp @flood
-@fdone:
+    cmp #$E0
+    bcs fg_nodown
+    FLOOD_TRY
+fg_nodown:
+    jmp fg_flood
+fg_fdone:
     lda count
     cmp #4
-    bcc @skip
+    bcc fg_skip
     ; a group
     clc
     adc popcnt
@@ -264,15 +314,14 @@ find_groups:
     sta colmask
     ldy #0
 :
+    sty tmp13
     lda GL,y
-    lsr a
-    tax
-    lda #2
-    sta MARK,x
+    jsr pop_cell
+    ldy tmp13
     iny
     cpy count
     bne :-
-@skip:
+fg_skip:
     ldy tmp14
     iny
     iny
@@ -287,64 +336,44 @@ find_groups:
 :
     cpy #$E0
     bcs :+
-    jmp @cell
+    jmp fg_cell
 :
     ldx player
     lda popcnt
     bne :+
     rts
 :
-    ; nuisance next to popping puyos (rows 1..13) pops too
-    ldy #$13
-@n:
-    sty tmp14
-    tya
-    lsr a
-    tax
-    lda MARK,x
-    cmp #2
-    bne @nskip
-    tya
+    rts
+
+; cell at offset A pops: mark it, set its pop bit, and pop adjacent nuisance (rows 1..13)
+pop_cell:
+    sta tmp1
+    jsr set_pop
+    lda tmp1
     sec
     sbc #2
     jsr nuis_try
-    lda tmp14
+    lda tmp1
     clc
     adc #2
     jsr nuis_try
-    lda tmp14
+    lda tmp1
     sec
     sbc #16
     jsr nuis_try
-    lda tmp14
+    lda tmp1
     clc
     adc #16
-    jsr nuis_try
-@nskip:
-    ldy tmp14
-    iny
-    iny
-    cpy #$E0
-    bcc @n
-    ; marks >= 2 -> POPBITS
-    ldx player
-    txa
-    asl a
-    asl a
-    asl a
-    asl a
-    sta tmp12
-    ldx #0
-@b:
-    stx rc_ci
-    ldy ci_off,x
-    tya
+    jmp nuis_try
+
+; offset A pops: MARK = 2 and its bit in POPBITS (base tmp12)
+set_pop:
     lsr a
-    tay
-    lda MARK,y
-    cmp #2
-    bcc @bn
-    txa
+    tax
+    lda #2
+    sta MARK,x
+    lda half2ci,x
+    tax
     lsr a
     lsr a
     lsr a
@@ -357,37 +386,17 @@ find_groups:
     lda bitmask,x
     ora POPBITS,y
     sta POPBITS,y
-@bn:
-    ldx rc_ci
-    inx
-    cpx #78
-    bne @b
-    ldx player
     rts
 
-; flood neighbour at offset A
-flood_try:
-    cmp #$10
-    bcc @no
-    cmp #$E0
-    bcs @no
-    tay
-    lda (ptr),y
-    cmp curcol
-    bne @no
-    tya
-    lsr a
-    tax
-    lda MARK,x
-    bne @no
-    lda #1
-    sta MARK,x
-    tya
-    ldx count
-    sta GL,x
-    inc count
-@no:
-    rts
+; (offset >> 1) -> cell index, $FF outside rows 1..13 / columns 1..6
+half2ci:
+    .repeat 112, H
+    .if (H / 8) >= 1 && (H / 8) <= 13 && (H .mod 8) >= 1 && (H .mod 8) <= 6
+    .byte (H / 8 - 1) * 6 + (H .mod 8) - 1
+    .else
+    .byte $FF
+    .endif
+    .endrepeat
 
 ; nuisance neighbour at offset A
 nuis_try:
@@ -404,8 +413,8 @@ nuis_try:
     tax
     lda MARK,x
     bne @no
-    lda #3
-    sta MARK,x
+    tya
+    jmp set_pop
 @no:
     rts
 
