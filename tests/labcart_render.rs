@@ -98,6 +98,39 @@ fn renders_a_2p_game_to_png() {
     let fb = lab.deck.frame_buffer().to_vec();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/labcart-2p.png");
     save_png(&path, &fb, 256, 240);
+    // every visible cell shows its code: same code -> same colour, different codes -> different colours
+    let mut seen: std::collections::HashMap<u8, (u8, u8, u8)> = std::collections::HashMap::new();
+    for p in 0..2 {
+        let f = lab.field(p);
+        let pc = lab.piece(p);
+        let (dx, dy) = Orients::CONTRACT.delta(pc.orient);
+        let child = (pc.x as i32 + dx, pc.y as i32 + dy);
+        for y in 1..14usize {
+            for x in 1..7usize {
+                let covered = (x as i32, y as i32) == (pc.x as i32, pc.y as i32)
+                    || (x as i32, y as i32) == child;
+                if covered {
+                    continue;
+                }
+                let px = x * 16 + 3 + 128 * p;
+                let py = y * 16 + 11;
+                let i = (py * 256 + px) * 4;
+                let rgb = (fb[i], fb[i + 1], fb[i + 2]);
+                let code = f[y][x - 1];
+                let prev = *seen.entry(code).or_insert(rgb);
+                assert_eq!(
+                    prev,
+                    rgb,
+                    "P{} cell ({x},{y}) code {code} colour differs",
+                    p + 1
+                );
+            }
+        }
+    }
+    let mut colours: Vec<_> = seen.values().collect();
+    colours.sort();
+    colours.dedup();
+    assert_eq!(colours.len(), seen.len(), "codes share a colour: {seen:?}");
     let p1 = distinct_colours(&fb, 16, 112, 16, 224);
     let p2 = distinct_colours(&fb, 144, 240, 16, 224);
     assert!(p1 >= 4, "P1 field has {p1} colours");

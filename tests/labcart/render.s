@@ -1,6 +1,6 @@
 ; render.s -- sprites, texts and the cell-diff renderer for the play screen
 
-DIGITS = $07E0          ; 12-byte text scratch
+DIGITS = $07A0          ; 12-byte text scratch ($07A0-$07AB)
 OAMIDX = $26            ; zp
 
 render_play:
