@@ -105,7 +105,7 @@ fn renders_a_2p_game_to_png() {
         let pc = lab.piece(p);
         let (dx, dy) = Orients::CONTRACT.delta(pc.orient);
         let child = (pc.x as i32 + dx, pc.y as i32 + dy);
-        for y in 1..14usize {
+        for (y, row) in f.iter().enumerate().skip(1) {
             for x in 1..7usize {
                 let covered = (x as i32, y as i32) == (pc.x as i32, pc.y as i32)
                     || (x as i32, y as i32) == child;
@@ -116,7 +116,7 @@ fn renders_a_2p_game_to_png() {
                 let py = y * 16 + 11;
                 let i = (py * 256 + px) * 4;
                 let rgb = (fb[i], fb[i + 1], fb[i + 2]);
-                let code = f[y][x - 1];
+                let code = row[x - 1];
                 let prev = *seen.entry(code).or_insert(rgb);
                 assert_eq!(
                     prev,
