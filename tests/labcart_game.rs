@@ -10,9 +10,7 @@ fn count(f: &[[u8; 6]; 14], code: u8) -> usize {
 
 /// Landing row of a single puyo dropped in column x (1..6), None if the column is full.
 fn landing_row(f: &[[u8; 6]; 14], x: u8) -> Option<usize> {
-    (0..14)
-        .rev()
-        .find(|&y| f[y][x as usize - 1] == 0 && (y == 13 || f[y + 1][x as usize - 1] != 0))
+    (0..14).rev().find(|&y| f[y][x as usize - 1] == 0 && (y == 13 || f[y + 1][x as usize - 1] != 0))
 }
 
 fn height(f: &[[u8; 6]; 14], x: u8) -> usize {
@@ -33,11 +31,7 @@ fn menu_script_reaches_each_mode() {
     assert_eq!(lab.ram(addr::COLOURS), 4);
 
     let mut lab = Lab::new(ROM_CONTRACT, Variant::CONTRACT);
-    lab.boot(MenuChoice {
-        two_player: true,
-        item: 2,
-        colours: 6,
-    });
+    lab.boot(MenuChoice { two_player: true, item: 2, colours: 6 });
     assert_eq!(lab.ram(addr::MODE), 2);
     assert_eq!(lab.ram(addr::ITEM_OPTION), 2);
     assert_eq!(lab.ram(addr::COLOURS), 6);
@@ -45,11 +39,7 @@ fn menu_script_reaches_each_mode() {
     assert!(lab.wait_controllable(1));
 
     let mut lab = Lab::new(ROM_CONTRACT, Variant::CONTRACT);
-    lab.boot(MenuChoice {
-        two_player: false,
-        item: 1,
-        colours: 3,
-    });
+    lab.boot(MenuChoice { two_player: false, item: 1, colours: 3 });
     assert_eq!(lab.ram(addr::MODE), 0);
     assert_eq!(lab.ram(addr::ITEM_OPTION), 1);
     assert_eq!(lab.ram(addr::COLOURS), 3);
@@ -59,10 +49,7 @@ fn menu_script_reaches_each_mode() {
     // colours only 1..3
     for _ in 0..10 {
         let pc = lab.piece(0);
-        assert!(
-            (1..=3).contains(&pc.pivot) && (1..=3).contains(&pc.child),
-            "{pc:?}"
-        );
+        assert!((1..=3).contains(&pc.pivot) && (1..=3).contains(&pc.child), "{pc:?}");
         let x = lab.ram(addr::SCORE[0]) % 6 + 1;
         lab.place(0, x, O.up);
         assert!(lab.wait_controllable(0));
@@ -98,22 +85,14 @@ fn spawn_flags_and_field_layout() {
     assert_eq!(lab.ram(addr::SPAWN_ANY), 1);
     let pc = lab.piece(0);
     assert_eq!((pc.x, pc.y, pc.orient), (3, 1, 2));
-    assert_eq!(
-        (pc.pivot, pc.child),
-        next,
-        "current pair = previous next pair"
-    );
+    assert_eq!((pc.pivot, pc.child), next, "current pair = previous next pair");
     assert_eq!(lab.ram(addr::SPRITE_X[0]), 48);
     assert_eq!(lab.ram(addr::SPRITE_Y[0]), 16);
     let t0 = lab.ram(addr::DROP_TIMER[0]);
     lab.idle(1);
     assert_eq!(lab.ram(addr::SPAWNED[0]), 0);
     assert_eq!(lab.ram(addr::SPAWN_ANY), 0);
-    assert_eq!(
-        lab.ram(addr::DROP_TIMER[0]),
-        t0 - 1,
-        "drop timer counts down"
-    );
+    assert_eq!(lab.ram(addr::DROP_TIMER[0]), t0 - 1, "drop timer counts down");
     // falls one whole row when the timer expires
     let y0 = lab.piece(0).y;
     lab.wait_until(40, |l| l.piece(0).y != y0);
@@ -154,11 +133,7 @@ fn moves_rotations_and_kicks() {
     lab.tap(btn::RIGHT, 1);
     assert_eq!(lab.piece(0).x, 6, "the wall stops the move");
     lab.tap(btn::A, 1);
-    assert_eq!(
-        (lab.piece(0).x, lab.piece(0).orient),
-        (5, O.right),
-        "kicked off the right wall"
-    );
+    assert_eq!((lab.piece(0).x, lab.piece(0).orient), (5, O.right), "kicked off the right wall");
     // back to up, then the left wall
     lab.tap(btn::B, 1);
     for _ in 0..5 {
@@ -166,11 +141,7 @@ fn moves_rotations_and_kicks() {
     }
     assert_eq!((lab.piece(0).x, lab.piece(0).orient), (1, O.up));
     lab.tap(btn::B, 1);
-    assert_eq!(
-        (lab.piece(0).x, lab.piece(0).orient),
-        (2, O.left),
-        "kicked off the left wall"
-    );
+    assert_eq!((lab.piece(0).x, lab.piece(0).orient), (2, O.left), "kicked off the left wall");
     // horizontal piece: moving against the wall uses both cells
     lab.tap(btn::LEFT, 1);
     assert_eq!(lab.piece(0).x, 2, "child at column 1 blocks the move");
@@ -209,10 +180,7 @@ fn lock_writes_cells_and_splits() {
     assert!(lab.wait_controllable(0));
     let f = lab.field(0);
     assert_eq!(f[11][0], p2.pivot, "pivot lands on column 1");
-    assert_eq!(
-        f[13][1], p2.child,
-        "child splits off and falls to the floor of column 2"
-    );
+    assert_eq!(f[13][1], p2.child, "child splits off and falls to the floor of column 2");
     let p3 = lab.piece(0);
     assert!(lab.place(0, 5, O.down));
     assert!(lab.wait_controllable(0));
@@ -234,12 +202,7 @@ fn build_two_chain(lab: &mut Lab, other: Option<usize>) -> (u32, u32, u8) {
             }
             drive_other(lab, other, &mut other_pl, &mut other_n);
         }
-        assert_eq!(
-            lab.game_state(),
-            gstate::PLAY,
-            "game ended while building\n{}",
-            lab.print_field(0)
-        );
+        assert_eq!(lab.game_state(), gstate::PLAY, "game ended while building\n{}", lab.print_field(0));
         let pc = lab.piece(0);
         if ab.is_none() && pc.pivot != pc.child {
             ab = Some((pc.pivot, pc.child));
@@ -260,11 +223,7 @@ fn build_two_chain(lab: &mut Lab, other: Option<usize>) -> (u32, u32, u8) {
             Some((a, b)) if (pair == [a, b] || pair == [b, a]) && c1 < 3 && c2 < 3 => {
                 c1 += 1;
                 c2 += 1;
-                if pc.pivot == a {
-                    (1, O.right, false)
-                } else {
-                    (2, O.left, false)
-                }
+                if pc.pivot == a { (1, O.right, false) } else { (2, O.left, false) }
             }
             _ => {
                 let f = lab.field(0);
@@ -324,12 +283,7 @@ fn four_group_pops_and_two_chain_scores() {
     let (before, after, chain) = build_two_chain(&mut lab, None);
     // step 1: 4 popped x max(1, 0) = 4; step 2: 4 x chain power 8 = 32 (score / 10)
     assert_eq!(chain, 2);
-    assert_eq!(
-        after - before,
-        36,
-        "score delta of the 2-chain\n{}",
-        lab.print_field(0)
-    );
+    assert_eq!(after - before, 36, "score delta of the 2-chain\n{}", lab.print_field(0));
     let f = lab.field(0);
     assert_eq!(height(&f, 1), 0, "column 1 popped\n{}", lab.print_field(0));
     assert_eq!(height(&f, 2), 0, "column 2 popped");
@@ -363,17 +317,8 @@ fn nuisance_arrives_in_2p() {
     println!("pending {pend} got {got}\n{}", lab.print_field(1));
     assert_eq!(got, pend.min(30));
     let f = lab.field(1);
-    assert!(
-        count(&f, 7) > nuis_before,
-        "nuisance in P2's field\n{}",
-        lab.print_field(1)
-    );
-    assert_eq!(
-        count(&f, 7),
-        nuis_before + got as usize,
-        "{}",
-        lab.print_field(1)
-    );
+    assert!(count(&f, 7) > nuis_before, "nuisance in P2's field\n{}", lab.print_field(1));
+    assert_eq!(count(&f, 7), nuis_before + got as usize, "{}", lab.print_field(1));
 }
 
 fn play_until_item(lab: &mut Lab, item: u8) {
@@ -392,21 +337,13 @@ fn play_until_item(lab: &mut Lab, item: u8) {
     }
     assert!(lab.wait_controllable(0));
     let pc = lab.piece(0);
-    assert_eq!(
-        (pc.pivot, pc.child, pc.orient, pc.x, pc.y),
-        (item, item, O.up, 3, 1),
-        "16th piece"
-    );
+    assert_eq!((pc.pivot, pc.child, pc.orient, pc.x, pc.y), (item, item, O.up, 3, 1), "16th piece");
 }
 
 #[test]
 fn big_puyo_clears_two_columns() {
     let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
-    lab.boot(MenuChoice {
-        two_player: false,
-        item: 1,
-        colours: 4,
-    });
+    lab.boot(MenuChoice { two_player: false, item: 1, colours: 4 });
     play_until_item(&mut lab, 9);
     // A/B do nothing
     lab.tap(btn::A, 1);
@@ -428,11 +365,7 @@ fn big_puyo_clears_two_columns() {
 #[test]
 fn carbuncle_recolours_touched_puyos() {
     let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
-    lab.boot(MenuChoice {
-        two_player: false,
-        item: 2,
-        colours: 4,
-    });
+    lab.boot(MenuChoice { two_player: false, item: 2, colours: 4 });
     play_until_item(&mut lab, 10);
     let before = lab.field(0);
     // choose the column whose landing cell touches the most colours
@@ -451,9 +384,7 @@ fn carbuncle_recolours_touched_puyos() {
         if xi < 5 {
             v.push((y, xi + 1));
         }
-        v.into_iter()
-            .filter(|&(yy, xx)| (1..=6).contains(&before[yy][xx]))
-            .collect()
+        v.into_iter().filter(|&(yy, xx)| (1..=6).contains(&before[yy][xx])).collect()
     };
     let distinct = |x: u8| {
         let mut c: Vec<u8> = touched(x).iter().map(|&(yy, xx)| before[yy][xx]).collect();
@@ -461,38 +392,20 @@ fn carbuncle_recolours_touched_puyos() {
         c.dedup();
         c.len()
     };
-    let x = (1..=6u8)
-        .max_by_key(|&x| (distinct(x), touched(x).len(), x))
-        .unwrap();
+    let x = (1..=6u8).max_by_key(|&x| (distinct(x), touched(x).len(), x)).unwrap();
     let t = touched(x);
     assert!(!t.is_empty(), "something to touch\n{}", lab.print_field(0));
     let y = landing_row(&before, x).unwrap();
-    let below = if y < 13 {
-        before[y + 1][x as usize - 1]
-    } else {
-        0
-    };
-    let target = if (1..=6).contains(&below) {
-        below
-    } else {
-        t.iter().map(|&(yy, xx)| before[yy][xx]).min().unwrap()
-    };
+    let below = if y < 13 { before[y + 1][x as usize - 1] } else { 0 };
+    let target = if (1..=6).contains(&below) { below } else { t.iter().map(|&(yy, xx)| before[yy][xx]).min().unwrap() };
     assert!(lab.place(0, x, O.up));
     let after = lab.field(0);
     let mut want = before;
     for &(yy, xx) in &t {
         want[yy][xx] = target;
     }
-    println!(
-        "carbuncle x {x} y {y} touched {t:?} target {target}\n{}",
-        lab.print_field(0)
-    );
-    assert_eq!(
-        after,
-        want,
-        "carbuncle at column {x} row {y}\n{}",
-        lab.print_field(0)
-    );
+    println!("carbuncle x {x} y {y} touched {t:?} target {target}\n{}", lab.print_field(0));
+    assert_eq!(after, want, "carbuncle at column {x} row {y}\n{}", lab.print_field(0));
 }
 
 #[test]
@@ -514,9 +427,5 @@ fn game_over_in_1p_by_stacking_column_3() {
     assert_ne!(lab.ram(addr::SPAWN_DELAY[0]), 0);
     lab.idle(5);
     lab.tap(btn::START, 2);
-    assert_eq!(
-        lab.game_state(),
-        gstate::TITLE,
-        "Start returns to the title"
-    );
+    assert_eq!(lab.game_state(), gstate::TITLE, "Start returns to the title");
 }

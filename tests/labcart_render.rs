@@ -8,10 +8,7 @@ fn codes_variant_uses_its_own_codes() {
     lab.boot(MenuChoice::ONE_P);
     assert!(lab.wait_controllable(0));
     let pc = lab.piece(0);
-    assert!(
-        (0x11..=0x14).contains(&pc.pivot) && (0x11..=0x14).contains(&pc.child),
-        "{pc:?}"
-    );
+    assert!((0x11..=0x14).contains(&pc.pivot) && (0x11..=0x14).contains(&pc.child), "{pc:?}");
     let nx = lab.ram(addr::NEXT_PIVOT[0]);
     assert!((0x11..=0x14).contains(&nx));
     assert!(lab.place(0, 1, Orients::CONTRACT.up));
@@ -44,11 +41,7 @@ fn orient_variant_numbers_up_right_down_left() {
     assert!(lab.place(0, 2, o.right));
     assert!(lab.wait_controllable(0));
     let f = lab.field(0);
-    assert_eq!(
-        (f[13][1], f[13][2]),
-        (pc.pivot, pc.child),
-        "right = child at x + 1"
-    );
+    assert_eq!((f[13][1], f[13][2]), (pc.pivot, pc.child), "right = child at x + 1");
     // wall kick at column 6 rotating to right
     for _ in 0..4 {
         lab.tap(btn::RIGHT, 1);
@@ -80,9 +73,7 @@ fn renders_a_2p_game_to_png() {
         for p in 0..2 {
             if pl[p].done() && lab.controllable(p) && n[p] < 14 {
                 let o = [2u8, 0, 3, 1][(n[p] as usize / 3) % 4];
-                let x = cols[p][n[p] as usize % 8]
-                    .min(if o == 3 { 5 } else { 6 })
-                    .max(if o == 1 { 2 } else { 1 });
+                let x = cols[p][n[p] as usize % 8].min(if o == 3 { 5 } else { 6 }).max(if o == 1 { 2 } else { 1 });
                 pl[p] = Placer::new(x, o);
                 n[p] += 1;
             }
@@ -107,8 +98,7 @@ fn renders_a_2p_game_to_png() {
         let child = (pc.x as i32 + dx, pc.y as i32 + dy);
         for (y, row) in f.iter().enumerate().skip(1) {
             for x in 1..7usize {
-                let covered = (x as i32, y as i32) == (pc.x as i32, pc.y as i32)
-                    || (x as i32, y as i32) == child;
+                let covered = (x as i32, y as i32) == (pc.x as i32, pc.y as i32) || (x as i32, y as i32) == child;
                 if covered {
                     continue;
                 }
@@ -118,12 +108,7 @@ fn renders_a_2p_game_to_png() {
                 let rgb = (fb[i], fb[i + 1], fb[i + 2]);
                 let code = row[x - 1];
                 let prev = *seen.entry(code).or_insert(rgb);
-                assert_eq!(
-                    prev,
-                    rgb,
-                    "P{} cell ({x},{y}) code {code} colour differs",
-                    p + 1
-                );
+                assert_eq!(prev, rgb, "P{} cell ({x},{y}) code {code} colour differs", p + 1);
             }
         }
     }
@@ -162,11 +147,7 @@ fn model_pairs(seed: u16, colours: u8, n: usize) -> Vec<(u8, u8)> {
 fn fixed_seed_sequence_matches_the_documented_generator_in_both_fields() {
     let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
     lab.boot(MenuChoice::TWO_P);
-    assert_eq!(
-        (lab.ram(0x009E), lab.ram(0x009F)),
-        (0x67, 0x2B),
-        "fixed seed $2B67"
-    );
+    assert_eq!((lab.ram(0x009E), lab.ram(0x009F)), (0x67, 0x2B), "fixed seed $2B67");
     let want = model_pairs(0x2B67, 4, 12);
     let mut got = [vec![], vec![]];
     let mut pl = [Placer::idle(), Placer::idle()];

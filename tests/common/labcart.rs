@@ -75,20 +75,8 @@ pub struct Codes {
 }
 
 impl Codes {
-    pub const CONTRACT: Codes = Codes {
-        colour1: 1,
-        nuisance: 7,
-        wall: 8,
-        big: 9,
-        carbuncle: 10,
-    };
-    pub const ALT: Codes = Codes {
-        colour1: 0x11,
-        nuisance: 0x20,
-        wall: 8,
-        big: 0x30,
-        carbuncle: 0x31,
-    };
+    pub const CONTRACT: Codes = Codes { colour1: 1, nuisance: 7, wall: 8, big: 9, carbuncle: 10 };
+    pub const ALT: Codes = Codes { colour1: 0x11, nuisance: 0x20, wall: 8, big: 0x30, carbuncle: 0x31 };
     pub fn is_colour(&self, c: u8) -> bool {
         c >= self.colour1 && c < self.colour1 + 6
     }
@@ -104,18 +92,8 @@ pub struct Orients {
 }
 
 impl Orients {
-    pub const CONTRACT: Orients = Orients {
-        down: 0,
-        left: 1,
-        up: 2,
-        right: 3,
-    };
-    pub const ALT: Orients = Orients {
-        down: 2,
-        left: 3,
-        up: 0,
-        right: 1,
-    };
+    pub const CONTRACT: Orients = Orients { down: 0, left: 1, up: 2, right: 3 };
+    pub const ALT: Orients = Orients { down: 2, left: 3, up: 0, right: 1 };
     /// (dx, dy) from the pivot to the child for orientation value `o`.
     pub fn delta(&self, o: u8) -> (i32, i32) {
         if o == self.down {
@@ -137,18 +115,9 @@ pub struct Variant {
 }
 
 impl Variant {
-    pub const CONTRACT: Variant = Variant {
-        codes: Codes::CONTRACT,
-        orients: Orients::CONTRACT,
-    };
-    pub const CODES: Variant = Variant {
-        codes: Codes::ALT,
-        orients: Orients::CONTRACT,
-    };
-    pub const ORIENT: Variant = Variant {
-        codes: Codes::CONTRACT,
-        orients: Orients::ALT,
-    };
+    pub const CONTRACT: Variant = Variant { codes: Codes::CONTRACT, orients: Orients::CONTRACT };
+    pub const CODES: Variant = Variant { codes: Codes::ALT, orients: Orients::CONTRACT };
+    pub const ORIENT: Variant = Variant { codes: Codes::CONTRACT, orients: Orients::ALT };
 }
 
 /// Menu choices; `Lab::boot` walks the documented menu script to reach them.
@@ -162,16 +131,8 @@ pub struct MenuChoice {
 }
 
 impl MenuChoice {
-    pub const ONE_P: MenuChoice = MenuChoice {
-        two_player: false,
-        item: 0,
-        colours: 4,
-    };
-    pub const TWO_P: MenuChoice = MenuChoice {
-        two_player: true,
-        item: 0,
-        colours: 4,
-    };
+    pub const ONE_P: MenuChoice = MenuChoice { two_player: false, item: 0, colours: 4 };
+    pub const TWO_P: MenuChoice = MenuChoice { two_player: true, item: 0, colours: 4 };
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,13 +157,8 @@ impl Lab {
             .with_sram_dir(None)
             .with_filter(VideoFilter::Pixellate);
         let mut deck = ControlDeck::with_config(cfg);
-        deck.load_rom("labcart", &mut &rom[..])
-            .expect("load labcart");
-        Lab {
-            deck,
-            v,
-            pads: [0, 0],
-        }
+        deck.load_rom("labcart", &mut &rom[..]).expect("load labcart");
+        Lab { deck, v, pads: [0, 0] }
     }
 
     /// Set both pads (tetanes bit numbering) and run one frame.
@@ -300,11 +256,7 @@ impl Lab {
         for (y, row) in self.field(p).iter().enumerate() {
             s += &format!("{y:2} ");
             for c in row {
-                s += &if *c == 0 {
-                    " .".to_string()
-                } else {
-                    format!("{c:2x}")
-                };
+                s += &if *c == 0 { " .".to_string() } else { format!("{c:2x}") };
             }
             s += "\n";
         }
@@ -323,9 +275,7 @@ impl Lab {
     }
 
     pub fn wait_controllable(&mut self, p: usize) -> bool {
-        self.wait_until(2000, |l| {
-            l.controllable(p) || l.game_state() != gstate::PLAY
-        }) && self.controllable(p)
+        self.wait_until(2000, |l| l.controllable(p) || l.game_state() != gstate::PLAY) && self.controllable(p)
     }
 
     /// Steer player p's piece to (x, orient), hard-drop it, and wait until it has locked.
@@ -372,24 +322,10 @@ pub struct Placer {
 
 impl Placer {
     pub fn idle() -> Placer {
-        Placer {
-            x: 0,
-            orient: 0,
-            phase: Phase::Idle,
-            last: 0,
-            tries: 0,
-            reached: false,
-        }
+        Placer { x: 0, orient: 0, phase: Phase::Idle, last: 0, tries: 0, reached: false }
     }
     pub fn new(x: u8, orient: u8) -> Placer {
-        Placer {
-            x,
-            orient,
-            phase: Phase::WaitPiece,
-            last: 0,
-            tries: 0,
-            reached: false,
-        }
+        Placer { x, orient, phase: Phase::WaitPiece, last: 0, tries: 0, reached: false }
     }
     pub fn done(&self) -> bool {
         matches!(self.phase, Phase::Done | Phase::Idle)
@@ -426,11 +362,7 @@ impl Placer {
                     let item = !lab.v.codes.is_colour(pc.pivot);
                     let want = if !item && pc.orient != self.orient && self.tries < 40 {
                         // clockwise is +1 in both numberings
-                        if (self.orient + 4 - pc.orient) % 4 == 3 {
-                            btn::B
-                        } else {
-                            btn::A
-                        }
+                        if (self.orient + 4 - pc.orient) % 4 == 3 { btn::B } else { btn::A }
                     } else if pc.x > self.x && self.tries < 80 {
                         btn::LEFT
                     } else if pc.x < self.x && self.tries < 80 {
