@@ -27,10 +27,7 @@ fn usage() -> String {
 
 fn main() -> anyhow::Result<()> {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-    let mut opts = WindowOptions {
-        title: "puyobot window demo".into(),
-        ..WindowOptions::default()
-    };
+    let mut opts = WindowOptions { title: "puyobot window demo".into(), ..WindowOptions::default() };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
@@ -46,8 +43,8 @@ fn main() -> anyhow::Result<()> {
             }
             "--speed" => {
                 let v = value("--speed")?;
-                opts.emu_speed = EmuSpeed::parse(&v)
-                    .with_context(|| format!("--speed {v:?}: use 0.5, 1, 2, 4 or max"))?;
+                opts.emu_speed =
+                    EmuSpeed::parse(&v).with_context(|| format!("--speed {v:?}: use 0.5, 1, 2, 4 or max"))?;
             }
             "--fullscreen" => opts.fullscreen = true,
             "--paused" => opts.start_paused = true,
@@ -61,10 +58,6 @@ fn main() -> anyhow::Result<()> {
     }
     let mut view = DemoView::new();
     let exit = run_window(&mut view, opts)?;
-    log::info!(
-        "window closed: {:?} after {} frames",
-        exit.reason,
-        exit.frames
-    );
+    log::info!("window closed: {:?} after {} frames", exit.reason, exit.frames);
     Ok(())
 }

@@ -21,10 +21,7 @@ struct Xvfb {
 impl Drop for Xvfb {
     fn drop(&mut self) {
         // SIGTERM lets Xvfb remove its lock file and socket; SIGKILL as a fallback.
-        let _ = Command::new("kill")
-            .arg("-TERM")
-            .arg(self.child.id().to_string())
-            .status();
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
         let deadline = Instant::now() + Duration::from_secs(3);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -39,9 +36,7 @@ impl Drop for Xvfb {
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
 /// Starts Xvfb on the first display in :91..:140 that it can take.
@@ -119,31 +114,19 @@ fn window_runs_and_screenshots_under_xvfb() {
     assert_eq!(exit.frames, 60);
     assert_eq!(view.frame(), 60);
     // 60 frames at 1x pace take about a second of wall-clock time.
-    assert!(
-        took >= Duration::from_millis(800),
-        "1x pacing too fast: {took:?}"
-    );
+    assert!(took >= Duration::from_millis(800), "1x pacing too fast: {took:?}");
 
     let file = std::fs::File::open(&shot).expect("exit screenshot written");
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .expect("valid PNG");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file)).read_info().expect("valid PNG");
     let mut buf = vec![0; reader.output_buffer_size().expect("PNG size")];
     let info = reader.next_frame(&mut buf).expect("PNG data");
     assert_eq!((info.width, info.height), (256, 240));
     assert_eq!(info.color_type, png::ColorType::Rgb);
-    let pixels: Vec<[u8; 3]> = buf[..info.buffer_size()]
-        .chunks_exact(3)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect();
+    let pixels: Vec<[u8; 3]> = buf[..info.buffer_size()].chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
     let mut colours = pixels.clone();
     colours.sort_unstable();
     colours.dedup();
-    assert!(
-        colours.len() >= 8,
-        "screenshot looks blank: {} colours",
-        colours.len()
-    );
+    assert!(colours.len() >= 8, "screenshot looks blank: {} colours", colours.len());
     // HUD text is white; the top-left 'P' of "P1" starts at (2, 1).
     assert_eq!(pixels[256 + 2], [255, 255, 255], "HUD not drawn");
     let _ = std::fs::remove_file(&shot);
