@@ -148,15 +148,12 @@ impl RomImage {
     }
 }
 
-/// Where the open test cartridge is read from when no `--rom` is given.
-///
-/// It is read at run time from the source tree (`tests/labcart/puyolab.nes`); once the cartridge is on
-/// main this can become an `include_bytes!` so installed binaries carry it.
-pub const LABCART_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/labcart/puyolab.nes");
+/// The open test cartridge (`tests/labcart/puyolab.nes`), built into the binary.
+pub const LABCART: &[u8] = include_bytes!("../../tests/labcart/puyolab.nes");
 
 /// The open test cartridge ("labcart"), played when no ROM is given.
 pub fn labcart() -> Result<RomImage, RomError> {
-    RomImage::from_path(Path::new(LABCART_PATH))
+    RomImage::from_bytes("puyolab.nes", LABCART.to_vec())
 }
 
 #[cfg(test)]
