@@ -30,8 +30,8 @@ pub struct PlayArgs {
     /// No window: run as fast as possible and print a summary (needs --frames or --pieces).
     #[arg(long)]
     pub headless: bool,
-    /// Headless: stop after N frames.
-    #[arg(long, requires = "headless")]
+    /// Stop after N frames (headless, or close the window after N emulated frames).
+    #[arg(long)]
     pub frames: Option<u64>,
     /// Headless: stop once a player has locked N pieces.
     #[arg(long, requires = "headless")]
@@ -164,10 +164,10 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    run_window(session, &cfg, &name)
+    run_window(session, &cfg, &name, args.frames)
 }
 
-fn run_window(session: Session<Emu>, cfg: &Config, name: &str) -> anyhow::Result<()> {
+fn run_window(session: Session<Emu>, cfg: &Config, name: &str, max_frames: Option<u64>) -> anyhow::Result<()> {
     use crate::ui::{EmuSpeed, KeyBindings, WindowOptions, run_window};
     let keys: KeyBindings = match &cfg.keys {
         Some(t) => t
@@ -186,6 +186,8 @@ fn run_window(session: Session<Emu>, cfg: &Config, name: &str) -> anyhow::Result
         title: format!("puyobot - {name} - {}", cfg.play.mode),
         emu_speed,
         keys,
+        max_frames,
+        screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
         ..WindowOptions::default()
     };
     let mut view = crate::play::window::WindowSession::new(session);

@@ -4,17 +4,21 @@
 use crate::game::{Field, Orientation, Piece, Placement, Rules};
 use crate::sim::{Decision, Player, View};
 
+use super::thinker::{Planner, PlayerPlanner};
+
 /// The bot names `[bots]` and `--p1-ai`/`--p2-ai` accept.
-pub const KNOWN: [&str; 3] = ["classic", "chain", "greedy"];
+pub const KNOWN: [&str; 4] = ["classic", "chain", "random", "greedy"];
 
 /// Makes the bot `name` with weights from the `[ai]` table and a seed.
-pub fn make(name: &str, _ai: &toml::Table, seed: u64) -> Result<Box<dyn Player>, String> {
+pub fn make(name: &str, _ai: &toml::Table, seed: u64) -> Result<Box<dyn Planner>, String> {
     match name {
-        "greedy" => Ok(Box::new(Greedy::new(seed))),
-        "classic" | "chain" => {
-            // The AI (src/ai) is not on this branch yet: play its evaluations with the built-in bot.
+        "greedy" => Ok(Box::new(PlayerPlanner(Box::new(Greedy::new(seed))))),
+        "classic" | "chain" | "random" => {
+            // INTEGRATION: once src/ai is on main, build `crate::ai::Bot::new(name, &AiConfig, seed)` here
+            // (AiConfig from the `[ai]` table) and wrap it in a Planner whose `decide` returns
+            // `bot.plan(view)`'s placement, chain and input path.
             log::warn!("bot {name:?}: the AI module is not built in; using the built-in greedy bot");
-            Ok(Box::new(Greedy::new(seed)))
+            Ok(Box::new(PlayerPlanner(Box::new(Greedy::new(seed)))))
         }
         other => Err(format!("unknown bot {other:?}; expected one of {KNOWN:?}")),
     }

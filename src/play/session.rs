@@ -425,7 +425,12 @@ fn seat_frame(
             seat.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
             seat.expected_chain = answer.decision.expected_chain;
             let target = answer.decision.placement;
-            let path = pose.map(|p| plan(p, Pose::of(target))).unwrap_or_default();
+            // The planner's path starts at the spawn pose; the driver re-plans if RAM shows otherwise.
+            let path = match (answer.path, pose) {
+                (Some(path), _) => path,
+                (None, Some(p)) => plan(p, Pose::of(target)),
+                (None, None) => Vec::new(),
+            };
             seat.driver.start(target, &path);
         }
     } else if seat.was_controllable {
