@@ -7,6 +7,10 @@ use crate::emu::{EmuError, Machine};
 use super::report::Summary;
 use super::session::Session;
 
+/// Frames without a lock (and without a game over) after which a headless run gives up: 10 minutes of
+/// game time.
+pub const STALL_FRAMES: u64 = 36_000;
+
 /// When a headless run stops.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -27,6 +31,9 @@ pub enum RunError {
     /// The menus never reached the game.
     #[error("{0}")]
     Menu(String),
+    /// No piece locked for a long time (the game is paused, stuck, or not what the address file says).
+    #[error("no piece locked for {0} frames; stopping (is the game paused, or the address file wrong?)")]
+    Stalled(u64),
     /// Neither a frame nor a piece limit was given.
     #[error("a headless run needs --frames N or --pieces N")]
     NoLimit,
@@ -45,9 +52,19 @@ pub fn run<M: Machine>(
     }
     let start = Instant::now();
     let first = session.frames();
+    let (mut last_total, mut last_change) = (0u32, first);
     loop {
         session.step_frame()?;
         let frames = session.frames() - first;
+        let total: u32 = session.seats.iter().map(|s| s.stats.pieces).sum();
+        if total != last_total {
+            (last_total, last_change) = (total, session.frames());
+        } else if session.frames() - last_change > STALL_FRAMES {
+            if session.outcome.is_some() {
+                break; // the game is over and nobody starts another one
+            }
+            return Err(RunError::Stalled(STALL_FRAMES));
+        }
         if session.in_menus()
             && let Some(e) = &session.menu_error
         {

@@ -354,6 +354,9 @@ impl<M: Machine> Session<M> {
 
     fn update_outcome(&mut self) {
         if self.outcome.is_some() {
+            if self.seats.iter().all(|s| !s.stats.topped_out) {
+                self.outcome = None; // a new game started
+            }
             return;
         }
         let out: Vec<usize> = (0..self.seats.len()).filter(|&i| self.seats[i].stats.topped_out).collect();
@@ -379,6 +382,12 @@ fn seat_frame(
     let controllable = st.controllable;
 
     if controllable && !seat.was_controllable {
+        if seat.stats.topped_out {
+            // Pieces again after a top-out: the person started a new game from the menus.
+            log::info!("{}: a new game", seat.label);
+            seat.stats.topped_out = false;
+            seat.verifier.reset();
+        }
         // A new piece: check the last lock now that the game has resolved it.
         if let Some((pred, check)) = seat.verifier.on_spawn(&st.field, &seat.label) {
             seat.stats.checks += 1;
