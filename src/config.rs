@@ -192,7 +192,20 @@ impl Config {
                 });
             }
         }
+        self.key_bindings(file)?;
         Ok(())
+    }
+
+    /// The window's key bindings from `[keys]` (defaults when the table is absent), checked.
+    pub fn key_bindings(&self, file: &str) -> Result<crate::ui::KeyBindings, ConfigError> {
+        let Some(table) = &self.keys else { return Ok(crate::ui::KeyBindings::default()) };
+        let keys: crate::ui::KeyBindings =
+            toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
+                let field = e.message().split('`').nth(1).map_or(String::new(), |k| format!(".{k}"));
+                ConfigError { file: file.into(), key: format!("keys{field}"), message: e.message().trim().to_string() }
+            })?;
+        keys.resolve().map_err(|e| ConfigError { file: file.into(), key: "keys".into(), message: e.to_string() })?;
+        Ok(keys)
     }
 
     /// The merged configuration as TOML (for `--print-config`).
@@ -264,6 +277,14 @@ mod tests {
         let e = Config::parse("c.toml", "[play]\nmode = \"tetris\"\n").unwrap_err();
         assert_eq!(e.key, "play.mode", "{e}");
         assert!(e.message.contains("endless"), "{e}");
+    }
+
+    #[test]
+    fn bad_key_bindings_name_the_key() {
+        let e = Config::parse("c.toml", "[keys]\nquit = \"NoSuchKey\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("c.toml: keys: keys.quit"), "{e}");
+        let e = Config::parse("c.toml", "[keys]\nquitt = \"Q\"\n").unwrap_err();
+        assert_eq!(e.key, "keys.quitt", "{e}");
     }
 
     #[test]

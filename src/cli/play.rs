@@ -168,14 +168,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
 }
 
 fn run_window(session: Session<Emu>, cfg: &Config, name: &str, max_frames: Option<u64>) -> anyhow::Result<()> {
-    use crate::ui::{EmuSpeed, KeyBindings, WindowOptions, run_window};
-    let keys: KeyBindings = match &cfg.keys {
-        Some(t) => t
-            .clone()
-            .try_into()
-            .map_err(|e: toml::de::Error| anyhow::anyhow!("config: keys: {}", e.message().trim()))?,
-        None => KeyBindings::default(),
-    };
+    use crate::ui::{EmuSpeed, WindowOptions, run_window};
+    let keys = cfg.key_bindings("config")?;
     let emu_speed = match cfg.play.emu_speed {
         EmuSpeedSetting::X1 => EmuSpeed::X1,
         EmuSpeedSetting::X2 => EmuSpeed::X2,
