@@ -24,6 +24,10 @@ fn rom(name: &str) -> Option<RomImage> {
 
 /// A session as `puyobot play` builds it: identified by hash, address file for the mode, menus walked.
 fn session(image: &RomImage, mode: Mode, speed: u8) -> Session<Emu> {
+    session_with(image, mode, speed, false)
+}
+
+fn session_with(image: &RomImage, mode: Mode, speed: u8, threaded: bool) -> Session<Emu> {
     let source = AddressSource::Builtin;
     let catalog = source.catalog().expect("roms.toml");
     let known = catalog.identify(image).expect("the labcart is in roms.toml");
@@ -32,7 +36,7 @@ fn session(image: &RomImage, mode: Mode, speed: u8) -> Session<Emu> {
     cfg.play.speed = speed;
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
-    let seats = seats_for(mode, &map, &cfg, false).expect("seats");
+    let seats = seats_for(mode, &map, &cfg, threaded).expect("seats");
     Session::new(Emu::new(image, true).expect("emulator"), map, mode, seats, true)
 }
 
@@ -126,4 +130,20 @@ fn vs_human_keys_move_player_one_while_the_bot_plays_player_two() {
     assert!(s.seats[1].stats.pieces >= 15, "the bot plays P2: {:?}", s.seats[1].stats);
     assert_eq!(s.seats[1].stats.mismatches, 0);
     assert!(s.seats[1].stats.pieces > 2 * s.seats[0].stats.pieces, "P1 only falls by gravity");
+}
+
+#[test]
+fn headless_games_replay_identically_with_bots_on_worker_threads() {
+    let Some(image) = rom("puyolab.nes") else { return };
+    let mut results = Vec::new();
+    for threaded in [false, true] {
+        let mut s = session_with(&image, Mode::AiVsAi, 7, threaded);
+        let limits = Limits { frames: Some(3000), pieces: None, stop_at_game_over: true };
+        let r = headless::run(&mut s, limits, "puyolab", 1, 7).expect("run");
+        let fields: Vec<_> = s.snapshot().unwrap().players.iter().map(|p| p.field).collect();
+        let stats: Vec<_> = r.players.iter().map(|p| (p.pieces, p.score, p.chains, p.mismatches)).collect();
+        results.push((r.frames, stats, fields));
+    }
+    assert!(results[0].1.iter().all(|p| p.0 > 20), "{:?}", results[0].1);
+    assert_eq!(results[0], results[1]);
 }

@@ -151,7 +151,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let mode = cfg.play.mode;
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
     let emu = Emu::new(&image, args.headless)?;
-    let threaded = !args.headless && cfg.play.threaded_bots;
+    let threaded = cfg.play.threaded_bots;
     let seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
     let mut session = Session::new(emu, map, mode, seats, cfg.play.menu);
     if args.headless {

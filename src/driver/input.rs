@@ -65,8 +65,9 @@ pub struct Driver {
     held_for: u32,
     /// Frames since the last press started.
     since_press: u32,
-    /// Frames since the plan arrived (for the reaction delay).
-    since_plan: u32,
+    /// Controllable frames since the piece appeared (for the reaction delay; counting from the piece, not
+    /// from the plan, keeps the timeline the same however late within the delay the plan arrives).
+    since_spawn: u32,
     /// Frames spent in the drop phase.
     dropping: u32,
     replans_this_piece: u32,
@@ -84,7 +85,7 @@ impl Driver {
             held: 0,
             held_for: 0,
             since_press: u32::MAX / 2,
-            since_plan: 0,
+            since_spawn: 0,
             dropping: 0,
             replans_this_piece: 0,
             stats: DriverStats::default(),
@@ -116,7 +117,7 @@ impl Driver {
         self.target = None;
         self.steps.clear();
         self.pending = None;
-        self.since_plan = 0;
+        self.since_spawn = 0;
         self.dropping = 0;
         self.replans_this_piece = 0;
     }
@@ -124,14 +125,25 @@ impl Driver {
     /// Starts driving the current piece to `placement` along `path` (steps from the pose the path was
     /// planned from; the driver re-plans if RAM shows the pair elsewhere).
     pub fn start(&mut self, placement: Placement, path: &[Step]) {
-        self.clear();
         self.target = Some(Pose::of(placement));
         self.steps = path.to_vec();
+        self.pending = None;
+        self.dropping = 0;
+        self.replans_this_piece = 0;
+    }
+
+    /// The frame (counted from the piece's first controllable frame as 1) on which the driver may first
+    /// act: a plan given by then leads to the same presses whenever it arrived.
+    pub fn first_action_frame(&self) -> u32 {
+        self.profile.reaction + 1
     }
 
     /// The buttons to hold during the next frame, given what RAM showed after the last one.
     pub fn tick(&mut self, obs: Observation) -> u8 {
         self.since_press = self.since_press.saturating_add(1);
+        if obs.controllable {
+            self.since_spawn = self.since_spawn.saturating_add(1);
+        }
         let buttons = self.decide(obs);
         if buttons != 0 && buttons == self.held {
             self.held_for += 1;
@@ -149,7 +161,9 @@ impl Driver {
             self.pending = None;
             return 0;
         }
-        self.since_plan += 1;
+        if self.since_spawn <= self.profile.reaction {
+            return 0;
+        }
         let pose = obs.pose;
 
         // A press in flight: wait for RAM to show it.
@@ -191,7 +205,7 @@ impl Driver {
             self.replan(pose, target);
         }
         let Some(&step) = self.steps.first() else { return 0 };
-        if self.since_plan <= self.profile.reaction || self.since_press < self.profile.gap {
+        if self.since_press < self.profile.gap {
             return self.keep_holding();
         }
         let b = button(step);

@@ -50,6 +50,7 @@ pub fn run<M: Machine>(
     if limits.frames.is_none() && limits.pieces.is_none() {
         return Err(RunError::NoLimit);
     }
+    session.set_wait_for_bots(true);
     let start = Instant::now();
     let first = session.frames();
     let (mut last_total, mut last_change) = (0u32, first);

@@ -61,8 +61,12 @@ pub struct Summary {
     pub fps: f64,
     /// `fps` / 60.1.
     pub realtime_factor: f64,
-    /// Share of the wall-clock time spent in the bots' searches (inline bots only are on the frame path).
+    /// Share of the wall-clock time the frame loop spent on the bots: inline searches and waits for a
+    /// worker thread's answer.
     pub bot_time_share: f64,
+    /// Total search time of all bots in seconds, on whichever thread (with worker threads it overlaps the
+    /// emulation).
+    pub bot_think_seconds: f64,
     /// The winner's label (2P, once decided).
     pub winner: Option<String>,
     /// The game ended (a top-out).
@@ -77,6 +81,7 @@ impl Summary {
         let seconds = wall.as_secs_f64().max(1e-9);
         let fps = frames as f64 / seconds;
         let think: f64 = s.seats.iter().map(|p| p.stats.think_time.as_secs_f64()).sum();
+        let on_path: f64 = s.seats.iter().map(|p| p.stats.frame_path_time.as_secs_f64()).sum();
         let players = s
             .seats
             .iter()
@@ -105,7 +110,8 @@ impl Summary {
             seconds,
             fps,
             realtime_factor: fps / NES_FPS,
-            bot_time_share: think / seconds,
+            bot_time_share: on_path / seconds,
+            bot_think_seconds: think,
             winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
             game_over: s.outcome.is_some(),
             players,
@@ -120,7 +126,7 @@ impl Summary {
     /// The report as text.
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{} / {} / seed {} / speed {}\n{} frames in {:.2} s: {:.0} fps ({:.1}x real time), bots {:.1}% of the time\n",
+            "{} / {} / seed {} / speed {}\n{} frames in {:.2} s: {:.0} fps ({:.1}x real time), bots {:.1}% of the frame loop ({:.2} s of search)\n",
             self.rom,
             self.mode,
             self.seed,
@@ -129,7 +135,8 @@ impl Summary {
             self.seconds,
             self.fps,
             self.realtime_factor,
-            self.bot_time_share * 100.0
+            self.bot_time_share * 100.0,
+            self.bot_think_seconds
         );
         for p in &self.players {
             out += &format!(

@@ -36,8 +36,10 @@ pub struct SeatStats {
     pub mismatches: u64,
     /// The player topped out.
     pub topped_out: bool,
-    /// Time spent in the bot's search.
+    /// Time spent in the bot's search (on whichever thread ran it).
     pub think_time: Duration,
+    /// Bot time on the frame loop's path: inline searches, and waits for a worker's answer.
+    pub frame_path_time: Duration,
     /// Decisions made.
     pub decisions: u32,
 }
@@ -60,6 +62,8 @@ pub struct Seat {
     pub stats: SeatStats,
     was_controllable: bool,
     waiting: bool,
+    /// Controllable frames of the current piece (its first is 1).
+    piece_frames: u32,
     idle_frames: u32,
     seen_piece: bool,
     /// Chain length the bot expects from its current decision.
@@ -98,6 +102,7 @@ impl Seat {
             stats: SeatStats::default(),
             was_controllable: false,
             waiting: false,
+            piece_frames: 0,
             idle_frames: 0,
             seen_piece: false,
             expected_chain: 0,
@@ -167,6 +172,7 @@ pub struct Session<M: Machine> {
     /// Set when the menu script failed to reach the game (the session keeps running).
     pub menu_error: Option<String>,
     last: Option<Snapshot>,
+    wait_for_bots: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -200,6 +206,7 @@ impl<M: Machine> Session<M> {
             outcome: None,
             menu_error: None,
             last: None,
+            wait_for_bots: false,
         }
     }
 
@@ -236,6 +243,13 @@ impl<M: Machine> Session<M> {
     /// True while the menu script or the wait for the first piece runs.
     pub fn in_menus(&self) -> bool {
         !matches!(self.phase, Phase::Play)
+    }
+
+    /// Makes the frame loop wait for a bot's answer when the driver would act on it (headless runs):
+    /// games then replay identically however long the bots think. Off (the window's default), a late
+    /// answer just lets the pair fall further.
+    pub fn set_wait_for_bots(&mut self, wait: bool) {
+        self.wait_for_bots = wait;
     }
 
     /// Holds `buttons` (raw NES bits) on 0-based `pad` for a person; they mix with a bot's by OR.
@@ -342,7 +356,7 @@ impl<M: Machine> Session<M> {
         for (i, seat) in self.seats.iter_mut().enumerate() {
             let Some(st) = snap.players.get(i) else { continue };
             let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
-            let buttons = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id);
+            let buttons = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots);
             if let Some(p) = pads.get_mut(seat.pad) {
                 *p |= buttons;
             }
@@ -376,6 +390,7 @@ fn seat_frame(
     opponent: Option<crate::game::Field>,
     rules: &Rules,
     next_id: &mut u64,
+    wait_for_bot: bool,
 ) -> u8 {
     seat.ram_score = st.score;
     let pose = st.orientation.map(|o| Pose { x: st.x, orientation: o });
@@ -402,12 +417,15 @@ fn seat_frame(
         }
         seat.seen_piece = true;
         seat.idle_frames = 0;
+        seat.piece_frames = 0;
         seat.driver.clear();
         seat.waiting = false;
         if seat.bot_on
             && let (Some(t), Some(current), Some(next)) = (seat.thinker.as_mut(), st.current, st.next)
         {
             *next_id += 1;
+            let asked = Instant::now();
+            let inline = t.is_inline();
             t.ask(Request {
                 id: *next_id,
                 field: st.field,
@@ -418,16 +436,31 @@ fn seat_frame(
                 pieces_played: seat.stats.pieces,
             });
             seat.waiting = true;
+            if inline {
+                seat.stats.frame_path_time += asked.elapsed();
+            }
         }
     }
 
     if controllable {
+        seat.piece_frames += 1;
         if let (Some(piece), Some(p)) = (st.current, pose) {
             seat.verifier.track(&st.field, piece, Placement::new(p.x, p.orientation));
         }
-        if seat.waiting
-            && let Some(answer) = seat.thinker.as_mut().and_then(|t| t.poll())
-        {
+        let must_have = wait_for_bot && seat.piece_frames >= seat.driver.first_action_frame();
+        let answer = match seat.thinker.as_mut() {
+            Some(t) if seat.waiting && must_have => {
+                let start = Instant::now();
+                let a = t.wait();
+                if !t.is_inline() {
+                    seat.stats.frame_path_time += start.elapsed();
+                }
+                a
+            }
+            Some(t) if seat.waiting => t.poll(),
+            _ => None,
+        };
+        if let Some(answer) = answer {
             seat.waiting = false;
             seat.stats.think_time += answer.elapsed;
             seat.stats.decisions += 1;

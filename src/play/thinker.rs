@@ -176,6 +176,29 @@ impl Thinker {
         }
     }
 
+    /// Waits for the answer to the latest question (at once for an inline bot). `None` when there is no
+    /// question in flight or the worker has stopped.
+    pub fn wait(&mut self) -> Option<Answer> {
+        match self {
+            Thinker::Inline { ready, .. } => ready.take(),
+            Thinker::Threaded { rx, want, .. } => {
+                let id = (*want)?;
+                while let Ok(a) = rx.recv() {
+                    if a.id == id {
+                        *want = None;
+                        return Some(a);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// True when the search runs on the caller's thread.
+    pub fn is_inline(&self) -> bool {
+        matches!(self, Thinker::Inline { .. })
+    }
+
     /// Forgets the question in flight.
     pub fn cancel(&mut self) {
         match self {
