@@ -64,6 +64,8 @@ pub struct Seat {
     waiting: bool,
     /// Controllable frames of the current piece (its first is 1).
     piece_frames: u32,
+    /// When the question in flight was asked.
+    asked_at: Option<Instant>,
     idle_frames: u32,
     seen_piece: bool,
     /// Chain length the bot expects from its current decision.
@@ -103,6 +105,7 @@ impl Seat {
             was_controllable: false,
             waiting: false,
             piece_frames: 0,
+            asked_at: None,
             idle_frames: 0,
             seen_piece: false,
             expected_chain: 0,
@@ -351,12 +354,14 @@ impl<M: Machine> Session<M> {
     }
 
     fn play_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+        let frame_start = Instant::now();
         let mut pads = [0u8; 2];
         let opponents: Vec<_> = snap.players.iter().map(|p| p.field).collect();
         for (i, seat) in self.seats.iter_mut().enumerate() {
             let Some(st) = snap.players.get(i) else { continue };
             let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
-            let buttons = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots);
+            let buttons =
+                seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
             if let Some(p) = pads.get_mut(seat.pad) {
                 *p |= buttons;
             }
@@ -391,6 +396,7 @@ fn seat_frame(
     rules: &Rules,
     next_id: &mut u64,
     wait_for_bot: bool,
+    frame_start: Instant,
 ) -> u8 {
     seat.ram_score = st.score;
     let pose = st.orientation.map(|o| Pose { x: st.x, orientation: o });
@@ -436,6 +442,7 @@ fn seat_frame(
                 pieces_played: seat.stats.pieces,
             });
             seat.waiting = true;
+            seat.asked_at = Some(asked);
             if inline {
                 seat.stats.frame_path_time += asked.elapsed();
             }
@@ -450,10 +457,12 @@ fn seat_frame(
         let must_have = wait_for_bot && seat.piece_frames >= seat.driver.first_action_frame();
         let answer = match seat.thinker.as_mut() {
             Some(t) if seat.waiting && must_have => {
-                let start = Instant::now();
                 let a = t.wait();
                 if !t.is_inline() {
-                    seat.stats.frame_path_time += start.elapsed();
+                    // The frame loop waited from the start of this frame, or from the question if it was
+                    // asked in this frame (on one core the worker may run before the loop reaches the wait).
+                    let since = seat.asked_at.map_or(frame_start, |q| q.max(frame_start));
+                    seat.stats.frame_path_time += since.elapsed();
                 }
                 a
             }
