@@ -3,6 +3,7 @@
 //! Data flow: RAM → decode → game model → search → plan → driver → buttons. The pure parts
 //! ([`game`], [`sim`]) know nothing of the emulator or the window.
 
+pub mod ai;
 pub mod cli;
 pub mod config;
 pub mod driver;

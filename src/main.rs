@@ -17,6 +17,8 @@ enum Command {
     Chain(cli::chain::ChainArgs),
     /// Play the game in the emulator: a bot on one or both pads, in a window or headless.
     Play(cli::play::PlayArgs),
+    /// Self-play statistics: 1P endless or 2P battle between bots.
+    Sim(cli::sim::SimArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -25,6 +27,7 @@ fn main() -> std::process::ExitCode {
     let result = match &cli.command {
         Command::Chain(args) => cli::chain::run(args),
         Command::Play(args) => cli::play::run(args),
+        Command::Sim(args) => cli::sim::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -2,3 +2,4 @@
 
 pub mod chain;
 pub mod play;
+pub mod sim;

@@ -1,7 +1,9 @@
-//! Which bot plays a side: the AI's evaluations by name, and a small built-in one-ply bot (`greedy`) that
-//! the player uses for its own tests and as the stand-in while the AI is not built in.
+//! Which bot plays a side: the AI's evaluations by name, and a small built-in two-ply bot (`greedy`) that
+//! the player's tests use because it is cheap.
 
-use crate::game::{Field, Orientation, Piece, Placement, Rules};
+use crate::ai::movegen::{MoveRules, PiecePosition, placements};
+use crate::ai::{AiConfig, Bot};
+use crate::game::{Field, Orientation, Piece, Placement, Rules, Step};
 use crate::sim::{Decision, Player, View};
 
 use super::thinker::{Planner, PlayerPlanner};
@@ -10,43 +12,34 @@ use super::thinker::{Planner, PlayerPlanner};
 pub const KNOWN: [&str; 4] = ["classic", "chain", "random", "greedy"];
 
 /// Makes the bot `name` with weights from the `[ai]` table and a seed.
-pub fn make(name: &str, _ai: &toml::Table, seed: u64) -> Result<Box<dyn Planner>, String> {
+pub fn make(name: &str, ai: &toml::Table, seed: u64) -> Result<Box<dyn Planner>, String> {
     match name {
         "greedy" => Ok(Box::new(PlayerPlanner(Box::new(Greedy::new(seed))))),
         "classic" | "chain" | "random" => {
-            // INTEGRATION: once src/ai is on main, build `crate::ai::Bot::new(name, &AiConfig, seed)` here
-            // (AiConfig from the `[ai]` table) and wrap it in a Planner whose `decide` returns
-            // `bot.plan(view)`'s placement, chain and input path.
-            log::warn!("bot {name:?}: the AI module is not built in; using the built-in greedy bot");
-            Ok(Box::new(PlayerPlanner(Box::new(Greedy::new(seed)))))
+            let cfg: AiConfig = toml::Value::Table(ai.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| format!("[ai]: {}", e.message()))?;
+            let bot = Bot::new(name, &cfg, seed).map_err(|e| e.to_string())?;
+            Ok(Box::new(AiPlanner(bot)))
         }
         other => Err(format!("unknown bot {other:?}; expected one of {KNOWN:?}")),
     }
 }
 
-/// Placements a pair can reach from the spawn column without passing a column stacked into the top rows.
-pub fn reachable(field: &Field, piece: Piece, rules: &Rules) -> Vec<Placement> {
-    let spawn = rules.spawn_x as i16;
-    let open = |x: i16| (1..=6).contains(&x) && field.height(x as usize) <= 11;
-    let mut out = Vec::new();
-    let orientations: &[Orientation] = match piece {
-        Piece::Pair(p) if p.is_monochrome() => &[Orientation::Up, Orientation::Right],
-        Piece::Pair(_) => &Orientation::ALL,
-        Piece::Item(_) => &[Orientation::Up],
-    };
-    for x in 1..=6u8 {
-        for &o in orientations {
-            let pl = Placement::new(x, o);
-            if pl.check(piece).is_err() {
-                continue;
-            }
-            let (lo, hi) = (spawn.min(x as i16).min(pl.child_x() as i16), spawn.max(x as i16).max(pl.child_x() as i16));
-            if (lo..=hi).all(open) {
-                out.push(pl);
-            }
+/// One of the AI's bots as a [`Planner`]: its plan carries the input path for the driver.
+struct AiPlanner(Bot);
+
+impl Planner for AiPlanner {
+    fn name(&self) -> &str {
+        Player::name(&self.0)
+    }
+
+    fn decide(&mut self, view: &View<'_>) -> (Decision, Option<Vec<Step>>) {
+        match self.0.plan(view) {
+            Some(p) => (Decision { placement: p.placement, expected_chain: p.chain.chains }, Some(p.path)),
+            None => (self.0.choose(view), None),
         }
     }
-    out
 }
 
 /// A two-ply greedy bot: the current and the next piece, scored by chains, connections and height.
@@ -82,7 +75,7 @@ impl Greedy {
 
     fn best(field: &Field, piece: Piece, rules: &Rules, next: Option<Piece>) -> Option<(Placement, i64, u32)> {
         let mut best: Option<(Placement, i64, u32)> = None;
-        for pl in reachable(field, piece, rules) {
+        for &pl in placements(field, piece, PiecePosition::spawn(rules), &MoveRules::default()).as_slice() {
             let mut f = *field;
             let Ok(s) = f.play(piece, pl, rules) else { continue };
             let mut value = s.score as i64 / 2 + Self::evaluate(&f, rules);

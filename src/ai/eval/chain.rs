@@ -1,0 +1,265 @@
+//! The "chain" evaluation: a chain builder. Its main term is the best potential chain the field holds
+//! (see [`super::potential`]), valued by length, trigger height, keys needed and room to extend; around
+//! it sit field-shape terms (U shape, wells, bumps), 2- and 3-links, nuisance, puyos wasted by pops
+//! while building, danger near the top, and a chain-form template term (GTR) whose constraints keep the
+//! template from popping early.
+
+use serde::{Deserialize, Serialize};
+
+use super::potential::{self, DetectOptions};
+use super::template::Template;
+use crate::game::field::{FIELD_MASK, VISIBLE_MASK, WIDTH};
+use crate::game::{Color, Field, Rules};
+
+/// Weights of the chain evaluation (values are in arbitrary points; higher totals are better).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChainWeights {
+    /// Per link of the best potential chain.
+    pub chain: f64,
+    /// Per 1000 points of the best potential chain's score.
+    pub score: f64,
+    /// Per row of the trigger column's height (a high trigger leaves the lower field to the chain).
+    pub trigger_height: f64,
+    /// Per key puyo the potential chain needs (negative).
+    pub keys: f64,
+    /// Per unit of room beside the trigger column.
+    pub room: f64,
+    /// Per 2-link (a pair of same-colour puyos not part of a larger group).
+    pub link2: f64,
+    /// Per 3-link (a puyo with two same-colour neighbours).
+    pub link3: f64,
+    /// Per unit of distance from the ideal shape (negative).
+    pub shape: f64,
+    /// Per unit of "U" violation: middle columns above the outer ones (negative).
+    pub u_shape: f64,
+    /// Per row of well depth (negative).
+    pub well: f64,
+    /// Per row of bump height (negative).
+    pub bump: f64,
+    /// Per nuisance puyo on the field (negative).
+    pub nuisance: f64,
+    /// Per puyo popped along the searched path while building (negative).
+    pub waste: f64,
+    /// Per row a column stands in the danger zone near the top (negative).
+    pub danger: f64,
+    /// Per template cell filled consistently.
+    pub template: f64,
+    /// Per template constraint broken (negative).
+    pub template_violation: f64,
+    /// Template name (`gtr`) or empty for none.
+    pub template_name: String,
+    /// Most keys stacked on a trigger column by the detector.
+    pub detect_keys: u32,
+    /// Extension rounds of the detector.
+    pub detect_extend: u32,
+    /// Ideal height offsets from the mean, column 1 first.
+    pub shape_offsets: [f64; WIDTH],
+    /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
+    /// per-chain nuisance cap makes long chains no stronger than short ones).
+    pub battle_chain_cap: u32,
+    /// Battle: value of each potential link beyond `battle_chain_cap`.
+    pub battle_extra_chain: f64,
+}
+
+impl Default for ChainWeights {
+    fn default() -> Self {
+        ChainWeights {
+            chain: 1000.0,
+            score: 0.0,
+            trigger_height: 0.0,
+            keys: -300.0,
+            room: 100.0,
+            link2: 100.0,
+            link3: 150.0,
+            shape: -40.0,
+            u_shape: -100.0,
+            well: -60.0,
+            bump: -60.0,
+            nuisance: -200.0,
+            waste: -200.0,
+            danger: -800.0,
+            template: 60.0,
+            template_violation: -150.0,
+            template_name: "gtr".into(),
+            detect_keys: 3,
+            detect_extend: 1,
+            shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
+            battle_chain_cap: 5,
+            battle_extra_chain: 100.0,
+        }
+    }
+}
+
+/// A ready-to-use chain evaluation: weights plus compiled templates.
+#[derive(Clone, Debug)]
+pub struct ChainEval {
+    /// The weights.
+    pub weights: ChainWeights,
+    /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
+    pub battle: bool,
+    templates: Vec<Template>,
+}
+
+/// The parts of a chain evaluation, for logs and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ChainBreakdown {
+    /// Value of the best potential chain (with its trigger terms), 0 when none.
+    pub potential: f64,
+    /// Length of the best potential chain.
+    pub potential_chains: u32,
+    /// Score of the best potential chain.
+    pub potential_score: u32,
+    /// Shape, links, nuisance and danger terms.
+    pub static_terms: f64,
+    /// Template term.
+    pub template: f64,
+    /// Total.
+    pub total: f64,
+}
+
+/// Counts 2-links and 3-links of a field's colours, within the visible rows.
+pub fn links_23(field: &Field) -> (u32, u32) {
+    let (mut l2, mut l3) = (0, 0);
+    for c in Color::ALL {
+        let m = field.color_bits(c) & VISIBLE_MASK;
+        if m == 0 {
+            continue;
+        }
+        let up = m & (m >> 1);
+        let down = m & (m << 1) & FIELD_MASK;
+        let right = m & (m >> 16);
+        let left = m & (m << 16) & FIELD_MASK;
+        // A cell with at least two same-colour neighbours is the middle of a 3-link.
+        let ud_and = (m & (m >> 1)) & (m & (m << 1));
+        let lr_and = (m & (m >> 16)) & (m & (m << 16));
+        let three = ((up | down) & (left | right)) | ud_and | lr_and;
+        let expanded = three | (crate::game::field::neighbours(three) & m);
+        // A 2-link: a same-colour neighbour pair (counted once, from its lower/left cell) outside any 3-link.
+        let pairs_v = m & (m >> 1) & !expanded & !(expanded >> 1);
+        let pairs_h = m & (m >> 16) & !expanded & !(expanded >> 16);
+        l2 += pairs_v.count_ones() + pairs_h.count_ones();
+        l3 += three.count_ones();
+    }
+    (l2, l3)
+}
+
+impl ChainEval {
+    /// Builds the evaluation; an unknown template name is an error.
+    pub fn new(weights: ChainWeights) -> Result<ChainEval, String> {
+        let templates = if weights.template_name.is_empty() {
+            Vec::new()
+        } else {
+            match super::template::builtin(&weights.template_name) {
+                Some(t) => t.to_vec(),
+                None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
+            }
+        };
+        Ok(ChainEval { weights, battle: false, templates })
+    }
+
+    /// The value of a field reached after popping `waste` puyos along the way.
+    pub fn evaluate(&self, field: &Field, waste: u32, rules: &Rules) -> f64 {
+        self.breakdown(field, waste, rules).total
+    }
+
+    /// The value of a field with its parts.
+    pub fn breakdown(&self, field: &Field, waste: u32, rules: &Rules) -> ChainBreakdown {
+        let w = &self.weights;
+        let heights = field.heights();
+        let opts = DetectOptions { max_keys: w.detect_keys, extend_depth: w.detect_extend };
+        let mut best = f64::NEG_INFINITY;
+        let (mut best_chains, mut best_score) = (0, 0);
+        potential::detect(field, rules, opts, |p| {
+            let links = if self.battle && p.chains > w.battle_chain_cap {
+                w.chain * w.battle_chain_cap as f64 + w.battle_extra_chain * (p.chains - w.battle_chain_cap) as f64
+            } else {
+                w.chain * p.chains as f64
+            };
+            let v = links
+                + w.score * p.score as f64 / 1000.0
+                + w.trigger_height * p.trigger_height as f64
+                + w.keys * p.keys as f64
+                + w.room * p.room as f64;
+            if v > best {
+                best = v;
+                best_chains = p.chains;
+                best_score = p.score;
+            }
+        });
+        let potential = if best.is_finite() { best } else { 0.0 };
+
+        let mean = heights.iter().sum::<usize>() as f64 / WIDTH as f64;
+        let shape: f64 = (0..WIDTH).map(|i| (heights[i] as f64 - mean - w.shape_offsets[i]).abs()).sum();
+        let h = |x: usize| heights[x - 1] as i64;
+        let u = (h(3) - h(2)).max(0)
+            + (h(3) - h(1)).max(0)
+            + (h(2) - h(1)).max(0)
+            + (h(4) - h(5)).max(0)
+            + (h(4) - h(6)).max(0)
+            + (h(5) - h(6)).max(0);
+        let mut well = (h(2) - h(1)).max(0) + (h(5) - h(6)).max(0);
+        let mut bump = 0;
+        for x in 2..=5 {
+            if h(x) < h(x - 1) && h(x) < h(x + 1) {
+                well += h(x - 1).min(h(x + 1)) - h(x);
+            }
+            if h(x) > h(x - 1) && h(x) > h(x + 1) {
+                bump += h(x) - h(x - 1).max(h(x + 1));
+            }
+        }
+        let (l2, l3) = links_23(field);
+        // Danger: the spawn column above 10, the columns next to it above 11 (they wall the piece in).
+        let danger = (h(3) - 10).max(0) + (h(2) - 11).max(0) + (h(4) - 11).max(0);
+        let static_terms = w.shape * shape
+            + w.u_shape * u as f64
+            + w.well * well as f64
+            + w.bump * bump as f64
+            + w.link2 * l2 as f64
+            + w.link3 * l3 as f64
+            + w.nuisance * field.nuisance_count() as f64
+            + w.waste * waste as f64
+            + w.danger * (danger * danger) as f64;
+        let template = self
+            .templates
+            .iter()
+            .map(|t| {
+                let (filled, violations) = t.fit(field);
+                w.template * filled as f64 + w.template_violation * violations as f64
+            })
+            .fold(0.0, f64::max);
+        ChainBreakdown {
+            potential,
+            potential_chains: best_chains,
+            potential_score: best_score,
+            static_terms,
+            template,
+            total: potential + static_terms + template,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_count_pairs_and_triples() {
+        // RR pair, GGG line (its middle is a 3-link), B alone.
+        let f = Field::from_rows(&["RR.GGG", "B....."]);
+        assert_eq!(links_23(&f), (1, 1));
+    }
+
+    #[test]
+    fn a_field_with_a_longer_potential_chain_scores_higher() {
+        let eval = ChainEval::new(ChainWeights::default()).expect("gtr exists");
+        let rules = Rules::puyo1();
+        // Two-chain potential vs a field of the same puyos with no chain behind its trigger.
+        let two = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
+        let flat = Field::from_rows(&["B.....", "G.....", "G.....", "GRRY.."]);
+        let b2 = eval.breakdown(&two, 0, &rules);
+        let b1 = eval.breakdown(&flat, 0, &rules);
+        assert_eq!(b2.potential_chains, 2);
+        assert!(b2.potential > b1.potential);
+    }
+}

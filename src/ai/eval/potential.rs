@@ -1,0 +1,256 @@
+//! The potential-chain detector: "what chain can I trigger by adding k puyos of one colour to one
+//! column?" For every column the piece can reach and every colour touching that column's top, puyos of
+//! that colour are stacked one at a time (up to `max_keys`) until they pop; the field is then resolved and
+//! the chain recorded. Optionally each found chain is extended: keys of other colours are added to other
+//! columns of the original field, and a trial counts when it makes the same trigger fire a longer chain.
+
+use crate::game::field::{HEIGHT, VISIBLE_MASK, WIDTH, bit, neighbours};
+use crate::game::{Cell, Color, Field, Rules};
+
+/// A chain the field could fire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Potential {
+    /// Chain length.
+    pub chains: u32,
+    /// Score of the chain.
+    pub score: u32,
+    /// Trigger column, 1-based.
+    pub x: u8,
+    /// Trigger colour.
+    pub color: Color,
+    /// Puyos added in all (trigger keys plus extension keys).
+    pub keys: u32,
+    /// Height of the trigger column before the keys (0 = floor).
+    pub trigger_height: u32,
+    /// Room beside the trigger: columns on each side no higher than it (lower ones count twice).
+    pub room: u32,
+}
+
+/// How hard the detector looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DetectOptions {
+    /// Most puyos stacked on the trigger column (1..=3).
+    pub max_keys: u32,
+    /// Extension rounds after a trigger is found (0 = none).
+    pub extend_depth: u32,
+}
+
+impl Default for DetectOptions {
+    fn default() -> Self {
+        DetectOptions { max_keys: 3, extend_depth: 1 }
+    }
+}
+
+/// The columns a piece can reach from the spawn column: walking out from `spawn_x`, a column of height
+/// 13 or more (its top in row 1 or above) blocks everything beyond it.
+pub fn reachable_columns(heights: &[usize; WIDTH], spawn_x: usize) -> (usize, usize) {
+    let mut lo = spawn_x;
+    while lo > 1 && heights[lo - 2] < 13 {
+        lo -= 1;
+    }
+    let mut hi = spawn_x;
+    while hi < WIDTH && heights[hi] < 13 {
+        hi += 1;
+    }
+    (lo, hi)
+}
+
+/// Highest height (0-based, exclusive) a key may occupy in column `x`: the spawn column keeps its spawn
+/// cell free; other columns may use the top visible row.
+#[inline]
+fn key_limit(x: usize, rules: &Rules) -> usize {
+    let top = HEIGHT - 1; // height 13 is the hidden row, which never pops
+    if x == rules.spawn_x as usize { top - (rules.spawn_y as usize) } else { top }
+}
+
+/// The group of `color` containing `seed`, within the visible rows.
+#[inline]
+fn group_of(layer: u128, seed: u128) -> u128 {
+    let layer = layer & VISIBLE_MASK;
+    let mut g = seed & layer;
+    loop {
+        let n = (g | neighbours(g)) & layer;
+        if n == g {
+            return g;
+        }
+        g = n;
+    }
+}
+
+/// Room beside column `x` (1-based): columns on each side up to the first higher one, lower ones twice.
+fn room(heights: &[usize; WIDTH], x: usize) -> u32 {
+    let hx = heights[x - 1];
+    let mut r = 0;
+    for side in [-1i32, 1] {
+        let mut i = x as i32 - 1 + side;
+        while (0..WIDTH as i32).contains(&i) && heights[i as usize] <= hx {
+            r += 1 + (heights[i as usize] < hx) as u32;
+            i += side;
+        }
+    }
+    r
+}
+
+/// Calls `visit` with every chain found by stacking keys on a reachable column (and, with
+/// `extend_depth`, their extensions). Returns the number of trials simulated.
+pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl FnMut(&Potential)) -> u32 {
+    let heights = field.heights();
+    let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize);
+    let mut trials = 0;
+    for x in lo..=hi {
+        let h0 = heights[x - 1];
+        let limit = key_limit(x, rules);
+        if h0 >= limit {
+            continue;
+        }
+        let max_keys = (opts.max_keys as usize).min(limit - h0);
+        let stack_cells = (((1u128 << max_keys) - 1) << h0) << (16 * (x - 1));
+        let touching = neighbours(stack_cells) & !stack_cells;
+        for color in Color::ALL {
+            let layer = field.color_bits(color);
+            if layer & touching == 0 {
+                continue;
+            }
+            let mut trial = *field;
+            let mut keys = 0u128;
+            for k in 0..max_keys {
+                let y = HEIGHT - 1 - (h0 + k);
+                trial.set(x, y, Cell::Color(color));
+                keys |= 1u128 << bit(x, y);
+                if group_of(trial.color_bits(color), keys).count_ones() < rules.pop_size {
+                    continue;
+                }
+                trials += 1;
+                let plan = trial;
+                let summary = trial.resolve_from(rules, keys, |_| {});
+                let found = Potential {
+                    chains: summary.chains,
+                    score: summary.score,
+                    x: x as u8,
+                    color,
+                    keys: k as u32 + 1,
+                    trigger_height: h0 as u32,
+                    room: room(&heights, x),
+                };
+                visit(&found);
+                if opts.extend_depth > 0 {
+                    trials += extend(&plan, &trial, &heights, found, rules, opts.extend_depth, (lo, hi), &mut visit);
+                }
+                break;
+            }
+        }
+    }
+    trials
+}
+
+/// Tries to lengthen a found chain: one or two keys of one colour on another reachable column of the
+/// plan (the field with the trigger keys), accepted when the same trigger then fires a longer chain.
+#[allow(clippy::too_many_arguments)]
+fn extend(
+    plan: &Field,
+    after: &Field,
+    heights: &[usize; WIDTH],
+    base: Potential,
+    rules: &Rules,
+    depth: u32,
+    (lo, hi): (usize, usize),
+    visit: &mut impl FnMut(&Potential),
+) -> u32 {
+    // Only worth it when the chain moved puyos in some other column: new contacts can then appear there.
+    let after_heights = after.heights();
+    let moved = (lo..=hi).any(|x| x != base.x as usize && after_heights[x - 1] != heights[x - 1]);
+    if !moved {
+        return 0;
+    }
+    let plan_heights = plan.heights();
+    let trigger = 1u128 << bit(base.x as usize, HEIGHT - 1 - (base.trigger_height as usize));
+    let mut trials = 0;
+    for x in lo..=hi {
+        if x == base.x as usize {
+            continue;
+        }
+        let h0 = plan_heights[x - 1];
+        let limit = key_limit(x, rules);
+        if h0 >= limit {
+            continue;
+        }
+        let max_keys = 2.min(limit - h0);
+        // Colours worth trying: those the chain brings next to this column's top.
+        let near = neighbours((((1u128 << max_keys) - 1) << h0) << (16 * (x - 1)));
+        for color in Color::ALL {
+            if (after.color_bits(color) | plan.color_bits(color)) & near == 0 {
+                continue;
+            }
+            let mut trial = *plan;
+            let mut keys = 0u128;
+            for k in 0..max_keys {
+                let y = HEIGHT - 1 - (h0 + k);
+                trial.set(x, y, Cell::Color(color));
+                keys |= 1u128 << bit(x, y);
+                // Keys that pop by themselves would fire early: not an extension.
+                if group_of(trial.color_bits(color), keys).count_ones() >= rules.pop_size {
+                    break;
+                }
+                trials += 1;
+                let mut sim = trial;
+                let summary = sim.resolve_from(rules, trigger, |_| {});
+                if summary.chains > base.chains {
+                    let found = Potential {
+                        chains: summary.chains,
+                        score: summary.score,
+                        keys: base.keys + k as u32 + 1,
+                        ..base
+                    };
+                    visit(&found);
+                    if depth > 1 {
+                        trials += extend(&trial, &sim, heights, found, rules, depth - 1, (lo, hi), visit);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    trials
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn best(field: &Field, opts: DetectOptions) -> Option<Potential> {
+        let mut best: Option<Potential> = None;
+        detect(field, &Rules::puyo1(), opts, |p| {
+            if best.is_none_or(|b| (p.chains, p.score) > (b.chains, b.score)) {
+                best = Some(*p);
+            }
+        });
+        best
+    }
+
+    #[test]
+    fn finds_a_two_chain_behind_one_key() {
+        // Column 1: R on top of GGG; adding one G to column 2 pops the Gs, R falls onto RRR.
+        let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
+        let p = best(&f, DetectOptions { max_keys: 3, extend_depth: 0 }).expect("a chain");
+        assert_eq!(p.chains, 2);
+        assert_eq!(p.color, Color::ALL[1]);
+        assert_eq!(p.keys, 1);
+    }
+
+    #[test]
+    fn an_empty_field_has_no_potential() {
+        assert!(best(&Field::new(), DetectOptions::default()).is_none());
+    }
+
+    #[test]
+    fn extension_finds_a_longer_chain_through_another_column() {
+        // R key in column 2 pops the Rs; the G on top of column 1 falls next to GG in column 2. A G added
+        // to column 3 (three Gs, no pop) makes that a second link.
+        let f = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
+        let plain = best(&f, DetectOptions { max_keys: 3, extend_depth: 0 }).expect("a chain");
+        assert_eq!(plain.chains, 1);
+        let ext = best(&f, DetectOptions { max_keys: 3, extend_depth: 1 }).expect("a chain");
+        assert_eq!(ext.chains, 2);
+        assert_eq!(ext.keys, 2);
+    }
+}

@@ -1,0 +1,116 @@
+//! The ignition policy: when to fire the best chain available now instead of building on.
+//!
+//! Endless: fire a chain of at least `min_chain` links (or `min_score` points) — a requirement that
+//! drops as the field fills up — or anything when the field is about to top out. Battle: fire when the chain sends a full load of nuisance (the per-chain cap
+//! makes longer chains pointless), when nuisance is coming, or when the opponent is nearly full.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{ChainSummary, Field, Rules};
+use crate::sim::View;
+
+/// Thresholds of the ignition policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IgnitionPolicy {
+    /// Fire a chain of at least this many links.
+    pub min_chain: u32,
+    /// Or one worth at least this many points (0 = off).
+    pub min_score: u32,
+    /// Above this many puyos on the field the required length drops (0 = never)...
+    pub patience_puyos: u32,
+    /// ...by one link per this many further puyos.
+    pub patience_step: u32,
+    /// The field is in danger with this many puyos on it: fire the best chain there is.
+    pub danger_puyos: u32,
+    /// Or when the spawn column is this high.
+    pub danger_height: usize,
+    /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
+    pub battle_nuisance: u32,
+    /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
+    pub answer_incoming: u32,
+    /// Battle: fire anything sending a row or more when the opponent holds at least this many puyos (0 = off).
+    pub finish_opponent_puyos: u32,
+}
+
+impl Default for IgnitionPolicy {
+    fn default() -> Self {
+        IgnitionPolicy {
+            min_chain: 12,
+            min_score: 0,
+            patience_puyos: 60,
+            patience_step: 4,
+            danger_puyos: 72,
+            danger_height: 11,
+            battle_nuisance: 24,
+            answer_incoming: 6,
+            finish_opponent_puyos: 36,
+        }
+    }
+}
+
+/// Why the policy fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The chain reaches the length or score threshold.
+    Threshold,
+    /// Our field is about to top out.
+    Danger,
+    /// Battle: the chain sends a full load of nuisance.
+    FullLoad,
+    /// Battle: nuisance is on its way.
+    Answer,
+    /// Battle: the opponent is nearly full.
+    Finish,
+}
+
+impl IgnitionPolicy {
+    /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.
+    pub fn required_chain(&self, field: &Field) -> u32 {
+        let n = field.count();
+        if self.patience_puyos == 0 || n <= self.patience_puyos {
+            return self.min_chain;
+        }
+        let drop = (n - self.patience_puyos) / self.patience_step.max(1);
+        self.min_chain.saturating_sub(drop).max(1)
+    }
+
+    /// Whether to fire `chain` (the best chain a placement fires now) given what the player sees.
+    pub fn should_fire(&self, view: &View<'_>, chain: &ChainSummary) -> Option<Reason> {
+        if chain.chains == 0 {
+            return None;
+        }
+        if chain.chains >= self.required_chain(view.field) || (self.min_score > 0 && chain.score >= self.min_score) {
+            return Some(Reason::Threshold);
+        }
+        let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
+        if in_danger(view.field, incoming, view.rules, self) {
+            return Some(Reason::Danger);
+        }
+        let opponent = view.opponent?;
+        let sends = nuisance_of(chain.score, view.rules);
+        if sends >= self.battle_nuisance.min(view.rules.nuisance_cap_per_chain) {
+            return Some(Reason::FullLoad);
+        }
+        if self.answer_incoming > 0 && incoming >= self.answer_incoming && chain.chains >= 2 {
+            return Some(Reason::Answer);
+        }
+        if self.finish_opponent_puyos > 0 && opponent.field.count() >= self.finish_opponent_puyos && sends >= 6 {
+            return Some(Reason::Finish);
+        }
+        None
+    }
+}
+
+/// Nuisance a chain of `score` points sends (no carry), capped per chain.
+pub fn nuisance_of(score: u32, rules: &Rules) -> u32 {
+    (score / rules.nuisance_rate.max(1)).min(rules.nuisance_cap_per_chain)
+}
+
+/// True when the field is close to topping out by the policy's measures, counting the `incoming`
+/// nuisance (pending or on its way) as if it had fallen already.
+pub fn in_danger(field: &Field, incoming: u32, rules: &Rules, policy: &IgnitionPolicy) -> bool {
+    let rows = incoming.div_ceil(crate::game::WIDTH as u32) as usize;
+    field.count() + incoming >= policy.danger_puyos
+        || field.height(rules.spawn_x as usize) + rows >= policy.danger_height
+}

@@ -1,0 +1,285 @@
+//! Move generation: every lock placement of a piece reachable from where it is now, with the shortest
+//! input path to get there.
+//!
+//! The search is a breadth-first walk over piece positions (pivot column, pivot row, orientation) using
+//! the movement contract of the reference (§7): a move left or right succeeds when every cell of the piece
+//! at the new column is inside the field and empty; a rotation turns the child around the pivot when the
+//! child's target cell is free, else kicks (sideways for Right/Left, up one row for Down) when the kick
+//! cell is free, else fails. No gravity acts during the walk: the bot acts every frame, so the piece is
+//! modelled at the row it is at now (the spawn row by default). When the walk is over, the driver drops
+//! the piece straight down and it locks at the placement.
+
+use crate::game::field::{HEIGHT, WIDTH, bit};
+use crate::game::{Field, Item, Orientation, Piece, Placement, Rules};
+
+pub use crate::game::Step;
+
+/// The inputs that bring a piece from its current position to a placement; after them the driver drops.
+pub type InputPath = Vec<Step>;
+
+/// Where a falling piece is: pivot column (1..=6; a Big Puyo's left column), pivot row (0..=13) and
+/// orientation (always `Up` for items).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PiecePosition {
+    /// Pivot column, 1-based.
+    pub x: u8,
+    /// Pivot row (0 = hidden row, 13 = bottom).
+    pub y: u8,
+    /// Direction from pivot to child.
+    pub orientation: Orientation,
+}
+
+impl PiecePosition {
+    /// The spawn position of the rules: pivot at (`spawn_x`, `spawn_y`), child up.
+    pub fn spawn(rules: &Rules) -> PiecePosition {
+        PiecePosition { x: rules.spawn_x, y: rules.spawn_y, orientation: Orientation::Up }
+    }
+}
+
+/// The movement rules, kept as parameters because the cartridge's are not verified (reference §5, §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MoveRules {
+    /// A rotation to Right/Left blocked at the child's cell shifts the pivot one column away.
+    pub kick_sideways: bool,
+    /// A rotation to Down blocked below lifts the pivot one row when that cell is free.
+    pub kick_up: bool,
+    /// Rows above this one are outside the field (0: the hidden row is the highest usable row).
+    pub top_row: u8,
+}
+
+impl Default for MoveRules {
+    fn default() -> Self {
+        MoveRules { kick_sideways: true, kick_up: true, top_row: 0 }
+    }
+}
+
+/// A reachable lock placement and the shortest input path to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move {
+    /// Where the piece locks once dropped.
+    pub placement: Placement,
+    /// Inputs to press before dropping.
+    pub path: InputPath,
+    /// The position the piece is in when the path is done (where the drop starts).
+    pub end: PiecePosition,
+}
+
+/// Number of distinct positions: 6 columns × 14 rows × 4 orientations.
+const STATES: usize = WIDTH * HEIGHT * 4;
+
+#[inline]
+fn state_index(p: PiecePosition) -> usize {
+    ((p.x as usize - 1) * HEIGHT + p.y as usize) * 4 + p.orientation.index()
+}
+
+/// What the walk needs to know about the field and the piece.
+struct Walker<'a> {
+    occupied: u128,
+    piece: Piece,
+    rules: &'a MoveRules,
+}
+
+impl Walker<'_> {
+    /// True when cell (x, y) is inside the usable field and empty.
+    #[inline]
+    fn free(&self, x: i32, y: i32) -> bool {
+        (1..=WIDTH as i32).contains(&x)
+            && (self.rules.top_row as i32..HEIGHT as i32).contains(&y)
+            && self.occupied & (1u128 << bit(x as usize, y as usize)) == 0
+    }
+
+    /// True when the piece fits at this position.
+    fn fits(&self, p: PiecePosition) -> bool {
+        let (x, y) = (p.x as i32, p.y as i32);
+        match self.piece {
+            Piece::Pair(_) => {
+                self.free(x, y) && self.free(x + p.orientation.dx() as i32, y + p.orientation.dy() as i32)
+            }
+            Piece::Item(Item::BigPuyo) => {
+                self.free(x, y) && self.free(x + 1, y) && self.free(x, y - 1) && self.free(x + 1, y - 1)
+            }
+            Piece::Item(Item::Carbuncle) => self.free(x, y),
+        }
+    }
+
+    /// Where a step takes the piece, if it succeeds.
+    fn apply(&self, p: PiecePosition, step: Step) -> Option<PiecePosition> {
+        match step {
+            Step::Left | Step::Right => {
+                let dx: i32 = if step == Step::Left { -1 } else { 1 };
+                let nx = p.x as i32 + dx;
+                if nx < 1 {
+                    return None;
+                }
+                let q = PiecePosition { x: nx as u8, ..p };
+                self.fits(q).then_some(q)
+            }
+            Step::RotateCw | Step::RotateCcw => {
+                if !matches!(self.piece, Piece::Pair(_)) {
+                    return None;
+                }
+                let o =
+                    if step == Step::RotateCw { p.orientation.clockwise() } else { p.orientation.counter_clockwise() };
+                let (x, y) = (p.x as i32, p.y as i32);
+                if self.free(x + o.dx() as i32, y + o.dy() as i32) {
+                    return Some(PiecePosition { orientation: o, ..p });
+                }
+                match o {
+                    Orientation::Right | Orientation::Left if self.rules.kick_sideways => {
+                        // The pivot moves one column away from the obstacle; the child takes its old column.
+                        let nx = x - o.dx() as i32;
+                        self.free(nx, y).then_some(PiecePosition { x: nx as u8, y: p.y, orientation: o })
+                    }
+                    Orientation::Down if self.rules.kick_up && y > self.rules.top_row as i32 => {
+                        self.free(x, y - 1).then(|| PiecePosition { x: p.x, y: p.y - 1, orientation: o })
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// The placement a position locks at, and the key that identifies equal outcomes: a pair of one colour
+/// locks the same way mirrored (Up at x = Down at x, Right at x = Left at x+1).
+fn placement_key(piece: Piece, p: PiecePosition) -> (Placement, Placement) {
+    let placement = match piece {
+        Piece::Pair(_) => Placement::new(p.x, p.orientation),
+        Piece::Item(_) => Placement::new(p.x, Orientation::Up),
+    };
+    let key = match piece {
+        Piece::Pair(pair) if pair.is_monochrome() => match p.orientation {
+            Orientation::Down => Placement::new(p.x, Orientation::Up),
+            Orientation::Left => Placement::new(p.x - 1, Orientation::Right),
+            _ => placement,
+        },
+        _ => placement,
+    };
+    (placement, key)
+}
+
+/// Breadth-first walk from `start`; calls `found` once per distinct outcome, in order of path length,
+/// with the position and the index of its BFS node (for path reconstruction through `parents`).
+fn walk(
+    field: &Field,
+    piece: Piece,
+    start: PiecePosition,
+    rules: &MoveRules,
+    parents: &mut [(u16, Option<Step>); STATES],
+    mut found: impl FnMut(Placement, PiecePosition),
+) {
+    let walker = Walker { occupied: field.occupied(), piece, rules };
+    let mut start = start;
+    if !matches!(piece, Piece::Pair(_)) {
+        start.orientation = Orientation::Up;
+    }
+    if !(1..=WIDTH as u8).contains(&start.x) || start.y as usize >= HEIGHT || !walker.fits(start) {
+        return;
+    }
+    let mut seen = [false; STATES];
+    let mut seen_keys = [false; WIDTH * 4 + 4];
+    let mut queue = [start; STATES];
+    let (mut head, mut tail) = (0, 1);
+    seen[state_index(start)] = true;
+    parents[state_index(start)] = (u16::MAX, None);
+    const STEPS: [Step; 4] = [Step::Left, Step::Right, Step::RotateCw, Step::RotateCcw];
+    while head < tail {
+        let p = queue[head];
+        head += 1;
+        let (placement, key) = placement_key(piece, p);
+        let k = (key.x as usize) * 4 + key.orientation.index();
+        if !seen_keys[k] {
+            seen_keys[k] = true;
+            found(placement, p);
+        }
+        for step in STEPS {
+            if let Some(q) = walker.apply(p, step) {
+                let i = state_index(q);
+                if !seen[i] {
+                    seen[i] = true;
+                    parents[i] = (state_index(p) as u16, Some(step));
+                    queue[tail] = q;
+                    tail += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Every distinct lock placement of `piece` reachable from `start` on `field`, each with its shortest
+/// input path, in order of path length. Empty when the piece does not fit at `start`.
+pub fn generate(field: &Field, piece: Piece, start: PiecePosition, rules: &MoveRules) -> Vec<Move> {
+    let mut parents = [(u16::MAX, None); STATES];
+    let mut ends = Vec::with_capacity(24);
+    walk(field, piece, start, rules, &mut parents, |placement, end| ends.push((placement, end)));
+    ends.into_iter()
+        .map(|(placement, end)| {
+            let mut path = Vec::new();
+            let mut i = state_index(end);
+            while let (parent, Some(step)) = parents[i] {
+                path.push(step);
+                i = parent as usize;
+            }
+            path.reverse();
+            Move { placement, path, end }
+        })
+        .collect()
+}
+
+/// A small fixed-capacity list of placements, for the search's inner loops (no allocation).
+#[derive(Clone, Copy, Debug)]
+pub struct Placements {
+    items: [Placement; 24],
+    len: usize,
+}
+
+impl Placements {
+    /// The placements as a slice.
+    pub fn as_slice(&self) -> &[Placement] {
+        &self.items[..self.len]
+    }
+
+    /// Number of placements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no placement is reachable.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The distinct lock placements of `piece` reachable from `start`, without paths.
+pub fn placements(field: &Field, piece: Piece, start: PiecePosition, rules: &MoveRules) -> Placements {
+    let mut parents = [(u16::MAX, None); STATES];
+    let mut out = Placements { items: [Placement::new(1, Orientation::Up); 24], len: 0 };
+    walk(field, piece, start, rules, &mut parents, |placement, _| {
+        if out.len < out.items.len() {
+            out.items[out.len] = placement;
+            out.len += 1;
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Color, Pair};
+
+    fn pair(a: usize, b: usize) -> Piece {
+        Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]))
+    }
+
+    #[test]
+    fn empty_field_has_22_placements_and_11_for_one_colour() {
+        let rules = Rules::puyo1();
+        let f = Field::new();
+        let start = PiecePosition::spawn(&rules);
+        assert_eq!(generate(&f, pair(0, 1), start, &MoveRules::default()).len(), 22);
+        assert_eq!(generate(&f, pair(2, 2), start, &MoveRules::default()).len(), 11);
+        assert_eq!(placements(&f, pair(0, 1), start, &MoveRules::default()).len(), 22);
+    }
+}

@@ -1,0 +1,232 @@
+//! The search: every reachable placement of the current piece, then of the next piece on each resulting
+//! field (chains resolved in between), leaves scored by an evaluation; optionally a third ply averaged over
+//! a few sampled unseen pairs. Deterministic for a given seed; single-threaded unless asked otherwise.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::eval::Evaluation;
+use super::movegen::{self, InputPath, MoveRules, PiecePosition};
+use crate::game::{ChainSummary, Color, Field, Pair, Piece, Placement, Rules};
+
+/// Value of a line that tops out (lower when it tops out sooner).
+pub const DEATH: f64 = -1.0e12;
+
+/// How the search runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchOptions {
+    /// Known pieces searched: 1 (current only) or 2 (current and next).
+    pub depth: u32,
+    /// Sampled unseen pairs for an extra, averaged ply (0 = none).
+    pub samples: u32,
+    /// Colours the unseen pairs are drawn from.
+    pub colors: u8,
+    /// With `samples`, average the sampled ply only behind the best line of the `refine_top` best first
+    /// placements (0 = behind every leaf: exact but ~22×samples times slower).
+    pub refine_top: usize,
+    /// Worker threads for the first ply (1 = the calling thread only).
+    pub threads: usize,
+    /// Movement rules for the move generator.
+    pub moves: MoveRules,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { depth: 2, samples: 8, colors: 4, refine_top: 6, threads: 1, moves: MoveRules::default() }
+    }
+}
+
+/// One placement of the current piece with what the search found behind it.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// Where the current piece locks.
+    pub placement: Placement,
+    /// Inputs to press before dropping.
+    pub path: InputPath,
+    /// Value of the best line through this placement.
+    pub value: f64,
+    /// The chain this placement fires now.
+    pub chain: ChainSummary,
+    /// The field after the placement resolves.
+    pub field: Field,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// Every reachable placement of the current piece, in move-generation order.
+    pub candidates: Vec<Candidate>,
+    /// Index of the highest-valued candidate (the first one on ties).
+    pub best: usize,
+}
+
+impl SearchResult {
+    /// The highest-valued candidate.
+    pub fn best(&self) -> &Candidate {
+        &self.candidates[self.best]
+    }
+}
+
+/// The inputs of one search.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchInput<'a> {
+    /// The field (settled).
+    pub field: &'a Field,
+    /// The piece to place now.
+    pub current: Piece,
+    /// The piece after it, if known.
+    pub next: Option<Piece>,
+    /// Where the current piece is (the spawn position when planning at spawn).
+    pub start: PiecePosition,
+    /// The rules.
+    pub rules: &'a Rules,
+}
+
+/// Plays `piece` at `placement`, returning the new field and chain, or `None` when the placement is invalid.
+#[inline]
+fn play(field: &Field, piece: Piece, placement: Placement, rules: &Rules) -> Option<(Field, ChainSummary)> {
+    let mut f = *field;
+    let s = f.play(piece, placement, rules).ok()?;
+    Some((f, s))
+}
+
+/// Best value over all placements of `piece` on `field` (spawn start), the deeper plies behind it
+/// included, with the leaf of the best line and the puyos popped along it.
+fn best_reply(
+    field: &Field,
+    pieces: &[Piece],
+    samples: &[Piece],
+    waste: u32,
+    eval: &Evaluation,
+    rules: &Rules,
+    opts: &SearchOptions,
+) -> (f64, Field, u32) {
+    let Some((&piece, rest)) = pieces.split_first() else {
+        return (leaf(field, samples, waste, eval, rules, opts), *field, waste);
+    };
+    let spawn = PiecePosition::spawn(rules);
+    let moves = movegen::placements(field, piece, spawn, &opts.moves);
+    let mut best = (DEATH, *field, waste);
+    for &p in moves.as_slice() {
+        let Some((f, s)) = play(field, piece, p, rules) else { continue };
+        let v = if f.is_game_over(rules) {
+            (DEATH * 0.5, f, waste + s.cleared)
+        } else {
+            best_reply(&f, rest, samples, waste + s.cleared, eval, rules, opts)
+        };
+        if v.0 > best.0 {
+            best = v;
+        }
+    }
+    best
+}
+
+/// The value of a leaf: its evaluation, or with samples the mean over sampled pairs of the best reply.
+fn leaf(field: &Field, samples: &[Piece], waste: u32, eval: &Evaluation, rules: &Rules, opts: &SearchOptions) -> f64 {
+    if samples.is_empty() {
+        return eval.evaluate(field, waste, rules);
+    }
+    let spawn = PiecePosition::spawn(rules);
+    let mut total = 0.0;
+    for &piece in samples {
+        let moves = movegen::placements(field, piece, spawn, &opts.moves);
+        let mut best = DEATH * 0.25;
+        for &p in moves.as_slice() {
+            let Some((f, s)) = play(field, piece, p, rules) else { continue };
+            if f.is_game_over(rules) {
+                continue;
+            }
+            let v = eval.evaluate(&f, waste + s.cleared, rules);
+            if v > best {
+                best = v;
+            }
+        }
+        total += best;
+    }
+    total / samples.len() as f64
+}
+
+/// Draws `n` unseen pairs from `colors` colours, deterministically from `seed`.
+pub fn sample_pairs(n: u32, colors: u8, seed: u64) -> Vec<Piece> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let k = colors.clamp(1, 6) as usize;
+    (0..n)
+        .map(|_| {
+            let a = Color::ALL[rng.random_range(0..k)];
+            let b = Color::ALL[rng.random_range(0..k)];
+            Piece::Pair(Pair::new(a, b))
+        })
+        .collect()
+}
+
+/// Searches the placements of `input.current`; `seed` fixes the sampled pairs. `None` when the piece has
+/// no reachable placement at all.
+pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, seed: u64) -> Option<SearchResult> {
+    let rules = input.rules;
+    let moves = movegen::generate(input.field, input.current, input.start, &opts.moves);
+    if moves.is_empty() {
+        return None;
+    }
+    let samples = if opts.samples > 0 { sample_pairs(opts.samples, opts.colors, seed) } else { Vec::new() };
+    let deeper: Vec<Piece> = match input.next {
+        Some(n) if opts.depth >= 2 => vec![n],
+        _ => Vec::new(),
+    };
+    // With refine_top, the sampled ply is left out of the full search and added behind the best lines.
+    let everywhere: &[Piece] = if opts.refine_top > 0 { &[] } else { &samples };
+    let score = |m: movegen::Move| -> Option<(Candidate, Field, u32)> {
+        let (field, chain) = play(input.field, input.current, m.placement, rules)?;
+        let (value, leaf_field, waste) = if field.is_game_over(rules) {
+            (DEATH, field, chain.cleared)
+        } else {
+            best_reply(&field, &deeper, everywhere, chain.cleared, eval, rules, opts)
+        };
+        Some((Candidate { placement: m.placement, path: m.path, value, chain, field }, leaf_field, waste))
+    };
+    let scored: Vec<(Candidate, Field, u32)> = if opts.threads > 1 {
+        moves.into_par_iter().filter_map(score).collect()
+    } else {
+        moves.into_iter().filter_map(score).collect()
+    };
+    if scored.is_empty() {
+        return None;
+    }
+    let mut candidates = Vec::with_capacity(scored.len());
+    let mut leaves = Vec::with_capacity(scored.len());
+    for (c, f, w) in scored {
+        candidates.push(c);
+        leaves.push((f, w));
+    }
+    if opts.refine_top > 0 && !samples.is_empty() {
+        // Rank by the plain value, then replace the top ones' values by the sampled expectation behind
+        // their best line; the rest fall below every refined candidate that is alive.
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by(|&a, &b| candidates[b].value.total_cmp(&candidates[a].value));
+        let mut floor = f64::INFINITY;
+        for &i in order.iter().take(opts.refine_top) {
+            if candidates[i].value > DEATH * 0.25 {
+                let (f, w) = leaves[i];
+                let v = leaf(&f, &samples, w, eval, rules, opts);
+                candidates[i].value = v;
+                floor = floor.min(v);
+            }
+        }
+        if floor.is_finite() {
+            for &i in order.iter().skip(opts.refine_top) {
+                if candidates[i].value > DEATH * 0.25 {
+                    candidates[i].value = floor.min(candidates[i].value) - 1.0;
+                }
+            }
+        }
+    }
+    let mut best = 0;
+    for (i, c) in candidates.iter().enumerate() {
+        if c.value > candidates[best].value {
+            best = i;
+        }
+    }
+    Some(SearchResult { candidates, best })
+}

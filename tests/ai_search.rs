@@ -1,0 +1,156 @@
+//! Search and bot behaviour: forced chain fires, top-out avoidance, determinism of both evaluations.
+
+use puyobot::ai::eval::{ChainEval, ChainWeights, ClassicWeights, Evaluation, classic};
+use puyobot::ai::movegen::PiecePosition;
+use puyobot::ai::search::{SearchInput, SearchOptions, search};
+use puyobot::ai::{AiConfig, Bot};
+use puyobot::game::{Color, Field, Pair, Piece, Rules};
+use puyobot::sim::{Player, RandomPieces, View, play_endless};
+
+fn pair(a: usize, b: usize) -> Piece {
+    Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]))
+}
+
+fn view<'a>(field: &'a Field, current: Piece, next: Piece, rules: &'a Rules) -> View<'a> {
+    View { field, current, next, pending_nuisance: 0, opponent: None, rules, pieces_played: 0 }
+}
+
+/// A 2-chain behind one red key on column 4 (reds pop, the green above falls onto three greens); with
+/// `danger`, the spawn column is stacked to row 3 with nuisance.
+fn two_chain(danger: bool) -> Field {
+    let mut f = Field::from_rows(&["....G.", "...RRR", "...GGG"]);
+    if danger {
+        for k in 0..11 {
+            f.set(3, 13 - k, puyobot::game::Cell::Nuisance);
+        }
+    }
+    f
+}
+
+#[test]
+fn the_chain_bot_fires_when_the_field_is_about_to_top_out() {
+    let rules = Rules::puyo1();
+    let f = two_chain(true);
+    let mut bot = Bot::new("chain", &AiConfig::default(), 1).expect("bot");
+    let v = view(&f, pair(0, 4), pair(4, 3), &rules);
+    let plan = bot.plan(&v).expect("a placement");
+    assert_eq!(plan.chain.chains, 2, "expected the 2-chain to fire, got {:?} at {}", plan.chain, plan.placement);
+    assert!(plan.fired.is_some());
+    let mut after = f;
+    after.play(v.current, plan.placement, &rules).expect("valid");
+    assert!(!after.is_game_over(&rules));
+}
+
+#[test]
+fn the_chain_bot_holds_a_small_chain_on_a_roomy_field() {
+    let rules = Rules::puyo1();
+    let f = two_chain(false);
+    let v = view(&f, pair(0, 4), pair(4, 3), &rules);
+    // The 2-chain is on offer...
+    let eval = Evaluation::Chain(Box::new(ChainEval::new(ChainWeights::default()).expect("eval")));
+    let input = SearchInput {
+        field: &f,
+        current: v.current,
+        next: Some(v.next),
+        start: PiecePosition::spawn(&rules),
+        rules: &rules,
+    };
+    let r = search(&input, &eval, &SearchOptions::default(), 0).expect("moves");
+    assert!(r.candidates.iter().any(|c| c.chain.chains == 2));
+    // ...but far below the ignition threshold, so the bot builds on.
+    let mut bot = Bot::new("chain", &AiConfig::default(), 1).expect("bot");
+    let plan = bot.plan(&v).expect("a placement");
+    assert_eq!(plan.fired, None);
+    assert_eq!(plan.chain.chains, 0);
+}
+
+/// Column 3 stands to row 2: anything dropped on it tops out.
+fn spawn_column_nearly_full() -> Field {
+    let mut f = Field::new();
+    for k in 0..12 {
+        f.set(3, 13 - k, puyobot::game::Cell::Nuisance);
+    }
+    f
+}
+
+#[test]
+fn both_evaluations_avoid_an_obvious_top_out() {
+    let rules = Rules::puyo1();
+    let f = spawn_column_nearly_full();
+    for name in ["classic", "chain"] {
+        let mut bot = Bot::new(name, &AiConfig::default(), 3).expect("bot");
+        let v = view(&f, pair(0, 1), pair(2, 3), &rules);
+        let plan = bot.plan(&v).expect("a placement");
+        let mut after = f;
+        after.play(v.current, plan.placement, &rules).expect("valid");
+        assert!(!after.is_game_over(&rules), "{name} topped out with {}", plan.placement);
+        assert_ne!(plan.placement.x, 3, "{name}");
+        assert_ne!(plan.placement.child_x(), 3, "{name}");
+    }
+}
+
+#[test]
+fn the_search_prefers_the_placement_that_fires_a_chain_for_classic() {
+    // Three reds in a row on the floor: the classic evaluation pays for popping (fewer puyos, no penalty).
+    let rules = Rules::puyo1();
+    let f = Field::from_rows(&["RRR..."]);
+    let eval = Evaluation::Classic(ClassicWeights::default());
+    let input = SearchInput {
+        field: &f,
+        current: pair(0, 0),
+        next: Some(pair(1, 2)),
+        start: PiecePosition::spawn(&rules),
+        rules: &rules,
+    };
+    let r = search(&input, &eval, &SearchOptions::default(), 0).expect("moves");
+    assert!(r.best().chain.chains >= 1, "best {} fires {:?}", r.best().placement, r.best().chain);
+}
+
+#[test]
+fn evaluations_are_deterministic() {
+    let rules = Rules::puyo1();
+    let f = two_chain(true);
+    let chain = ChainEval::new(ChainWeights::default()).expect("eval");
+    assert_eq!(chain.evaluate(&f, 3, &rules).to_bits(), chain.evaluate(&f, 3, &rules).to_bits());
+    let w = ClassicWeights::default();
+    assert_eq!(classic::evaluate(&f, &w).to_bits(), classic::evaluate(&f, &w).to_bits());
+}
+
+#[test]
+fn bots_are_deterministic_for_a_seed_including_sampled_futures() {
+    let rules = Rules::puyo1();
+    let mut config = AiConfig::default();
+    config.search.samples = 2;
+    config.search.refine_top = 0;
+    config.chain.detect_extend = 0;
+    let mut refined = config.clone();
+    refined.search.refine_top = 3;
+    for (name, config) in [("classic", &config), ("chain", &config), ("chain", &refined), ("random", &config)] {
+        let run = || {
+            let mut bot = Bot::new(name, config, 42).expect("bot");
+            let mut pieces = RandomPieces::new(9, 4);
+            let rec = play_endless(&mut bot, &mut pieces, &rules, 12);
+            (rec.score, rec.final_field, bot.name().to_string())
+        };
+        assert_eq!(run(), run(), "{name}");
+    }
+}
+
+#[test]
+fn an_unknown_ai_or_template_is_an_error() {
+    assert!(Bot::new("nope", &AiConfig::default(), 0).is_err());
+    let mut config = AiConfig::default();
+    config.chain.template_name = "nope".into();
+    assert!(Bot::new("chain", &config, 0).is_err());
+}
+
+#[test]
+fn the_ai_table_parses_with_defaults_and_rejects_unknown_keys() {
+    let c = AiConfig::from_toml("[ai.chain]\nchain = 5.0\n[other]\nx = 1\n").expect("parses");
+    assert_eq!(c.chain.chain, 5.0);
+    assert_eq!(c.classic, ClassicWeights::default());
+    assert!(AiConfig::from_toml("[ai.chain]\nchian = 5.0\n").is_err());
+    // The documented snippet is itself a valid config.
+    let s = AiConfig::from_toml(puyobot::ai::config::CONFIG_SNIPPET).expect("snippet parses");
+    assert_eq!(s, AiConfig::default());
+}
