@@ -1,7 +1,6 @@
 //! The player on the open test cartridge: endless with each variant, AI vs AI to a winner, vs-human keys.
 //!
-//! The cartridge files live in `tests/labcart/` (the labcart branch); `PUYOBOT_LABCART_DIR` points
-//! elsewhere. Without the files the tests say so and pass.
+//! The cartridge files are committed in `tests/labcart/`; a missing file is a failure.
 
 use std::path::PathBuf;
 
@@ -11,15 +10,8 @@ use puyobot::memmap::AddressSource;
 use puyobot::play::{Limits, Session, Summary, headless, seats_for};
 
 fn rom(name: &str) -> Option<RomImage> {
-    let dir = std::env::var_os("PUYOBOT_LABCART_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/labcart"));
-    let path = dir.join(name);
-    if !path.exists() {
-        eprintln!("SKIPPED: {} not found (the labcart is not merged yet; set PUYOBOT_LABCART_DIR)", path.display());
-        return None;
-    }
-    Some(RomImage::from_path(&path).expect("labcart ROM"))
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/labcart").join(name);
+    Some(RomImage::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 /// A session as `puyobot play` builds it: identified by hash, address file for the mode, menus walked.
@@ -28,14 +20,18 @@ fn session(image: &RomImage, mode: Mode, speed: u8) -> Session<Emu> {
 }
 
 fn session_with(image: &RomImage, mode: Mode, speed: u8, threaded: bool) -> Session<Emu> {
+    session_bots(image, mode, speed, threaded, ["greedy", "greedy"])
+}
+
+fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [&str; 2]) -> Session<Emu> {
     let source = AddressSource::Builtin;
     let catalog = source.catalog().expect("roms.toml");
     let known = catalog.identify(image).expect("the labcart is in roms.toml");
     let map = source.address_file(known.modes.for_mode(mode)).expect("address file");
     let mut cfg = Config::default();
     cfg.play.speed = speed;
-    cfg.bots.p1 = "greedy".into();
-    cfg.bots.p2 = "greedy".into();
+    cfg.bots.p1 = bots[0].into();
+    cfg.bots.p2 = bots[1].into();
     let seats = seats_for(mode, &map, &cfg, threaded).expect("seats");
     Session::new(Emu::new(image, true).expect("emulator"), map, mode, seats, true)
 }
@@ -146,4 +142,19 @@ fn headless_games_replay_identically_with_bots_on_worker_threads() {
     }
     assert!(results[0].1.iter().all(|p| p.0 > 20), "{:?}", results[0].1);
     assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn the_chain_bot_beats_the_classic_bot_on_the_cartridge_with_no_mismatch() {
+    let Some(image) = rom("puyolab.nes") else { return };
+    let mut s = session_bots(&image, Mode::AiVsAi, 10, false, ["chain", "classic"]);
+    let limits = Limits { frames: Some(200_000), pieces: None, stop_at_game_over: true };
+    let r = headless::run(&mut s, limits, "puyolab", 1, 10).expect("run");
+    eprintln!("{}", r.to_text());
+    assert!(r.game_over, "no winner after {} frames", r.frames);
+    assert_eq!(r.winner.as_deref(), Some("P1"), "chain (P1) should beat classic (P2)");
+    for p in &r.players {
+        assert_eq!(p.mismatches, 0, "{p:?}");
+    }
+    assert!(r.players[0].largest_chain >= 3, "the chain bot builds chains: {:?}", r.players[0]);
 }
