@@ -90,7 +90,7 @@ pub struct PlaySettings {
 impl Default for PlaySettings {
     fn default() -> Self {
         PlaySettings {
-            mode: Mode::Endless,
+            mode: Mode::AiVsAi,
             rom: String::new(),
             speed: 7,
             emu_speed: EmuSpeedSetting::X1,

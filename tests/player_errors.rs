@@ -60,6 +60,7 @@ fn a_non_ines_file_shows_its_first_bytes() {
 fn an_unknown_dump_is_refused_with_what_was_found_and_what_is_expected() {
     let path = tmp("unknown.nes", &unknown_rom());
     let mut cfg = Config::default();
+    cfg.play.mode = puyobot::config::Mode::Endless;
     cfg.play.rom = path.display().to_string();
     let e = load_game(&cfg).unwrap_err().to_string();
     let found = RomImage::from_path(&path).unwrap().hash;
