@@ -1,9 +1,15 @@
 //! puyobot: plays Famicom Puyo Puyo inside an embedded NES emulator.
 //!
 //! Data flow: RAM → decode → game model → search → plan → driver → buttons. The pure parts
-//! ([`game`], [`sim`], [`ai`]) know nothing of the emulator or the window.
+//! ([`game`], [`sim`]) know nothing of the emulator or the window.
 
 pub mod ai;
 pub mod cli;
+pub mod config;
+pub mod driver;
+pub mod emu;
 pub mod game;
+pub mod memmap;
+pub mod play;
 pub mod sim;
+pub mod ui;

@@ -15,6 +15,8 @@ struct Cli {
 enum Command {
     /// Resolve a field file to rest and print the chain, score and final field.
     Chain(cli::chain::ChainArgs),
+    /// Play the game in the emulator: a bot on one or both pads, in a window or headless.
+    Play(cli::play::PlayArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
 }
@@ -24,6 +26,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Chain(args) => cli::chain::run(args),
+        Command::Play(args) => cli::play::run(args),
         Command::Sim(args) => cli::sim::run(args),
     };
     match result {

@@ -366,3 +366,22 @@ proptest! {
         prop_assert_eq!(f.get(x, y), Cell::Color(Color::ALL[c]));
     }
 }
+
+#[test]
+fn long_fixture_is_a_twelve_chain_of_single_fours() {
+    let mut f = fixture("long12.txt");
+    let (s, steps) = f.resolve_steps(&Rules::puyo1());
+    assert_eq!((s.chains, s.cleared), (12, 48));
+    assert!(steps.iter().all(|st| st.popped == 4 && st.colors == 1));
+    // 40 × (1 + 8 + 16 + 32 + 64 + 128 + 256 + 512 + 4 × 999): step 1's multiplier 0 clamps to 1.
+    assert_eq!(s.score, 40 * (1 + 8 + 16 + 32 + 64 + 128 + 256 + 512 + 4 * 999));
+}
+
+#[test]
+fn domino_fixture_of_the_csp_paper_is_an_eight_chain() {
+    let mut f = fixture("domino8.txt");
+    let (s, steps) = f.resolve_steps(&Rules::puyo1());
+    assert_eq!((s.chains, s.cleared), (8, 32));
+    assert!(steps.iter().all(|st| st.popped == 4 && st.colors == 1));
+    assert_eq!(s.score, 40 * (1 + 8 + 16 + 32 + 64 + 128 + 256 + 512));
+}

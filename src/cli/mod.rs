@@ -1,4 +1,5 @@
 //! Command-line front ends, one module per subcommand.
 
 pub mod chain;
+pub mod play;
 pub mod sim;

@@ -51,17 +51,24 @@ impl Field {
     /// Resolves a settled field completely and reports every step.
     pub fn resolve_steps(&mut self, rules: &Rules) -> (ChainSummary, Vec<ChainStep>) {
         let mut steps = Vec::new();
-        let summary = self.resolve_from(rules, FIELD_MASK, |s| steps.push(s.clone()));
+        let summary = self.resolve_impl::<true>(rules, FIELD_MASK, &mut |s| steps.push(s.clone()));
         (summary, steps)
     }
 
     /// Resolves a settled field whose only possibly-new groups contain a cell of `dirty`
-    /// (e.g. the cells a piece just landed in). `on_step` sees each step.
-    pub fn resolve_from(
+    /// (e.g. the cells a piece just landed in). `on_step` sees each step (its `groups` list stays empty:
+    /// use [`Field::resolve_steps`] for per-group details).
+    pub fn resolve_from(&mut self, rules: &Rules, dirty: u128, mut on_step: impl FnMut(&ChainStep)) -> ChainSummary {
+        self.resolve_impl::<false>(rules, dirty, &mut on_step)
+    }
+
+    /// The resolution loop; `GROUPS` decides whether each group is listed in the step report, which
+    /// costs an allocation the search does not want.
+    fn resolve_impl<const GROUPS: bool>(
         &mut self,
         rules: &Rules,
         mut dirty: u128,
-        mut on_step: impl FnMut(&ChainStep),
+        on_step: &mut impl FnMut(&ChainStep),
     ) -> ChainSummary {
         let mut summary = ChainSummary::default();
         let pop_size = rules.pop_size;
@@ -72,7 +79,9 @@ impl Field {
             let mut popped = 0u32;
             let mut colors = 0u32;
             let mut group_bonus = 0u32;
-            report.groups.clear();
+            if GROUPS {
+                report.groups.clear();
+            }
             for c in 0..MAX_COLORS_U {
                 let layer = self.layers[c] & group_area;
                 let mut seeds = layer & dirty;
@@ -93,7 +102,9 @@ impl Field {
                         popped += size;
                         group_bonus += rules.group_bonus(size);
                         color_popped = true;
-                        report.groups.push((Color::ALL[c], size));
+                        if GROUPS {
+                            report.groups.push((Color::ALL[c], size));
+                        }
                     }
                 }
                 colors += color_popped as u32;

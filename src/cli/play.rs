@@ -1,0 +1,190 @@
+//! `puyobot play`: load config and ROM, pick the address file, build the session, run it headless or in a
+//! window.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::config::{Config, DEFAULT_FILE, EmuSpeedSetting, Mode};
+use crate::emu::{Emu, RomImage, rom};
+use crate::memmap::catalog::source_from_setting;
+use crate::memmap::{AddressFile, AddressSource};
+use crate::play::{Limits, Session, headless, seats_for};
+
+/// Arguments of `puyobot play`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PlayArgs {
+    /// ROM file (iNES). Without it, the open test cartridge is played.
+    #[arg(long)]
+    pub rom: Option<PathBuf>,
+    /// Game mode.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// Bot speed, 0 (slow, human-paced) to 10 (as fast as the game accepts).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=10))]
+    pub speed: Option<u8>,
+    /// Emulator speed in the window.
+    #[arg(long, value_enum)]
+    pub emu_speed: Option<EmuSpeedSetting>,
+    /// No window: run as fast as possible and print a summary (needs --frames or --pieces).
+    #[arg(long)]
+    pub headless: bool,
+    /// Stop after N frames (headless, or close the window after N emulated frames).
+    #[arg(long)]
+    pub frames: Option<u64>,
+    /// Headless: stop once a player has locked N pieces.
+    #[arg(long, requires = "headless")]
+    pub pieces: Option<u32>,
+    /// Headless: print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed for the bots (recorded in the output).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Configuration file (default: ./config.toml when it exists).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Do not walk the menus: leave them to the person.
+    #[arg(long)]
+    pub no_menu: bool,
+    /// Run a ROM whose hash is not in addresses/roms.toml.
+    #[arg(long)]
+    pub allow_unknown_rom: bool,
+    /// Print the merged configuration and exit.
+    #[arg(long)]
+    pub print_config: bool,
+    /// Bot for player 1 (overrides [bots] p1).
+    #[arg(long)]
+    pub p1_ai: Option<String>,
+    /// Bot for player 2 (overrides [bots] p2).
+    #[arg(long)]
+    pub p2_ai: Option<String>,
+    /// Folder of address files to use instead of the built-in copies.
+    #[arg(long)]
+    pub addresses: Option<PathBuf>,
+}
+
+/// Reads the config file and applies the flags on top.
+pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
+    let mut cfg = match &args.config {
+        Some(p) => Config::load(p, true)?,
+        None => Config::load(std::path::Path::new(DEFAULT_FILE), false)?,
+    };
+    let p = &mut cfg.play;
+    if let Some(r) = &args.rom {
+        p.rom = r.display().to_string();
+    }
+    if let Some(m) = args.mode {
+        p.mode = m;
+    }
+    if let Some(s) = args.speed {
+        p.speed = s;
+    }
+    if let Some(e) = args.emu_speed {
+        p.emu_speed = e;
+    }
+    if let Some(s) = args.seed {
+        p.seed = s;
+    }
+    if args.no_menu {
+        p.menu = false;
+    }
+    if args.allow_unknown_rom {
+        p.allow_unknown_rom = true;
+    }
+    if let Some(a) = &args.addresses {
+        p.addresses_dir = a.display().to_string();
+    }
+    if let Some(b) = &args.p1_ai {
+        cfg.bots.p1 = b.clone();
+    }
+    if let Some(b) = &args.p2_ai {
+        cfg.bots.p2 = b.clone();
+    }
+    cfg.validate("command line")?;
+    Ok(cfg)
+}
+
+/// The ROM, its display name and its address file, after identification.
+pub fn load_game(cfg: &Config) -> anyhow::Result<(RomImage, String, AddressFile)> {
+    let image = match cfg.rom_path() {
+        Some(path) => RomImage::from_path(&path)?,
+        None => rom::labcart().context("the built-in open test cartridge is missing; pass --rom PATH")?,
+    };
+    let source: AddressSource = source_from_setting(&cfg.play.addresses_dir, std::path::Path::new("."));
+    let catalog = source.catalog()?;
+    let mode = cfg.play.mode;
+    let (name, file) = match catalog.identify(&image) {
+        Ok(known) => (known.name.clone(), known.modes.for_mode(mode).to_string()),
+        Err(refusal) => {
+            if !cfg.play.allow_unknown_rom {
+                return Err(refusal.into());
+            }
+            log::warn!("{refusal}");
+            let file = if cfg.play.unknown_rom_addresses.is_empty() {
+                match catalog.rom.first() {
+                    Some(r) => r.modes.for_mode(mode).to_string(),
+                    None => bail!("addresses/roms.toml lists no cartridge to borrow an address file from"),
+                }
+            } else {
+                cfg.play.unknown_rom_addresses.clone()
+            };
+            (format!("{} (unknown dump, CRC32 {})", image.name, image.hash.crc32), file)
+        }
+    };
+    let map = source.address_file(&file)?;
+    Ok((image, name, map))
+}
+
+/// Runs `puyobot play`.
+pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
+    let cfg = merged_config(args)?;
+    if args.print_config {
+        print!("{}", cfg.to_toml());
+        return Ok(());
+    }
+    if args.headless && args.frames.is_none() && args.pieces.is_none() {
+        bail!("--headless needs --frames N or --pieces N");
+    }
+    let (image, name, map) = load_game(&cfg)?;
+    let mode = cfg.play.mode;
+    log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
+    let emu = Emu::new(&image, args.headless)?;
+    let threaded = cfg.play.threaded_bots;
+    let seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
+    let mut session = Session::new(emu, map, mode, seats, cfg.play.menu);
+    if args.headless {
+        let limits = Limits { frames: args.frames, pieces: args.pieces, stop_at_game_over: cfg.play.stop_at_game_over };
+        let summary = headless::run(&mut session, limits, &name, cfg.play.seed, cfg.play.speed)?;
+        if args.json {
+            println!("{}", summary.to_json());
+        } else {
+            print!("{}", summary.to_text());
+        }
+        return Ok(());
+    }
+    run_window(session, &cfg, &name, args.frames)
+}
+
+fn run_window(session: Session<Emu>, cfg: &Config, name: &str, max_frames: Option<u64>) -> anyhow::Result<()> {
+    use crate::ui::{EmuSpeed, WindowOptions, run_window};
+    let keys = cfg.key_bindings("config")?;
+    let emu_speed = match cfg.play.emu_speed {
+        EmuSpeedSetting::X1 => EmuSpeed::X1,
+        EmuSpeedSetting::X2 => EmuSpeed::X2,
+        EmuSpeedSetting::X4 => EmuSpeed::X4,
+        EmuSpeedSetting::Max => EmuSpeed::Max,
+    };
+    let opts = WindowOptions {
+        title: format!("puyobot - {name} - {}", cfg.play.mode),
+        emu_speed,
+        keys,
+        max_frames,
+        screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
+        ..WindowOptions::default()
+    };
+    let mut view = crate::play::window::WindowSession::new(session);
+    run_window(&mut view, opts)?;
+    Ok(())
+}

@@ -1,0 +1,152 @@
+//! Self-check: after each lock, the field in RAM against the rules core's prediction.
+//!
+//! The prediction is `Field::play` on the field read while the piece was falling, with the piece and the
+//! pose RAM showed on its last controllable frame. The comparison waits until the game has finished
+//! resolving: the next piece becoming controllable. Nuisance that fell in between (2P) is accounted for:
+//! each column may carry extra nuisance on top of the predicted stack.
+
+use crate::game::{Cell, ChainSummary, Field, HEIGHT, Piece, Placement, Rules, WIDTH};
+
+/// A prediction waiting for the game to finish resolving.
+#[derive(Clone, Debug)]
+pub struct Prediction {
+    /// The field before the lock.
+    pub before: Field,
+    /// The piece that locked.
+    pub piece: Piece,
+    /// Where it locked.
+    pub placement: Placement,
+    /// What the model says the field becomes.
+    pub after: Field,
+    /// What the model says the lock scores.
+    pub summary: ChainSummary,
+}
+
+/// The outcome of one comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    /// RAM matches the prediction (`nuisance` fell on top of it meanwhile).
+    Match {
+        /// Nuisance puyos found on top of the predicted stacks.
+        nuisance: u32,
+    },
+    /// RAM differs.
+    Mismatch {
+        /// Cells that differ: (x, y, predicted, found).
+        cells: Vec<(usize, usize, Cell, Cell)>,
+    },
+}
+
+/// Tracks one player's locks and counts mismatches.
+#[derive(Clone, Debug, Default)]
+pub struct Verifier {
+    last: Option<(Field, Piece, Placement)>,
+    pending: Option<Prediction>,
+    /// Comparisons made.
+    pub checks: u64,
+    /// Comparisons that failed.
+    pub mismatches: u64,
+}
+
+impl Verifier {
+    /// Records the state on a controllable frame (the last one before the lock is what counts).
+    pub fn track(&mut self, field: &Field, piece: Piece, placement: Placement) {
+        self.last = Some((*field, piece, placement));
+    }
+
+    /// The piece locked: computes the prediction from the last controllable frame. Returns it.
+    pub fn on_lock(&mut self, rules: &Rules) -> Option<&Prediction> {
+        let (before, piece, placement) = self.last.take()?;
+        let mut after = before;
+        match after.play(piece, placement, rules) {
+            Ok(summary) => {
+                self.pending = Some(Prediction { before, piece, placement, after, summary });
+                self.pending.as_ref()
+            }
+            Err(e) => {
+                log::warn!("verify: the pair locked in a pose the model cannot play ({e}); not checked");
+                None
+            }
+        }
+    }
+
+    /// The next piece became controllable: compares `field` (RAM) with the pending prediction.
+    pub fn on_spawn(&mut self, field: &Field, label: &str) -> Option<(Prediction, Check)> {
+        let p = self.pending.take()?;
+        self.checks += 1;
+        let check = compare(&p.after, field);
+        if let Check::Mismatch { cells } = &check {
+            self.mismatches += 1;
+            log::warn!(
+                "{label}: field differs from the model after {} at {}: {} cell(s) {:?}\nbefore:{:?}predicted:{:?}found:{:?}",
+                p.piece,
+                p.placement,
+                cells.len(),
+                cells,
+                p.before,
+                p.after,
+                field
+            );
+        }
+        Some((p, check))
+    }
+
+    /// Forgets any pending prediction (e.g. after a state load).
+    pub fn reset(&mut self) {
+        self.last = None;
+        self.pending = None;
+    }
+}
+
+/// Compares a predicted field with RAM's, allowing extra nuisance on top of each predicted column.
+pub fn compare(predicted: &Field, found: &Field) -> Check {
+    let mut cells = Vec::new();
+    let mut nuisance = 0;
+    for x in 1..=WIDTH {
+        let top = HEIGHT - predicted.height(x); // first predicted row from the top that is filled
+        for y in 0..HEIGHT {
+            let (p, f) = (predicted.get(x, y), found.get(x, y));
+            if p == f {
+                continue;
+            }
+            if y < top && p == Cell::Empty && f == Cell::Nuisance {
+                nuisance += 1;
+                continue;
+            }
+            cells.push((x, y, p, f));
+        }
+    }
+    if cells.is_empty() { Check::Match { nuisance } } else { Check::Mismatch { cells } }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Color, Orientation, Pair};
+
+    #[test]
+    fn a_correct_lock_matches_and_a_wrong_one_is_counted() {
+        let rules = Rules::puyo1();
+        let mut v = Verifier::default();
+        let f = Field::new();
+        let piece = Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1]));
+        let pl = Placement::new(2, Orientation::Up);
+        v.track(&f, piece, pl);
+        let predicted = v.on_lock(&rules).unwrap().after;
+        assert_eq!(v.on_spawn(&predicted, "P1").unwrap().1, Check::Match { nuisance: 0 });
+        v.track(&predicted, piece, pl);
+        v.on_lock(&rules);
+        let (_, check) = v.on_spawn(&predicted, "P1").unwrap();
+        assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
+        assert_eq!((v.checks, v.mismatches), (2, 1));
+    }
+
+    #[test]
+    fn nuisance_on_top_is_accounted_for() {
+        let predicted = Field::from_rows(&["R....."]);
+        let found = Field::from_rows(&["O...O.", "R...O."]);
+        assert_eq!(compare(&predicted, &found), Check::Match { nuisance: 3 });
+        let under = Field::from_rows(&["R.....", "O....."]);
+        assert!(matches!(compare(&predicted, &under), Check::Mismatch { .. }));
+    }
+}

@@ -1,0 +1,59 @@
+//! The emulator side: reading and identifying ROM files, and the NES host around tetanes-core.
+//!
+//! Everything above this module talks to a [`Machine`]: 2 KiB of RAM to read, two pads to set, one frame
+//! at a time. [`Emu`] is the real console; [`mock::MockGame`] is a small software model of the RAM
+//! contract for tests that must not depend on a cartridge.
+
+pub mod host;
+pub mod mock;
+pub mod rom;
+
+pub use host::{Emu, EmuError};
+pub use rom::{RomError, RomHash, RomImage};
+
+/// Pad bits as the NES shifts them out: A, B, Select, Start, Up, Down, Left, Right.
+pub mod pad {
+    /// A: rotate clockwise.
+    pub const A: u8 = 0x01;
+    /// B: rotate counter-clockwise.
+    pub const B: u8 = 0x02;
+    /// Select.
+    pub const SELECT: u8 = 0x04;
+    /// Start.
+    pub const START: u8 = 0x08;
+    /// Up.
+    pub const UP: u8 = 0x10;
+    /// Down: soft drop.
+    pub const DOWN: u8 = 0x20;
+    /// Left.
+    pub const LEFT: u8 = 0x40;
+    /// Right.
+    pub const RIGHT: u8 = 0x80;
+
+    /// The bit of a button name as written in address files and config (`"A"`, `"START"`, …).
+    pub fn from_name(name: &str) -> Option<u8> {
+        Some(match name.to_ascii_uppercase().as_str() {
+            "A" => A,
+            "B" => B,
+            "SELECT" => SELECT,
+            "START" => START,
+            "UP" => UP,
+            "DOWN" => DOWN,
+            "LEFT" => LEFT,
+            "RIGHT" => RIGHT,
+            _ => return None,
+        })
+    }
+}
+
+/// A console the bot can play: RAM to read, pads to set, frames to run.
+pub trait Machine {
+    /// CPU RAM $0000–$07FF as it stands after the last frame.
+    fn ram(&self) -> &[u8; 2048];
+    /// Sets both pads (raw bits, see [`pad`]); they stay held until changed.
+    fn set_pads(&mut self, pads: [u8; 2]);
+    /// Runs one frame.
+    fn clock_frame(&mut self) -> Result<(), EmuError>;
+    /// Frames run since power-on.
+    fn frame_number(&self) -> u32;
+}

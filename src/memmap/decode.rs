@@ -1,0 +1,280 @@
+//! RAM → a typed view of the game: both fields as [`Field`]s, the current and next pieces, the falling
+//! pair's position and orientation, whether it is controllable, and the score.
+//!
+//! Total by construction: every RAM read goes through [`byte`], which reads 0 outside the 2 KiB, and every
+//! code has a meaning, so no RAM image can make it panic. Colours are equivalence classes: each raw colour
+//! code maps to one model [`Color`] for the whole run. A code the address file does not list is reported
+//! once (`log::warn`) and handled: in a piece it takes a free colour class, in the field it counts as
+//! nuisance (a value seen in the field but never in a pair, reference §6) until a piece shows it.
+
+use crate::game::{Cell, Color, Field, HEIGHT, Item, MAX_COLORS, Orientation, Pair, Piece, WIDTH};
+
+use super::schema::{AddressFile, Codes, OrientationCodes, PlayerMap};
+
+/// Reads one RAM byte; addresses outside RAM read as 0.
+#[inline]
+pub fn byte(ram: &[u8; 2048], addr: usize) -> u8 {
+    ram.get(addr).copied().unwrap_or(0)
+}
+
+/// The assignment of raw colour codes to model colours, stable for a whole run.
+#[derive(Clone, Debug)]
+pub struct ColorMap {
+    /// Raw code of each model colour slot.
+    slots: [Option<u8>; MAX_COLORS],
+    /// Codes already reported as unknown.
+    warned: [bool; 256],
+}
+
+impl ColorMap {
+    /// A map with the file's colour codes in model order.
+    pub fn new(codes: &Codes) -> ColorMap {
+        let mut slots = [None; MAX_COLORS];
+        for (slot, &code) in slots.iter_mut().zip(&codes.colors) {
+            *slot = Some(code);
+        }
+        ColorMap { slots, warned: [false; 256] }
+    }
+
+    /// The model colour of a known raw code.
+    pub fn get(&self, raw: u8) -> Option<Color> {
+        self.slots.iter().position(|&s| s == Some(raw)).and_then(|i| Color::new(i as u8))
+    }
+
+    /// The model colour of a raw code seen in a piece: known codes map directly, an unknown one takes the
+    /// first free class (reported once). `None` when all six classes are taken.
+    pub fn get_or_assign(&mut self, raw: u8) -> Option<Color> {
+        if let Some(c) = self.get(raw) {
+            return Some(c);
+        }
+        let free = self.slots.iter().position(|s| s.is_none());
+        self.warn_once(
+            raw,
+            match free {
+                Some(i) => format!("unknown piece code {raw} taken as a new colour class {i}"),
+                None => format!("unknown piece code {raw} and no free colour class left; treated as no piece"),
+            },
+        );
+        let i = free?;
+        self.slots[i] = Some(raw);
+        Color::new(i as u8)
+    }
+
+    /// Logs `message` the first time `raw` is reported.
+    pub fn warn_once(&mut self, raw: u8, message: String) {
+        if !self.warned[raw as usize] {
+            self.warned[raw as usize] = true;
+            log::warn!("{message}");
+        }
+    }
+
+    /// Raw codes seen so far that the file does not list, in order of code.
+    pub fn unknown_codes(&self) -> Vec<u8> {
+        (0..=255u8).filter(|&c| self.warned[c as usize]).collect()
+    }
+}
+
+/// What the decoder made of one player's RAM in one frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerState {
+    /// The settled field (the falling pair is not in it).
+    pub field: Field,
+    /// The current piece, when the bytes hold one.
+    pub current: Option<Piece>,
+    /// The next piece, when the bytes hold one.
+    pub next: Option<Piece>,
+    /// Pivot column as stored (1..=6 when valid).
+    pub x: u8,
+    /// Pivot row as stored (0..=13 when valid).
+    pub y: u8,
+    /// Orientation, when the byte holds a known value.
+    pub orientation: Option<Orientation>,
+    /// The raw orientation byte.
+    pub raw_orientation: u8,
+    /// The spawn flag is set this frame.
+    pub spawn_flag: bool,
+    /// Spawn delay timer (non-zero while no piece is controllable).
+    pub spawn_delay: u8,
+    /// Gravity timer.
+    pub drop_timer: u8,
+    /// A piece is falling under the player's control.
+    pub controllable: bool,
+    /// Score in points, when the address file knows where it is.
+    pub score: Option<u32>,
+}
+
+impl PlayerState {
+    /// The current piece when it is an item.
+    pub fn item(&self) -> Option<Item> {
+        match self.current {
+            Some(Piece::Item(i)) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// One frame's decoded RAM.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    /// One entry per `[[player]]` of the address file, in order.
+    pub players: Vec<PlayerState>,
+    /// The mode byte, when known.
+    pub mode: Option<u8>,
+    /// The global "a piece spawns" flag, when known.
+    pub spawn_any: bool,
+}
+
+/// Decodes RAM frames with one address file, keeping the colour classes stable across frames.
+#[derive(Clone, Debug)]
+pub struct Decoder {
+    map: AddressFile,
+    colors: ColorMap,
+}
+
+impl Decoder {
+    /// A decoder for a validated address file.
+    pub fn new(map: AddressFile) -> Decoder {
+        let colors = ColorMap::new(&map.codes);
+        Decoder { map, colors }
+    }
+
+    /// The address file in use.
+    pub fn map(&self) -> &AddressFile {
+        &self.map
+    }
+
+    /// The colour classes found so far.
+    pub fn colors(&self) -> &ColorMap {
+        &self.colors
+    }
+
+    /// Decodes one frame.
+    pub fn decode(&mut self, ram: &[u8; 2048]) -> Snapshot {
+        let players = (0..self.map.player.len()).map(|i| self.decode_player(ram, i)).collect();
+        let mode = self.map.global.mode.as_ref().map(|e| byte(ram, e.addr as usize));
+        let spawn_any = self.map.global.spawn_any.as_ref().is_some_and(|e| byte(ram, e.addr as usize) != 0);
+        Snapshot { players, mode, spawn_any }
+    }
+
+    fn decode_player(&mut self, ram: &[u8; 2048], i: usize) -> PlayerState {
+        let p: &PlayerMap = &self.map.player[i];
+        let rd = |e: &super::schema::Entry| byte(ram, e.addr as usize);
+        let (cur_pivot, cur_child) = (rd(&p.current_pivot), rd(&p.current_child));
+        let (next_pivot, next_child) = (rd(&p.next_pivot), rd(&p.next_child));
+        let (x, y, raw_orientation) = (rd(&p.x), rd(&p.y), rd(&p.orientation));
+        let (spawn_flag, spawn_delay, drop_timer) = (rd(&p.spawn_flag) != 0, rd(&p.spawn_delay), rd(&p.drop_timer));
+        let score = p.score.as_ref().map(|s| {
+            let mut v: u64 = 0;
+            for k in (0..s.bytes.min(4) as usize).rev() {
+                v = (v << 8) | byte(ram, s.addr as usize + k) as u64;
+            }
+            (v.saturating_mul(s.multiplier as u64)).min(u32::MAX as u64) as u32
+        });
+        let layout = p.field.clone();
+        let field = self.decode_field(ram, &layout);
+        let orientation = orientation_of(&self.map.orientation, raw_orientation);
+        let current = self.piece(cur_pivot, cur_child);
+        let next = self.piece(next_pivot, next_child);
+        let controllable = spawn_delay == 0
+            && current.is_some()
+            && orientation.is_some()
+            && (1..=WIDTH as u8).contains(&x)
+            && (y as usize) < HEIGHT;
+        PlayerState {
+            field,
+            current,
+            next,
+            x,
+            y,
+            orientation,
+            raw_orientation,
+            spawn_flag,
+            spawn_delay,
+            drop_timer,
+            controllable,
+            score,
+        }
+    }
+
+    fn decode_field(&mut self, ram: &[u8; 2048], layout: &super::schema::FieldLayout) -> Field {
+        let mut field = Field::new();
+        for y in 0..HEIGHT {
+            for x in 1..=WIDTH {
+                let raw = byte(ram, layout.cell_addr(x, y));
+                let cell = self.cell(raw);
+                if cell != Cell::Empty {
+                    field.set(x, y, cell);
+                }
+            }
+        }
+        field
+    }
+
+    /// The meaning of a raw field code.
+    pub fn cell(&mut self, raw: u8) -> Cell {
+        let c = &self.map.codes;
+        if raw == c.empty {
+            return Cell::Empty;
+        }
+        if raw == c.nuisance {
+            return Cell::Nuisance;
+        }
+        if let Some(color) = self.colors.get(raw) {
+            return Cell::Color(color);
+        }
+        if raw == c.wall || raw == c.big_puyo || raw == c.carbuncle {
+            let what = if raw == c.wall { "wall" } else { "item" };
+            self.colors.warn_once(raw, format!("{what} code {raw} inside the field; read as empty"));
+            return Cell::Empty;
+        }
+        self.colors.warn_once(raw, format!("unknown field code {raw}; read as nuisance until a piece shows it"));
+        Cell::Nuisance
+    }
+
+    /// The piece two raw bytes describe, if any.
+    fn piece(&mut self, pivot: u8, child: u8) -> Option<Piece> {
+        let c = &self.map.codes;
+        if pivot == c.empty || child == c.empty {
+            return None;
+        }
+        let (big, carbuncle, nuisance, wall) = (c.big_puyo, c.carbuncle, c.nuisance, c.wall);
+        if pivot == big && child == big {
+            return Some(Piece::Item(Item::BigPuyo));
+        }
+        if pivot == carbuncle && child == carbuncle {
+            return Some(Piece::Item(Item::Carbuncle));
+        }
+        let special = |v: u8| v == big || v == carbuncle || v == nuisance || v == wall;
+        if special(pivot) || special(child) {
+            return None;
+        }
+        let pivot = self.colors.get_or_assign(pivot)?;
+        let child = self.colors.get_or_assign(child)?;
+        Some(Piece::Pair(Pair::new(pivot, child)))
+    }
+}
+
+/// The orientation a raw byte stands for.
+pub fn orientation_of(codes: &OrientationCodes, raw: u8) -> Option<Orientation> {
+    if raw == codes.up {
+        Some(Orientation::Up)
+    } else if raw == codes.right {
+        Some(Orientation::Right)
+    } else if raw == codes.down {
+        Some(Orientation::Down)
+    } else if raw == codes.left {
+        Some(Orientation::Left)
+    } else {
+        None
+    }
+}
+
+/// The raw byte of an orientation.
+pub fn orientation_code(codes: &OrientationCodes, o: Orientation) -> u8 {
+    match o {
+        Orientation::Up => codes.up,
+        Orientation::Right => codes.right,
+        Orientation::Down => codes.down,
+        Orientation::Left => codes.left,
+    }
+}

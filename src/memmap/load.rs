@@ -1,0 +1,201 @@
+//! Loading and validating address files: a bad file is an error that names the file and the key.
+
+use std::collections::HashMap;
+
+use super::schema::{AddressFile, Entry};
+use crate::emu::pad;
+
+/// RAM size of the NES: valid addresses are below this.
+pub const RAM_SIZE: usize = 0x800;
+
+/// Why an address file was refused.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {key}: {message}")]
+pub struct AddressFileError {
+    /// The file (path or built-in name).
+    pub file: String,
+    /// The key at fault, dotted (`player[2].x.addr`), or `(parse)` for TOML/serde errors.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl AddressFileError {
+    fn new(file: &str, key: impl Into<String>, message: impl Into<String>) -> AddressFileError {
+        AddressFileError { file: file.to_string(), key: key.into(), message: message.into() }
+    }
+}
+
+/// Parses and validates the text of an address file; `file` names it in errors.
+pub fn parse_address_file(file: &str, text: &str) -> Result<AddressFile, AddressFileError> {
+    let parsed: AddressFile = toml::from_str(text).map_err(|e| {
+        let key = serde_key(e.message()).unwrap_or_else(|| "(parse)".to_string());
+        AddressFileError::new(file, key, e.to_string().trim().replace('\n', " | "))
+    })?;
+    validate(file, &parsed)?;
+    Ok(parsed)
+}
+
+/// Pulls the field name out of serde's "missing field `x`" / "unknown field `x`" messages.
+fn serde_key(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let len = message[start..].find('`')?;
+    Some(message[start..start + len].to_string())
+}
+
+fn check_entry(file: &str, key: &str, e: &Entry) -> Result<(), AddressFileError> {
+    check_addr(file, &format!("{key}.addr"), e.addr as usize)
+}
+
+fn check_addr(file: &str, key: &str, addr: usize) -> Result<(), AddressFileError> {
+    if addr >= RAM_SIZE {
+        return Err(AddressFileError::new(
+            file,
+            key,
+            format!("address ${addr:04X} is outside RAM (must be $0000-$07FF)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks addresses, codes, orientation values, players and the menu script.
+pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
+    // Codes: every code names one thing.
+    let c = &f.codes;
+    if c.colors.is_empty() || c.colors.len() > 6 {
+        return Err(AddressFileError::new(
+            file,
+            "codes.colors",
+            format!("needs 1 to 6 colour codes, got {}", c.colors.len()),
+        ));
+    }
+    let mut seen: HashMap<u8, String> = HashMap::new();
+    let mut named: Vec<(String, u8)> = vec![("codes.empty".into(), c.empty)];
+    named.extend(c.colors.iter().enumerate().map(|(i, &v)| (format!("codes.colors[{i}]"), v)));
+    named.push(("codes.nuisance".into(), c.nuisance));
+    named.push(("codes.wall".into(), c.wall));
+    named.push(("codes.big_puyo".into(), c.big_puyo));
+    named.push(("codes.carbuncle".into(), c.carbuncle));
+    for (key, v) in named {
+        if let Some(prev) = seen.insert(v, key.clone()) {
+            return Err(AddressFileError::new(file, key, format!("code {v} is already used by {prev}")));
+        }
+    }
+    // Orientation values.
+    let o = &f.orientation;
+    let mut seen: HashMap<u8, &str> = HashMap::new();
+    for (key, v) in [
+        ("orientation.up", o.up),
+        ("orientation.right", o.right),
+        ("orientation.down", o.down),
+        ("orientation.left", o.left),
+    ] {
+        if let Some(prev) = seen.insert(v, key) {
+            return Err(AddressFileError::new(file, key, format!("value {v} is already used by {prev}")));
+        }
+    }
+    // Globals.
+    if let Some(e) = &f.global.mode {
+        check_entry(file, "global.mode", e)?;
+    }
+    if let Some(e) = &f.global.spawn_any {
+        check_entry(file, "global.spawn_any", e)?;
+    }
+    // Players.
+    if f.player.is_empty() || f.player.len() > 2 {
+        return Err(AddressFileError::new(
+            file,
+            "player",
+            format!("needs 1 or 2 [[player]] tables, got {}", f.player.len()),
+        ));
+    }
+    let mut pads = Vec::new();
+    for (i, p) in f.player.iter().enumerate() {
+        let k = format!("player[{}]", i + 1);
+        if !(1..=2).contains(&p.pad) {
+            return Err(AddressFileError::new(file, format!("{k}.pad"), format!("must be 1 or 2, got {}", p.pad)));
+        }
+        if pads.contains(&p.pad) {
+            return Err(AddressFileError::new(
+                file,
+                format!("{k}.pad"),
+                format!("pad {} is used by two players", p.pad),
+            ));
+        }
+        pads.push(p.pad);
+        for (name, e) in [
+            ("current_pivot", &p.current_pivot),
+            ("current_child", &p.current_child),
+            ("next_pivot", &p.next_pivot),
+            ("next_child", &p.next_child),
+            ("x", &p.x),
+            ("y", &p.y),
+            ("orientation", &p.orientation),
+            ("spawn_flag", &p.spawn_flag),
+            ("spawn_delay", &p.spawn_delay),
+            ("drop_timer", &p.drop_timer),
+        ] {
+            check_entry(file, &format!("{k}.{name}"), e)?;
+        }
+        let fl = &p.field;
+        if fl.color_offset >= fl.cell_stride.max(1) {
+            return Err(AddressFileError::new(
+                file,
+                format!("{k}.field.color_offset"),
+                format!("must be below cell_stride ({}), got {}", fl.cell_stride, fl.color_offset),
+            ));
+        }
+        if fl.cell_stride == 0 || (fl.cell_stride as usize) * 8 > fl.row_stride as usize {
+            return Err(AddressFileError::new(
+                file,
+                format!("{k}.field.row_stride"),
+                format!(
+                    "a row of 8 cells (walls included) of {} bytes needs row_stride >= {}",
+                    fl.cell_stride,
+                    fl.cell_stride as usize * 8
+                ),
+            ));
+        }
+        check_addr(file, &format!("{k}.field.base"), fl.base as usize)?;
+        check_addr(file, &format!("{k}.field.base"), fl.cell_addr(7, 13))
+            .map_err(|e| AddressFileError { message: format!("the field's last cell: {}", e.message), ..e })?;
+        if let Some(s) = &p.score {
+            if !(1..=4).contains(&s.bytes) {
+                return Err(AddressFileError::new(
+                    file,
+                    format!("{k}.score.bytes"),
+                    format!("must be 1..=4, got {}", s.bytes),
+                ));
+            }
+            check_addr(file, &format!("{k}.score.addr"), s.addr as usize + s.bytes as usize - 1)?;
+        }
+    }
+    // Menu.
+    for (i, s) in f.menu.steps.iter().enumerate() {
+        let k = format!("menu.steps[{}]", i + 1);
+        let actions = s.wait.is_some() as u8 + s.press.is_some() as u8 + s.wait_until.is_some() as u8;
+        if actions != 1 {
+            return Err(AddressFileError::new(file, k, "needs exactly one of `wait`, `press`, `wait_until`"));
+        }
+        if let Some(buttons) = &s.press {
+            for b in buttons {
+                if pad::from_name(b).is_none() {
+                    return Err(AddressFileError::new(
+                        file,
+                        format!("{k}.press"),
+                        format!("unknown button {b:?} (expected A, B, SELECT, START, UP, DOWN, LEFT, RIGHT)"),
+                    ));
+                }
+            }
+        }
+        if let Some(p) = s.pad
+            && !(1..=2).contains(&p)
+        {
+            return Err(AddressFileError::new(file, format!("{k}.pad"), format!("must be 1 or 2, got {p}")));
+        }
+        if let Some(c) = &s.wait_until {
+            check_addr(file, &format!("{k}.wait_until.addr"), c.addr as usize)?;
+        }
+    }
+    Ok(())
+}

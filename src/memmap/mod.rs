@@ -1,0 +1,12 @@
+//! The cartridge's RAM map as data: address files (`addresses/*.toml`), their validation, the table of
+//! known dumps, and the decoder from RAM to the game model.
+
+pub mod catalog;
+pub mod decode;
+pub mod load;
+pub mod schema;
+
+pub use catalog::{AddressSource, Catalog, CatalogError, KnownRom};
+pub use decode::{ColorMap, Decoder, PlayerState, Snapshot};
+pub use load::{AddressFileError, parse_address_file};
+pub use schema::AddressFile;

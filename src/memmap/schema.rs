@@ -1,0 +1,247 @@
+//! The typed form of an address file (`addresses/*.toml`): where each value lives in RAM, how it is
+//! coded, and where that knowledge comes from.
+//!
+//! Every table carries `source` (who says so) and `verified` (checked against a real run or not).
+
+use serde::{Deserialize, Serialize};
+
+/// One whole address file: the RAM map of one cartridge in one mode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddressFile {
+    /// What this file describes.
+    pub meta: Meta,
+    /// Cell and piece codes.
+    pub codes: Codes,
+    /// Values of the orientation byte.
+    pub orientation: OrientationCodes,
+    /// Values that belong to no player.
+    #[serde(default)]
+    pub global: Globals,
+    /// One table per player, player 1 first.
+    pub player: Vec<PlayerMap>,
+    /// How to get from power-on to this mode.
+    pub menu: Menu,
+}
+
+/// Description of an address file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// Human-readable name, e.g. "Puyo Puyo (J), 1P Endless".
+    pub name: String,
+    /// Where the addresses come from.
+    pub source: String,
+    /// Whether the whole file has been checked against the cartridge.
+    pub verified: bool,
+    /// Free-form notes.
+    #[serde(default)]
+    pub notes: String,
+}
+
+/// One RAM byte.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// CPU address, `$0000..=$07FF`.
+    pub addr: u16,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+/// Where a playfield lives and how its cells are laid out.
+///
+/// The colour byte of cell (x 1..=6, y 0..=13) is at `base + row_stride*y + cell_stride*x + color_offset`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldLayout {
+    /// Address of row 0, column 0 (the left wall).
+    pub base: u16,
+    /// Bytes per row.
+    pub row_stride: u16,
+    /// Bytes per cell.
+    pub cell_stride: u16,
+    /// Offset of the colour byte within a cell.
+    pub color_offset: u16,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+impl FieldLayout {
+    /// Address of the colour byte of cell (x, y), as a wide integer (no overflow on odd layouts).
+    pub fn cell_addr(&self, x: usize, y: usize) -> usize {
+        self.base as usize + self.row_stride as usize * y + self.cell_stride as usize * x + self.color_offset as usize
+    }
+}
+
+/// Where a field is drawn: the NES pixel of the top-left of cell (x, y) is
+/// `(left + cell*x, top + cell*y)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenLayout {
+    /// Pixel x of column 0 (the left wall).
+    pub left: i32,
+    /// Pixel y of row 0 (the hidden row).
+    pub top: i32,
+    /// Cell size in pixels.
+    pub cell: i32,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+/// A score counter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreEntry {
+    /// Address of the lowest byte.
+    pub addr: u16,
+    /// Number of bytes, little-endian binary (1..=4).
+    pub bytes: u8,
+    /// What one unit of the counter is worth in points (10 when the game keeps score ÷ 10).
+    pub multiplier: u32,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+/// The codes found in field cells and in the current / next piece bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Codes {
+    /// An empty cell.
+    pub empty: u8,
+    /// The colour codes, in model colour order (the first maps to model colour 0, and so on).
+    pub colors: Vec<u8>,
+    /// A nuisance puyo.
+    pub nuisance: u8,
+    /// The wall cells at x = 0 and x = 7.
+    pub wall: u8,
+    /// Big Puyo (both piece bytes hold it).
+    pub big_puyo: u8,
+    /// Carbuncle (both piece bytes hold it).
+    pub carbuncle: u8,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+/// What each value of the orientation byte means: the direction from pivot to child.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrientationCodes {
+    /// Child above the pivot (the spawn orientation).
+    pub up: u8,
+    /// Child right of the pivot.
+    pub right: u8,
+    /// Child below the pivot.
+    pub down: u8,
+    /// Child left of the pivot.
+    pub left: u8,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+/// Values that belong to no player.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Globals {
+    /// The selected mode byte.
+    pub mode: Option<Entry>,
+    /// 1 on any spawn frame.
+    pub spawn_any: Option<Entry>,
+}
+
+/// The RAM of one player.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerMap {
+    /// Short label for reports ("P1").
+    pub label: String,
+    /// Which pad controls this player (1 or 2).
+    pub pad: u8,
+    /// Where the field is on screen, when known (for the HUD's ghost of the planned placement).
+    pub screen: Option<ScreenLayout>,
+    /// The playfield.
+    pub field: FieldLayout,
+    /// Current piece, pivot ("bottom") colour.
+    pub current_pivot: Entry,
+    /// Current piece, child ("top") colour.
+    pub current_child: Entry,
+    /// Next piece, pivot colour.
+    pub next_pivot: Entry,
+    /// Next piece, child colour.
+    pub next_child: Entry,
+    /// Column of the pivot, 1..=6.
+    pub x: Entry,
+    /// Row of the pivot, 0..=13.
+    pub y: Entry,
+    /// Orientation byte (values in `[orientation]`).
+    pub orientation: Entry,
+    /// Non-zero on the frame this player's piece spawns.
+    pub spawn_flag: Entry,
+    /// Non-zero whenever no piece is controllable.
+    pub spawn_delay: Entry,
+    /// Gravity timer.
+    pub drop_timer: Entry,
+    /// Score counter, when known.
+    pub score: Option<ScoreEntry>,
+}
+
+/// How to walk the menus from power-on to the game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Menu {
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+    /// The steps, in order.
+    pub steps: Vec<MenuStep>,
+    /// Frames to wait, after the script, for a controllable piece before giving up.
+    #[serde(default = "default_ready_timeout")]
+    pub ready_timeout: u32,
+}
+
+fn default_ready_timeout() -> u32 {
+    1800
+}
+
+/// One menu action. Exactly one of `wait`, `press`, `wait_until` is given.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MenuStep {
+    /// Do nothing for this many frames.
+    pub wait: Option<u32>,
+    /// Hold these buttons (names: A B SELECT START UP DOWN LEFT RIGHT) ...
+    pub press: Option<Vec<String>>,
+    /// ... for this many frames (default 2), then release them for as many.
+    pub frames: Option<u32>,
+    /// On this pad (default 1).
+    pub pad: Option<u8>,
+    /// Wait until a RAM byte holds a value.
+    pub wait_until: Option<Condition>,
+    /// Most frames `wait_until` may take (default 600).
+    pub timeout: Option<u32>,
+    /// A note for people reading the file.
+    pub note: Option<String>,
+}
+
+/// A RAM byte compared with a value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// CPU address, `$0000..=$07FF`.
+    pub addr: u16,
+    /// The value to wait for.
+    pub equals: u8,
+}

@@ -1,0 +1,87 @@
+//! Running a session without a window, as fast as the machine goes, until a limit or the end of the game.
+
+use std::time::Instant;
+
+use crate::emu::{EmuError, Machine};
+
+use super::report::Summary;
+use super::session::Session;
+
+/// Frames without a lock (and without a game over) after which a headless run gives up: 10 minutes of
+/// game time.
+pub const STALL_FRAMES: u64 = 36_000;
+
+/// When a headless run stops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Stop after this many frames.
+    pub frames: Option<u64>,
+    /// Stop once a player has locked this many pieces.
+    pub pieces: Option<u32>,
+    /// Stop when the game is over (a top-out).
+    pub stop_at_game_over: bool,
+}
+
+/// Why a headless run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The emulator stopped.
+    #[error(transparent)]
+    Emu(#[from] EmuError),
+    /// The menus never reached the game.
+    #[error("{0}")]
+    Menu(String),
+    /// No piece locked for a long time (the game is paused, stuck, or not what the address file says).
+    #[error("no piece locked for {0} frames; stopping (is the game paused, or the address file wrong?)")]
+    Stalled(u64),
+    /// Neither a frame nor a piece limit was given.
+    #[error("a headless run needs --frames N or --pieces N")]
+    NoLimit,
+}
+
+/// Runs until a limit; returns the report. `label` names the ROM in it.
+pub fn run<M: Machine>(
+    session: &mut Session<M>,
+    limits: Limits,
+    label: &str,
+    seed: u64,
+    speed: u8,
+) -> Result<Summary, RunError> {
+    if limits.frames.is_none() && limits.pieces.is_none() {
+        return Err(RunError::NoLimit);
+    }
+    session.set_wait_for_bots(true);
+    let start = Instant::now();
+    let first = session.frames();
+    let (mut last_total, mut last_change) = (0u32, first);
+    loop {
+        session.step_frame()?;
+        let frames = session.frames() - first;
+        let total: u32 = session.seats.iter().map(|s| s.stats.pieces).sum();
+        if total != last_total {
+            (last_total, last_change) = (total, session.frames());
+        } else if session.frames() - last_change > STALL_FRAMES {
+            if session.outcome.is_some() {
+                break; // the game is over and nobody starts another one
+            }
+            return Err(RunError::Stalled(STALL_FRAMES));
+        }
+        if session.in_menus()
+            && let Some(e) = &session.menu_error
+        {
+            return Err(RunError::Menu(e.clone()));
+        }
+        if limits.frames.is_some_and(|n| frames >= n) {
+            break;
+        }
+        if let Some(n) = limits.pieces
+            && session.seats.iter().any(|s| s.stats.pieces >= n)
+        {
+            break;
+        }
+        if limits.stop_at_game_over && session.outcome.is_some() {
+            break;
+        }
+    }
+    Ok(Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed()))
+}

@@ -1,0 +1,163 @@
+//! The end-of-run report: a plain-text summary or JSON.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::emu::Machine;
+
+use super::session::Session;
+
+/// NES frames per second (NTSC).
+pub const NES_FPS: f64 = 60.0988;
+
+/// One player's line of the report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayerSummary {
+    /// "P1" / "P2".
+    pub label: String,
+    /// The bot's name, or "human".
+    pub bot: String,
+    /// Pieces locked.
+    pub pieces: u32,
+    /// Locks that started a chain.
+    pub chains: u32,
+    /// Longest chain.
+    pub largest_chain: u32,
+    /// Score: from RAM when the address file knows where it is, else the model's sum.
+    pub score: u64,
+    /// "ram" or "model".
+    pub score_source: String,
+    /// After-lock comparisons made.
+    pub checks: u64,
+    /// Comparisons where RAM differed from the model.
+    pub mismatches: u64,
+    /// The player topped out.
+    pub topped_out: bool,
+    /// Decisions made by the bot.
+    pub decisions: u32,
+    /// Total time in the bot's search, milliseconds.
+    pub think_ms_total: f64,
+    /// Times the driver re-planned because RAM disagreed with the plan.
+    pub replans: u64,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// The cartridge.
+    pub rom: String,
+    /// The mode.
+    pub mode: String,
+    /// The seed the bots used.
+    pub seed: u64,
+    /// The bot speed setting.
+    pub speed: u8,
+    /// Frames emulated.
+    pub frames: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Frames per second (wall clock, bots included).
+    pub fps: f64,
+    /// `fps` / 60.1.
+    pub realtime_factor: f64,
+    /// Share of the wall-clock time the frame loop spent on the bots: inline searches and waits for a
+    /// worker thread's answer.
+    pub bot_time_share: f64,
+    /// Total search time of all bots in seconds, on whichever thread (with worker threads it overlaps the
+    /// emulation).
+    pub bot_think_seconds: f64,
+    /// The winner's label (2P, once decided).
+    pub winner: Option<String>,
+    /// The game ended (a top-out).
+    pub game_over: bool,
+    /// Per player.
+    pub players: Vec<PlayerSummary>,
+}
+
+impl Summary {
+    /// Builds the report from a session that ran for `wall`.
+    pub fn of<M: Machine>(s: &Session<M>, rom: &str, seed: u64, speed: u8, frames: u64, wall: Duration) -> Summary {
+        let seconds = wall.as_secs_f64().max(1e-9);
+        let fps = frames as f64 / seconds;
+        let think: f64 = s.seats.iter().map(|p| p.stats.think_time.as_secs_f64()).sum();
+        let on_path: f64 = s.seats.iter().map(|p| p.stats.frame_path_time.as_secs_f64()).sum();
+        let players = s
+            .seats
+            .iter()
+            .map(|p| PlayerSummary {
+                label: p.label.clone(),
+                bot: p.bot_name.clone(),
+                pieces: p.stats.pieces,
+                chains: p.stats.chains,
+                largest_chain: p.stats.largest_chain,
+                score: p.ram_score.map_or(p.stats.model_score, u64::from),
+                score_source: if p.ram_score.is_some() { "ram" } else { "model" }.into(),
+                checks: p.stats.checks,
+                mismatches: p.stats.mismatches,
+                topped_out: p.stats.topped_out,
+                decisions: p.stats.decisions,
+                think_ms_total: p.stats.think_time.as_secs_f64() * 1000.0,
+                replans: p.driver_stats().replans,
+            })
+            .collect();
+        Summary {
+            rom: rom.to_string(),
+            mode: s.mode.to_string(),
+            seed,
+            speed,
+            frames,
+            seconds,
+            fps,
+            realtime_factor: fps / NES_FPS,
+            bot_time_share: on_path / seconds,
+            bot_think_seconds: think,
+            winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
+            game_over: s.outcome.is_some(),
+            players,
+        }
+    }
+
+    /// The report as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// The report as text.
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "{} / {} / seed {} / speed {}\n{} frames in {:.2} s: {:.0} fps ({:.1}x real time), bots {:.1}% of the frame loop ({:.2} s of search)\n",
+            self.rom,
+            self.mode,
+            self.seed,
+            self.speed,
+            self.frames,
+            self.seconds,
+            self.fps,
+            self.realtime_factor,
+            self.bot_time_share * 100.0,
+            self.bot_think_seconds
+        );
+        for p in &self.players {
+            out += &format!(
+                "{} ({}): {} pieces, {} chains (largest {}), score {} ({}), {} mismatches in {} checks{}\n",
+                p.label,
+                p.bot,
+                p.pieces,
+                p.chains,
+                p.largest_chain,
+                p.score,
+                p.score_source,
+                p.mismatches,
+                p.checks,
+                if p.topped_out { ", topped out" } else { "" }
+            );
+        }
+        match (&self.winner, self.game_over) {
+            (Some(w), _) => out += &format!("winner: {w}\n"),
+            (None, true) => out += "game over\n",
+            (None, false) => {}
+        }
+        out
+    }
+}

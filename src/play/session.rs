@@ -1,0 +1,509 @@
+//! A running game: each frame, RAM → decode → (bots, driver, verifier) → pads → one emulated frame.
+//!
+//! The session knows nothing of windows or the command line: the headless runner and the window both call
+//! [`Session::step_frame`]. Each player is a [`Seat`]: its bot (when on), its driver, its verifier, its
+//! counters.
+
+use std::time::{Duration, Instant};
+
+use crate::config::Mode;
+use crate::driver::{Check, Driver, Observation, Pose, Verifier, plan};
+use crate::emu::{EmuError, Machine};
+use crate::game::{Cell, Placement, Rules};
+use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot};
+
+use super::menu::{MenuRunner, MenuStatus};
+use super::thinker::{Request, Thinker};
+
+/// Frames a player may go without a controllable piece, with its spawn cell filled, before it counts as
+/// topped out.
+pub const TOPOUT_FRAMES: u32 = 180;
+
+/// Counters of one player, for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatStats {
+    /// Pieces locked.
+    pub pieces: u32,
+    /// Locks that started a chain.
+    pub chains: u32,
+    /// Longest chain.
+    pub largest_chain: u32,
+    /// Points the model credited.
+    pub model_score: u64,
+    /// Comparisons of RAM with the model.
+    pub checks: u64,
+    /// Comparisons that failed.
+    pub mismatches: u64,
+    /// The player topped out.
+    pub topped_out: bool,
+    /// Time spent in the bot's search (on whichever thread ran it).
+    pub think_time: Duration,
+    /// Bot time on the frame loop's path: inline searches, and waits for a worker's answer.
+    pub frame_path_time: Duration,
+    /// Decisions made.
+    pub decisions: u32,
+}
+
+/// One player of the game.
+pub struct Seat {
+    /// "P1" / "P2".
+    pub label: String,
+    /// 0-based pad index.
+    pub pad: usize,
+    /// The bot's name (for reports).
+    pub bot_name: String,
+    /// The bot, when the seat has one.
+    thinker: Option<Thinker>,
+    /// Whether the bot plays now.
+    pub bot_on: bool,
+    driver: Driver,
+    verifier: Verifier,
+    /// Counters.
+    pub stats: SeatStats,
+    was_controllable: bool,
+    waiting: bool,
+    /// Controllable frames of the current piece (its first is 1).
+    piece_frames: u32,
+    /// When the question in flight was asked.
+    asked_at: Option<Instant>,
+    idle_frames: u32,
+    seen_piece: bool,
+    /// Chain length the bot expects from its current decision.
+    pub expected_chain: u32,
+    /// Last decision time in milliseconds.
+    pub think_ms: f32,
+    /// Score read from RAM, when the address file knows where it is.
+    pub ram_score: Option<u32>,
+}
+
+impl std::fmt::Debug for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Seat")
+            .field("label", &self.label)
+            .field("bot_on", &self.bot_on)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Seat {
+    /// A seat on 0-based `pad`, with an optional bot.
+    pub fn new(label: impl Into<String>, pad: usize, bot: Option<(String, Thinker)>, bot_on: bool, speed: u8) -> Seat {
+        let (bot_name, thinker) = match bot {
+            Some((n, t)) => (n, Some(t)),
+            None => ("human".to_string(), None),
+        };
+        Seat {
+            label: label.into(),
+            pad,
+            bot_on: bot_on && thinker.is_some(),
+            bot_name,
+            thinker,
+            driver: Driver::new(speed),
+            verifier: Verifier::default(),
+            stats: SeatStats::default(),
+            was_controllable: false,
+            waiting: false,
+            piece_frames: 0,
+            asked_at: None,
+            idle_frames: 0,
+            seen_piece: false,
+            expected_chain: 0,
+            think_ms: 0.0,
+            ram_score: None,
+        }
+    }
+
+    /// Whether the seat has a bot at all.
+    pub fn has_bot(&self) -> bool {
+        self.thinker.is_some()
+    }
+
+    /// The bot's speed setting.
+    pub fn speed(&self) -> u8 {
+        self.driver.speed()
+    }
+
+    /// Where the bot is taking the current piece.
+    pub fn target(&self) -> Option<Placement> {
+        self.driver.target()
+    }
+
+    /// Driver counters.
+    pub fn driver_stats(&self) -> crate::driver::DriverStats {
+        self.driver.stats()
+    }
+}
+
+/// How the game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Label of the winner (2P), `None` in endless.
+    pub winner: Option<String>,
+    /// Frame it was decided.
+    pub frame: u64,
+}
+
+/// What phase the session is in.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// Running the menu script.
+    Menu(MenuRunner),
+    /// Script done; waiting for a first controllable piece.
+    Ready { waited: u32 },
+    /// Playing.
+    Play,
+}
+
+/// A game in progress on a machine.
+pub struct Session<M: Machine> {
+    machine: M,
+    decoder: Decoder,
+    /// The mode being played.
+    pub mode: Mode,
+    /// The players, in address-file order.
+    pub seats: Vec<Seat>,
+    keyboard: [u8; 2],
+    phase: Phase,
+    ready_timeout: u32,
+    rules: Rules,
+    frames: u64,
+    next_id: u64,
+    started: Instant,
+    /// How the game ended, once it has.
+    pub outcome: Option<Outcome>,
+    /// Set when the menu script failed to reach the game (the session keeps running).
+    pub menu_error: Option<String>,
+    last: Option<Snapshot>,
+    wait_for_bots: bool,
+}
+
+impl<M: Machine> std::fmt::Debug for Session<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("mode", &self.mode)
+            .field("frames", &self.frames)
+            .field("seats", &self.seats)
+            .finish()
+    }
+}
+
+impl<M: Machine> Session<M> {
+    /// A session on `machine` (at power-on unless `walk_menu` is false), reading RAM with `map`.
+    /// `seats` must follow the order of the `[[player]]` tables.
+    pub fn new(machine: M, map: AddressFile, mode: Mode, seats: Vec<Seat>, walk_menu: bool) -> Session<M> {
+        let phase = if walk_menu { Phase::Menu(MenuRunner::new(map.menu.steps.clone())) } else { Phase::Play };
+        let ready_timeout = map.menu.ready_timeout;
+        Session {
+            machine,
+            decoder: Decoder::new(map),
+            mode,
+            seats,
+            keyboard: [0; 2],
+            phase,
+            ready_timeout,
+            rules: Rules::puyo1(),
+            frames: 0,
+            next_id: 0,
+            started: Instant::now(),
+            outcome: None,
+            menu_error: None,
+            last: None,
+            wait_for_bots: false,
+        }
+    }
+
+    /// The machine.
+    pub fn machine(&self) -> &M {
+        &self.machine
+    }
+
+    /// The machine, mutably (e.g. for the window's picture and save states).
+    pub fn machine_mut(&mut self) -> &mut M {
+        &mut self.machine
+    }
+
+    /// Frames run by this session.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Wall-clock time since the session started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The last decoded RAM.
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.last.as_ref()
+    }
+
+    /// The address file in use.
+    pub fn address_file(&self) -> &AddressFile {
+        self.decoder.map()
+    }
+
+    /// True while the menu script or the wait for the first piece runs.
+    pub fn in_menus(&self) -> bool {
+        !matches!(self.phase, Phase::Play)
+    }
+
+    /// Makes the frame loop wait for a bot's answer when the driver would act on it (headless runs):
+    /// games then replay identically however long the bots think. Off (the window's default), a late
+    /// answer just lets the pair fall further.
+    pub fn set_wait_for_bots(&mut self, wait: bool) {
+        self.wait_for_bots = wait;
+    }
+
+    /// Holds `buttons` (raw NES bits) on 0-based `pad` for a person; they mix with a bot's by OR.
+    pub fn set_keyboard_pad(&mut self, pad: usize, buttons: u8) {
+        if let Some(k) = self.keyboard.get_mut(pad) {
+            *k = buttons;
+        }
+    }
+
+    /// Turns a seat's bot on or off; returns the new state.
+    pub fn toggle_bot(&mut self, seat: usize) -> bool {
+        let Some(s) = self.seats.get_mut(seat) else { return false };
+        if !s.has_bot() {
+            return false;
+        }
+        s.bot_on = !s.bot_on;
+        s.driver.clear();
+        s.waiting = false;
+        if let Some(t) = s.thinker.as_mut() {
+            t.cancel();
+        }
+        // A bot switched on mid-piece starts with the next piece; switched off, it lets go at once.
+        s.bot_on
+    }
+
+    /// Changes every bot's speed by `delta`; returns the new speed (0..=10).
+    pub fn change_bot_speed(&mut self, delta: i32) -> u8 {
+        let cur = self.seats.iter().find(|s| s.has_bot()).map_or(0, |s| s.speed()) as i32;
+        let new = (cur + delta).clamp(0, 10) as u8;
+        for s in &mut self.seats {
+            s.driver.set_speed(new);
+        }
+        new
+    }
+
+    /// Forgets per-piece state (after a save state is loaded).
+    pub fn reset_tracking(&mut self) {
+        for s in &mut self.seats {
+            s.driver.clear();
+            s.verifier.reset();
+            s.waiting = false;
+            s.was_controllable = false;
+            s.idle_frames = 0;
+            if let Some(t) = s.thinker.as_mut() {
+                t.cancel();
+            }
+        }
+    }
+
+    /// Runs one frame: decide the pads from RAM, then clock the machine.
+    pub fn step_frame(&mut self) -> Result<(), EmuError> {
+        let mut pads = match &mut self.phase {
+            Phase::Menu(runner) => match runner.step(self.machine.ram()) {
+                MenuStatus::Running(p) => p,
+                MenuStatus::Done => {
+                    self.phase = Phase::Ready { waited: 0 };
+                    [0; 2]
+                }
+                MenuStatus::TimedOut { step } => {
+                    let msg = format!("menu script: step {step} (wait_until) timed out");
+                    log::warn!("{msg}");
+                    self.menu_error = Some(msg);
+                    self.phase = Phase::Ready { waited: 0 };
+                    [0; 2]
+                }
+            },
+            Phase::Ready { waited } => {
+                let snap = self.decoder.decode(self.machine.ram());
+                if snap.players.iter().any(|p| p.controllable) {
+                    self.phase = Phase::Play;
+                    self.play_frame(snap)
+                } else {
+                    *waited += 1;
+                    if *waited == self.ready_timeout {
+                        let msg = format!(
+                            "no falling pair {} frames after the menu script; play the menus yourself (or fix the \
+                             [menu] steps of the address file)",
+                            self.ready_timeout
+                        );
+                        log::warn!("{msg}");
+                        self.menu_error = Some(msg);
+                    }
+                    self.last = Some(snap);
+                    [0; 2]
+                }
+            }
+            Phase::Play => {
+                let snap = self.decoder.decode(self.machine.ram());
+                self.play_frame(snap)
+            }
+        };
+        for (p, k) in pads.iter_mut().zip(self.keyboard) {
+            *p |= k;
+        }
+        self.machine.set_pads(pads);
+        self.machine.clock_frame()?;
+        self.frames += 1;
+        Ok(())
+    }
+
+    fn play_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+        let frame_start = Instant::now();
+        let mut pads = [0u8; 2];
+        let opponents: Vec<_> = snap.players.iter().map(|p| p.field).collect();
+        for (i, seat) in self.seats.iter_mut().enumerate() {
+            let Some(st) = snap.players.get(i) else { continue };
+            let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
+            let buttons =
+                seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
+            if let Some(p) = pads.get_mut(seat.pad) {
+                *p |= buttons;
+            }
+        }
+        self.update_outcome();
+        self.last = Some(snap);
+        pads
+    }
+
+    fn update_outcome(&mut self) {
+        if self.outcome.is_some() {
+            if self.seats.iter().all(|s| !s.stats.topped_out) {
+                self.outcome = None; // a new game started
+            }
+            return;
+        }
+        let out: Vec<usize> = (0..self.seats.len()).filter(|&i| self.seats[i].stats.topped_out).collect();
+        if out.is_empty() {
+            return;
+        }
+        let winner =
+            if self.seats.len() == 2 && out.len() == 1 { Some(self.seats[1 - out[0]].label.clone()) } else { None };
+        self.outcome = Some(Outcome { winner, frame: self.frames });
+    }
+}
+
+/// One seat's work for one frame; returns its buttons.
+fn seat_frame(
+    seat: &mut Seat,
+    st: &PlayerState,
+    opponent: Option<crate::game::Field>,
+    rules: &Rules,
+    next_id: &mut u64,
+    wait_for_bot: bool,
+    frame_start: Instant,
+) -> u8 {
+    seat.ram_score = st.score;
+    let pose = st.orientation.map(|o| Pose { x: st.x, orientation: o });
+    let controllable = st.controllable;
+
+    if controllable && !seat.was_controllable {
+        if seat.stats.topped_out {
+            // Pieces again after a top-out: the person started a new game from the menus.
+            log::info!("{}: a new game", seat.label);
+            seat.stats.topped_out = false;
+            seat.verifier.reset();
+        }
+        // A new piece: check the last lock now that the game has resolved it.
+        if let Some((pred, check)) = seat.verifier.on_spawn(&st.field, &seat.label) {
+            seat.stats.checks += 1;
+            if matches!(check, Check::Mismatch { .. }) {
+                seat.stats.mismatches += 1;
+            }
+            if pred.summary.chains > 0 {
+                seat.stats.chains += 1;
+                seat.stats.largest_chain = seat.stats.largest_chain.max(pred.summary.chains);
+            }
+            seat.stats.model_score += pred.summary.score as u64;
+        }
+        seat.seen_piece = true;
+        seat.idle_frames = 0;
+        seat.piece_frames = 0;
+        seat.driver.clear();
+        seat.waiting = false;
+        if seat.bot_on
+            && let (Some(t), Some(current), Some(next)) = (seat.thinker.as_mut(), st.current, st.next)
+        {
+            *next_id += 1;
+            let asked = Instant::now();
+            let inline = t.is_inline();
+            t.ask(Request {
+                id: *next_id,
+                field: st.field,
+                current,
+                next,
+                opponent,
+                rules: rules.clone(),
+                pieces_played: seat.stats.pieces,
+            });
+            seat.waiting = true;
+            seat.asked_at = Some(asked);
+            if inline {
+                seat.stats.frame_path_time += asked.elapsed();
+            }
+        }
+    }
+
+    if controllable {
+        seat.piece_frames += 1;
+        if let (Some(piece), Some(p)) = (st.current, pose) {
+            seat.verifier.track(&st.field, piece, Placement::new(p.x, p.orientation));
+        }
+        let must_have = wait_for_bot && seat.piece_frames >= seat.driver.first_action_frame();
+        let answer = match seat.thinker.as_mut() {
+            Some(t) if seat.waiting && must_have => {
+                let a = t.wait();
+                if !t.is_inline() {
+                    // The frame loop waited from the start of this frame, or from the question if it was
+                    // asked in this frame (on one core the worker may run before the loop reaches the wait).
+                    let since = seat.asked_at.map_or(frame_start, |q| q.max(frame_start));
+                    seat.stats.frame_path_time += since.elapsed();
+                }
+                a
+            }
+            Some(t) if seat.waiting => t.poll(),
+            _ => None,
+        };
+        if let Some(answer) = answer {
+            seat.waiting = false;
+            seat.stats.think_time += answer.elapsed;
+            seat.stats.decisions += 1;
+            seat.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
+            seat.expected_chain = answer.decision.expected_chain;
+            let target = answer.decision.placement;
+            // The planner's path starts at the spawn pose; the driver re-plans if RAM shows otherwise.
+            let path = match (answer.path, pose) {
+                (Some(path), _) => path,
+                (None, Some(p)) => plan(p, Pose::of(target)),
+                (None, None) => Vec::new(),
+            };
+            seat.driver.start(target, &path);
+        }
+    } else if seat.was_controllable {
+        // The piece locked.
+        seat.stats.pieces += 1;
+        seat.verifier.on_lock(rules);
+    }
+
+    if !controllable && seat.seen_piece {
+        seat.idle_frames += 1;
+        let spawn_filled = st.field.get(rules.spawn_x as usize, rules.spawn_y as usize) != Cell::Empty;
+        if spawn_filled && seat.idle_frames > TOPOUT_FRAMES && !seat.stats.topped_out {
+            log::info!("{} topped out after {} pieces", seat.label, seat.stats.pieces);
+            seat.stats.topped_out = true;
+        }
+    }
+    seat.was_controllable = controllable;
+
+    if !seat.bot_on {
+        return 0;
+    }
+    let obs =
+        Observation { controllable, pose: pose.unwrap_or(Pose { x: st.x, orientation: crate::game::Orientation::Up }) };
+    seat.driver.tick(obs)
+}

@@ -1,0 +1,162 @@
+//! The session as the window sees it: [`crate::ui::Viewable`] for a session on the real emulator.
+
+use anyhow::Context;
+
+use crate::emu::Emu;
+use crate::game::{Field, Item, Piece, Placement, field::bit};
+use crate::memmap::schema::ScreenLayout;
+use crate::ui::{GhostCell, HudInfo, HudPlayer, Viewable};
+
+use super::session::Session;
+
+/// Number of save-state slots the window offers (1..=9).
+pub const SLOTS: usize = 9;
+
+/// A session on the emulator, with in-memory save-state slots.
+pub struct WindowSession {
+    /// The game.
+    pub session: Session<Emu>,
+    slots: Vec<Option<Vec<u8>>>,
+}
+
+impl std::fmt::Debug for WindowSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowSession").field("session", &self.session).finish()
+    }
+}
+
+impl WindowSession {
+    /// Wraps a session.
+    pub fn new(session: Session<Emu>) -> WindowSession {
+        WindowSession { session, slots: vec![None; SLOTS + 1] }
+    }
+}
+
+/// The cells a piece at `placement` would land in on `field`, as (x, y).
+pub fn landing_cells(field: &Field, piece: Piece, placement: Placement) -> Vec<(usize, usize)> {
+    let mut f = *field;
+    let landed = match piece {
+        Piece::Pair(p) => f.drop_pair(p, placement).unwrap_or(0),
+        Piece::Item(Item::Carbuncle) => {
+            let x = placement.x as usize;
+            f.landing_row(x).map_or(0, |y| 1u128 << bit(x, y))
+        }
+        Piece::Item(Item::BigPuyo) => {
+            let mut m = 0;
+            for x in [placement.x as usize, placement.x as usize + 1] {
+                if (1..=6).contains(&x)
+                    && let Some(y) = f.landing_row(x)
+                {
+                    m |= 1u128 << bit(x, y);
+                    if y > 0 {
+                        m |= 1u128 << bit(x, y - 1);
+                    }
+                }
+            }
+            m
+        }
+    };
+    let mut out = Vec::new();
+    for x in 1..=6 {
+        for y in 0..14 {
+            if landed & (1u128 << bit(x, y)) != 0 {
+                out.push((x, y));
+            }
+        }
+    }
+    out
+}
+
+fn ghost(screen: &ScreenLayout, cells: &[(usize, usize)]) -> Vec<GhostCell> {
+    cells
+        .iter()
+        .map(|&(x, y)| GhostCell {
+            x: screen.left + screen.cell * x as i32,
+            y: screen.top + screen.cell * y as i32,
+            rgb: [255, 255, 255],
+        })
+        .collect()
+}
+
+impl Viewable for WindowSession {
+    fn step_frame(&mut self) -> anyhow::Result<()> {
+        self.session.step_frame().context("emulation stopped")
+    }
+
+    fn frame_rgba(&mut self) -> &[u8] {
+        self.session.machine_mut().frame_rgba()
+    }
+
+    fn hud(&self) -> HudInfo {
+        let snap = self.session.snapshot();
+        let map = self.session.address_file();
+        let players = self
+            .session
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut g = Vec::new();
+                if s.bot_on
+                    && let (Some(target), Some(st), Some(screen)) = (
+                        s.target(),
+                        snap.and_then(|sn| sn.players.get(i)),
+                        map.player.get(i).and_then(|p| p.screen.as_ref()),
+                    )
+                    && let Some(piece) = st.current
+                    && st.controllable
+                {
+                    g = ghost(screen, &landing_cells(&st.field, piece, target));
+                }
+                HudPlayer {
+                    label: if s.has_bot() && s.bot_on {
+                        format!("{} {}", s.label, s.bot_name)
+                    } else {
+                        format!("{} HUMAN", s.label)
+                    },
+                    bot_on: s.bot_on,
+                    speed: s.speed(),
+                    expected_chain: s.expected_chain,
+                    think_ms: s.think_ms,
+                    ghost: g,
+                }
+            })
+            .collect();
+        let message = match (&self.session.outcome, &self.session.menu_error) {
+            (Some(o), _) => Some(match &o.winner {
+                Some(w) => format!("{w} WINS"),
+                None => "GAME OVER".to_string(),
+            }),
+            (None, Some(e)) if self.session.in_menus() => Some(e.chars().take(40).collect()),
+            _ => None,
+        };
+        HudInfo { players, message }
+    }
+
+    fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {
+        self.session.set_keyboard_pad(pad as usize, buttons);
+    }
+
+    fn toggle_bot(&mut self, player: usize) -> bool {
+        self.session.toggle_bot(player)
+    }
+
+    fn change_bot_speed(&mut self, delta: i32) -> u8 {
+        self.session.change_bot_speed(delta)
+    }
+
+    fn save_state(&mut self, slot: u8) -> anyhow::Result<()> {
+        let state = self.session.machine_mut().save_state()?;
+        let s = self.slots.get_mut(slot as usize).context("no such save-state slot")?;
+        *s = Some(state);
+        Ok(())
+    }
+
+    fn load_state(&mut self, slot: u8) -> anyhow::Result<()> {
+        let state =
+            self.slots.get(slot as usize).and_then(|s| s.clone()).with_context(|| format!("slot {slot} is empty"))?;
+        self.session.machine_mut().load_state(&state)?;
+        self.session.reset_tracking();
+        Ok(())
+    }
+}

@@ -1,0 +1,520 @@
+//! Key bindings as data: the `[keys]` table of `config.toml`.
+//!
+//! Each field of [`KeyBindings`] names one physical key (layout-independent,
+//! e.g. "Z" is the key left of "X" on any layout). An empty string leaves the
+//! action unbound. Names are matched case-insensitively; see
+//! [`valid_key_names`] for the full list. [`DEFAULT_KEYS_TOML`] is a
+//! commented copy of the defaults, ready to paste into `config.toml`.
+//!
+//! Escape (by default) and closing the window always quit.
+
+use serde::{Deserialize, Serialize};
+use winit::keyboard::KeyCode;
+
+/// The default `[keys]` table, commented, for `config.toml`.
+pub const DEFAULT_KEYS_TOML: &str = r#"# Window key bindings. Each value is one key name; "" leaves an action unbound.
+# Names: A-Z, 0-9, F1-F12, ArrowUp/ArrowDown/ArrowLeft/ArrowRight, Enter, Space,
+# Escape, Tab, Backspace, ShiftLeft/ShiftRight, ControlLeft/ControlRight,
+# AltLeft/AltRight, Minus, Equal, Period, Comma, Slash, Backslash, Semicolon,
+# Quote, Backquote, BracketLeft, BracketRight, Insert, Delete, Home, End,
+# PageUp, PageDown, Numpad0-Numpad9, NumpadAdd, NumpadSubtract, NumpadEnter...
+[keys]
+quit = "Escape"            # also: closing the window
+fullscreen = "F11"
+pause = "P"
+frame_advance = "Period"   # while paused: one frame (pauses if running)
+emu_speed_down = "Minus"   # 1/2x, 1x, 2x, 4x, max
+emu_speed_up = "Equal"
+bot_speed_down = "BracketLeft"
+bot_speed_up = "BracketRight"
+bot_p1 = "F1"              # bot on/off for player 1
+bot_p2 = "F2"              # bot on/off for player 2
+hud = "H"                  # HUD on/off
+screenshot = "F12"         # PNG of the 256x240 frame (+ HUD) into the screenshot directory
+save_state = "F5"
+load_state = "F7"
+next_slot = "F6"           # save-state slot 1..9
+# NES pad 1 for a human player
+pad_up = "ArrowUp"
+pad_down = "ArrowDown"
+pad_left = "ArrowLeft"
+pad_right = "ArrowRight"
+pad_a = "X"
+pad_b = "Z"
+pad_start = "Enter"
+pad_select = "ShiftRight"
+"#;
+
+/// Action → key name for every window action (the `[keys]` table).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KeyBindings {
+    /// Quit the window.
+    pub quit: String,
+    /// Toggle borderless fullscreen.
+    pub fullscreen: String,
+    /// Pause / resume the emulator.
+    pub pause: String,
+    /// Emulate one frame while paused (pauses if running).
+    pub frame_advance: String,
+    /// Slower emulator speed step.
+    pub emu_speed_down: String,
+    /// Faster emulator speed step.
+    pub emu_speed_up: String,
+    /// Lower the bots' speed setting by one.
+    pub bot_speed_down: String,
+    /// Raise the bots' speed setting by one.
+    pub bot_speed_up: String,
+    /// Turn player 1's bot on/off.
+    pub bot_p1: String,
+    /// Turn player 2's bot on/off.
+    pub bot_p2: String,
+    /// Show / hide the HUD.
+    pub hud: String,
+    /// Save a PNG screenshot of the frame (with the HUD if shown).
+    pub screenshot: String,
+    /// Save the session state to the current slot.
+    pub save_state: String,
+    /// Load the session state from the current slot.
+    pub load_state: String,
+    /// Select the next save-state slot (1..=9, wrapping).
+    pub next_slot: String,
+    /// Pad 1 Up.
+    pub pad_up: String,
+    /// Pad 1 Down.
+    pub pad_down: String,
+    /// Pad 1 Left.
+    pub pad_left: String,
+    /// Pad 1 Right.
+    pub pad_right: String,
+    /// Pad 1 A.
+    pub pad_a: String,
+    /// Pad 1 B.
+    pub pad_b: String,
+    /// Pad 1 Start.
+    pub pad_start: String,
+    /// Pad 1 Select.
+    pub pad_select: String,
+}
+
+impl Default for KeyBindings {
+    fn default() -> Self {
+        let s = |k: &str| k.to_string();
+        KeyBindings {
+            quit: s("Escape"),
+            fullscreen: s("F11"),
+            pause: s("P"),
+            frame_advance: s("Period"),
+            emu_speed_down: s("Minus"),
+            emu_speed_up: s("Equal"),
+            bot_speed_down: s("BracketLeft"),
+            bot_speed_up: s("BracketRight"),
+            bot_p1: s("F1"),
+            bot_p2: s("F2"),
+            hud: s("H"),
+            screenshot: s("F12"),
+            save_state: s("F5"),
+            load_state: s("F7"),
+            next_slot: s("F6"),
+            pad_up: s("ArrowUp"),
+            pad_down: s("ArrowDown"),
+            pad_left: s("ArrowLeft"),
+            pad_right: s("ArrowRight"),
+            pad_a: s("X"),
+            pad_b: s("Z"),
+            pad_start: s("Enter"),
+            pad_select: s("ShiftRight"),
+        }
+    }
+}
+
+/// A window action a key can be bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// See [`KeyBindings::quit`].
+    Quit,
+    /// See [`KeyBindings::fullscreen`].
+    Fullscreen,
+    /// See [`KeyBindings::pause`].
+    Pause,
+    /// See [`KeyBindings::frame_advance`].
+    FrameAdvance,
+    /// See [`KeyBindings::emu_speed_down`].
+    EmuSpeedDown,
+    /// See [`KeyBindings::emu_speed_up`].
+    EmuSpeedUp,
+    /// See [`KeyBindings::bot_speed_down`].
+    BotSpeedDown,
+    /// See [`KeyBindings::bot_speed_up`].
+    BotSpeedUp,
+    /// Toggle the bot of player index `.0` (0 = player 1).
+    ToggleBot(usize),
+    /// See [`KeyBindings::hud`].
+    Hud,
+    /// See [`KeyBindings::screenshot`].
+    Screenshot,
+    /// See [`KeyBindings::save_state`].
+    SaveState,
+    /// See [`KeyBindings::load_state`].
+    LoadState,
+    /// See [`KeyBindings::next_slot`].
+    NextSlot,
+    /// Hold a pad 1 button; the value is the NES button bit.
+    Pad(u8),
+}
+
+/// A problem in the `[keys]` table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyBindingError {
+    /// A key name that does not exist.
+    #[error(
+        "keys.{action} = {name:?}: unknown key name. Valid names include {examples} \
+         (case does not matter; \"\" leaves the action unbound)"
+    )]
+    UnknownKey {
+        /// The action (field name) whose value is wrong.
+        action: &'static str,
+        /// The bad key name as written.
+        name: String,
+        /// A list of example valid names.
+        examples: String,
+    },
+    /// Two actions bound to the same key.
+    #[error("keys.{first} and keys.{second} are both bound to {key:?}; each key can do one thing")]
+    Duplicate {
+        /// The key name.
+        key: String,
+        /// The first action using it.
+        first: &'static str,
+        /// The second action using it.
+        second: &'static str,
+    },
+}
+
+/// Key names accepted in bindings: (canonical name, key). Single letters and
+/// digits, and winit's own names ("KeyA", "Digit1"), are handled separately.
+const NAMED_KEYS: &[(&str, KeyCode)] = &[
+    ("F1", KeyCode::F1),
+    ("F2", KeyCode::F2),
+    ("F3", KeyCode::F3),
+    ("F4", KeyCode::F4),
+    ("F5", KeyCode::F5),
+    ("F6", KeyCode::F6),
+    ("F7", KeyCode::F7),
+    ("F8", KeyCode::F8),
+    ("F9", KeyCode::F9),
+    ("F10", KeyCode::F10),
+    ("F11", KeyCode::F11),
+    ("F12", KeyCode::F12),
+    ("ArrowUp", KeyCode::ArrowUp),
+    ("ArrowDown", KeyCode::ArrowDown),
+    ("ArrowLeft", KeyCode::ArrowLeft),
+    ("ArrowRight", KeyCode::ArrowRight),
+    ("Enter", KeyCode::Enter),
+    ("Space", KeyCode::Space),
+    ("Escape", KeyCode::Escape),
+    ("Tab", KeyCode::Tab),
+    ("Backspace", KeyCode::Backspace),
+    ("ShiftLeft", KeyCode::ShiftLeft),
+    ("ShiftRight", KeyCode::ShiftRight),
+    ("ControlLeft", KeyCode::ControlLeft),
+    ("ControlRight", KeyCode::ControlRight),
+    ("AltLeft", KeyCode::AltLeft),
+    ("AltRight", KeyCode::AltRight),
+    ("Minus", KeyCode::Minus),
+    ("Equal", KeyCode::Equal),
+    ("Period", KeyCode::Period),
+    ("Comma", KeyCode::Comma),
+    ("Slash", KeyCode::Slash),
+    ("Backslash", KeyCode::Backslash),
+    ("Semicolon", KeyCode::Semicolon),
+    ("Quote", KeyCode::Quote),
+    ("Backquote", KeyCode::Backquote),
+    ("BracketLeft", KeyCode::BracketLeft),
+    ("BracketRight", KeyCode::BracketRight),
+    ("Insert", KeyCode::Insert),
+    ("Delete", KeyCode::Delete),
+    ("Home", KeyCode::Home),
+    ("End", KeyCode::End),
+    ("PageUp", KeyCode::PageUp),
+    ("PageDown", KeyCode::PageDown),
+    ("Pause", KeyCode::Pause),
+    ("PrintScreen", KeyCode::PrintScreen),
+    ("ScrollLock", KeyCode::ScrollLock),
+    ("CapsLock", KeyCode::CapsLock),
+    ("Numpad0", KeyCode::Numpad0),
+    ("Numpad1", KeyCode::Numpad1),
+    ("Numpad2", KeyCode::Numpad2),
+    ("Numpad3", KeyCode::Numpad3),
+    ("Numpad4", KeyCode::Numpad4),
+    ("Numpad5", KeyCode::Numpad5),
+    ("Numpad6", KeyCode::Numpad6),
+    ("Numpad7", KeyCode::Numpad7),
+    ("Numpad8", KeyCode::Numpad8),
+    ("Numpad9", KeyCode::Numpad9),
+    ("NumpadAdd", KeyCode::NumpadAdd),
+    ("NumpadSubtract", KeyCode::NumpadSubtract),
+    ("NumpadMultiply", KeyCode::NumpadMultiply),
+    ("NumpadDivide", KeyCode::NumpadDivide),
+    ("NumpadDecimal", KeyCode::NumpadDecimal),
+    ("NumpadEnter", KeyCode::NumpadEnter),
+];
+
+const LETTERS: [KeyCode; 26] = [
+    KeyCode::KeyA,
+    KeyCode::KeyB,
+    KeyCode::KeyC,
+    KeyCode::KeyD,
+    KeyCode::KeyE,
+    KeyCode::KeyF,
+    KeyCode::KeyG,
+    KeyCode::KeyH,
+    KeyCode::KeyI,
+    KeyCode::KeyJ,
+    KeyCode::KeyK,
+    KeyCode::KeyL,
+    KeyCode::KeyM,
+    KeyCode::KeyN,
+    KeyCode::KeyO,
+    KeyCode::KeyP,
+    KeyCode::KeyQ,
+    KeyCode::KeyR,
+    KeyCode::KeyS,
+    KeyCode::KeyT,
+    KeyCode::KeyU,
+    KeyCode::KeyV,
+    KeyCode::KeyW,
+    KeyCode::KeyX,
+    KeyCode::KeyY,
+    KeyCode::KeyZ,
+];
+
+const DIGITS: [KeyCode; 10] = [
+    KeyCode::Digit0,
+    KeyCode::Digit1,
+    KeyCode::Digit2,
+    KeyCode::Digit3,
+    KeyCode::Digit4,
+    KeyCode::Digit5,
+    KeyCode::Digit6,
+    KeyCode::Digit7,
+    KeyCode::Digit8,
+    KeyCode::Digit9,
+];
+
+/// Examples of valid key names, for error messages.
+const EXAMPLE_NAMES: &str = "A-Z, 0-9, F1-F12, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Enter, \
+     Space, Escape, ShiftLeft, ShiftRight, ControlLeft, Minus, Equal, Period, Comma, Slash, \
+     BracketLeft, BracketRight, Numpad0-Numpad9";
+
+/// Parses a key name ("Z", "7", "F11", "ArrowLeft", "Period", "KeyZ",
+/// "Digit7"…; case-insensitive) into a winit key code.
+pub fn parse_key_name(name: &str) -> Option<KeyCode> {
+    let n = name.trim();
+    let single = |s: &str| -> Option<KeyCode> {
+        let mut chars = s.chars();
+        let c = chars.next()?;
+        if chars.next().is_some() {
+            return None;
+        }
+        if c.is_ascii_alphabetic() {
+            Some(LETTERS[(c.to_ascii_uppercase() as u8 - b'A') as usize])
+        } else if c.is_ascii_digit() {
+            Some(DIGITS[(c as u8 - b'0') as usize])
+        } else {
+            None
+        }
+    };
+    if let Some(k) = single(n) {
+        return Some(k);
+    }
+    let lower = n.to_ascii_lowercase();
+    if let Some(rest) = lower.strip_prefix("key").filter(|r| r.len() == 1) {
+        return single(rest).filter(|_| rest.chars().all(|c| c.is_ascii_alphabetic()));
+    }
+    if let Some(rest) = lower.strip_prefix("digit").filter(|r| r.len() == 1) {
+        return single(rest).filter(|_| rest.chars().all(|c| c.is_ascii_digit()));
+    }
+    NAMED_KEYS.iter().find(|(canon, _)| canon.eq_ignore_ascii_case(n)).map(|(_, k)| *k)
+}
+
+/// Every accepted canonical key name (single letters and digits included).
+pub fn valid_key_names() -> Vec<String> {
+    let mut v: Vec<String> = ('A'..='Z').chain('0'..='9').map(String::from).collect();
+    v.extend(NAMED_KEYS.iter().map(|(n, _)| n.to_string()));
+    v
+}
+
+impl KeyBindings {
+    /// (field name, description, key name, action) for every binding, in
+    /// help-text order.
+    fn entries(&self) -> [(&'static str, &'static str, &str, Action); 23] {
+        use crate::ui::{PAD_A, PAD_B, PAD_DOWN, PAD_LEFT, PAD_RIGHT, PAD_SELECT, PAD_START, PAD_UP};
+        [
+            ("quit", "quit", &self.quit, Action::Quit),
+            ("fullscreen", "fullscreen on/off", &self.fullscreen, Action::Fullscreen),
+            ("pause", "pause / resume", &self.pause, Action::Pause),
+            ("frame_advance", "one frame while paused", &self.frame_advance, Action::FrameAdvance),
+            ("emu_speed_down", "emulator slower (1/2x 1x 2x 4x max)", &self.emu_speed_down, Action::EmuSpeedDown),
+            ("emu_speed_up", "emulator faster", &self.emu_speed_up, Action::EmuSpeedUp),
+            ("bot_speed_down", "bot speed -1", &self.bot_speed_down, Action::BotSpeedDown),
+            ("bot_speed_up", "bot speed +1", &self.bot_speed_up, Action::BotSpeedUp),
+            ("bot_p1", "player 1 bot on/off", &self.bot_p1, Action::ToggleBot(0)),
+            ("bot_p2", "player 2 bot on/off", &self.bot_p2, Action::ToggleBot(1)),
+            ("hud", "HUD on/off", &self.hud, Action::Hud),
+            ("screenshot", "save a PNG screenshot", &self.screenshot, Action::Screenshot),
+            ("save_state", "save state to the current slot", &self.save_state, Action::SaveState),
+            ("load_state", "load state from the current slot", &self.load_state, Action::LoadState),
+            ("next_slot", "next save-state slot (1-9)", &self.next_slot, Action::NextSlot),
+            ("pad_up", "pad 1 Up", &self.pad_up, Action::Pad(PAD_UP)),
+            ("pad_down", "pad 1 Down", &self.pad_down, Action::Pad(PAD_DOWN)),
+            ("pad_left", "pad 1 Left", &self.pad_left, Action::Pad(PAD_LEFT)),
+            ("pad_right", "pad 1 Right", &self.pad_right, Action::Pad(PAD_RIGHT)),
+            ("pad_a", "pad 1 A", &self.pad_a, Action::Pad(PAD_A)),
+            ("pad_b", "pad 1 B", &self.pad_b, Action::Pad(PAD_B)),
+            ("pad_start", "pad 1 Start", &self.pad_start, Action::Pad(PAD_START)),
+            ("pad_select", "pad 1 Select", &self.pad_select, Action::Pad(PAD_SELECT)),
+        ]
+    }
+
+    /// Checks every key name and that no key is bound twice, and builds the
+    /// lookup table the window uses.
+    pub fn resolve(&self) -> Result<KeyMap, KeyBindingError> {
+        let mut map: Vec<(KeyCode, Action, &'static str)> = Vec::new();
+        for (field, _, name, action) in self.entries() {
+            if name.trim().is_empty() {
+                continue;
+            }
+            let code = parse_key_name(name).ok_or_else(|| KeyBindingError::UnknownKey {
+                action: field,
+                name: name.to_string(),
+                examples: EXAMPLE_NAMES.to_string(),
+            })?;
+            if let Some((_, _, first)) = map.iter().find(|(c, _, _)| *c == code) {
+                return Err(KeyBindingError::Duplicate { key: name.to_string(), first, second: field });
+            }
+            map.push((code, action, field));
+        }
+        Ok(KeyMap { map: map.into_iter().map(|(c, a, _)| (c, a)).collect() })
+    }
+
+    /// Human-readable list of the bindings, one "  KEY  what it does" line
+    /// per bound action, for `--help`.
+    pub fn help_text(&self) -> String {
+        let entries = self.entries();
+        let width = entries.iter().map(|e| e.2.len()).max().unwrap_or(0).max(8);
+        let mut out = String::from("Window keys:\n");
+        for (_, what, key, _) in entries {
+            if key.trim().is_empty() {
+                continue;
+            }
+            out.push_str(&format!("  {key:<width$}  {what}\n"));
+        }
+        out.push_str(&format!("  {:<width$}  quit\n", "(close)"));
+        out
+    }
+}
+
+/// Resolved bindings: physical key → action. Built by [`KeyBindings::resolve`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyMap {
+    map: Vec<(KeyCode, Action)>,
+}
+
+impl KeyMap {
+    /// The action bound to `key`, if any.
+    pub fn action(&self, key: KeyCode) -> Option<Action> {
+        self.map.iter().find(|(k, _)| *k == key).map(|(_, a)| *a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_valid_names() {
+        assert_eq!(parse_key_name("Z"), Some(KeyCode::KeyZ));
+        assert_eq!(parse_key_name("z"), Some(KeyCode::KeyZ));
+        assert_eq!(parse_key_name("KeyZ"), Some(KeyCode::KeyZ));
+        assert_eq!(parse_key_name("7"), Some(KeyCode::Digit7));
+        assert_eq!(parse_key_name("Digit7"), Some(KeyCode::Digit7));
+        assert_eq!(parse_key_name("F11"), Some(KeyCode::F11));
+        assert_eq!(parse_key_name("arrowleft"), Some(KeyCode::ArrowLeft));
+        assert_eq!(parse_key_name("Period"), Some(KeyCode::Period));
+        assert_eq!(parse_key_name("Minus"), Some(KeyCode::Minus));
+        assert_eq!(parse_key_name("Equal"), Some(KeyCode::Equal));
+        assert_eq!(parse_key_name("Enter"), Some(KeyCode::Enter));
+        assert_eq!(parse_key_name(" ShiftRight "), Some(KeyCode::ShiftRight));
+        for name in valid_key_names() {
+            assert!(parse_key_name(&name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn parse_invalid_names() {
+        for bad in ["", "F13", "Keyz1", "KeyZZ", "Digit", "Digita", "Key1", "Ctrl", "??", "Ω"] {
+            assert_eq!(parse_key_name(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_key_error_names_action_and_key() {
+        let keys = KeyBindings { pause: "Pasue".into(), ..KeyBindings::default() };
+        let err = keys.resolve().unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, KeyBindingError::UnknownKey { action: "pause", .. }));
+        assert!(msg.contains("keys.pause"), "{msg}");
+        assert!(msg.contains("\"Pasue\""), "{msg}");
+        assert!(msg.contains("ArrowLeft") && msg.contains("F1-F12"), "{msg}");
+    }
+
+    #[test]
+    fn duplicate_key_is_an_error_and_empty_unbinds() {
+        let keys = KeyBindings { hud: "f11".into(), ..KeyBindings::default() };
+        let msg = keys.resolve().unwrap_err().to_string();
+        assert!(msg.contains("keys.fullscreen") && msg.contains("keys.hud"), "{msg}");
+        let keys = KeyBindings { hud: String::new(), ..KeyBindings::default() };
+        let map = keys.resolve().unwrap();
+        assert_eq!(map.action(KeyCode::KeyH), None);
+        assert!(!keys.help_text().contains("HUD"));
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let map = KeyBindings::default().resolve().unwrap();
+        assert_eq!(map.action(KeyCode::Escape), Some(Action::Quit));
+        assert_eq!(map.action(KeyCode::KeyX), Some(Action::Pad(crate::ui::PAD_A)));
+        assert_eq!(map.action(KeyCode::KeyZ), Some(Action::Pad(crate::ui::PAD_B)));
+        assert_eq!(map.action(KeyCode::F2), Some(Action::ToggleBot(1)));
+        assert_eq!(map.action(KeyCode::KeyQ), None);
+    }
+
+    #[test]
+    fn toml_snippet_matches_defaults() {
+        #[derive(Deserialize)]
+        struct Config {
+            keys: KeyBindings,
+        }
+        let cfg: Config = toml::from_str(DEFAULT_KEYS_TOML).unwrap();
+        assert_eq!(cfg.keys, KeyBindings::default());
+        // Partial tables fall back to the defaults; unknown fields are rejected.
+        let cfg: Config = toml::from_str("[keys]\npause = \"Space\"\n").unwrap();
+        assert_eq!(cfg.keys.pause, "Space");
+        assert_eq!(cfg.keys.quit, "Escape");
+        let err = toml::from_str::<Config>("[keys]\npuase = \"Space\"\n").err().unwrap();
+        assert!(err.to_string().contains("puase"), "{err}");
+        // Serialising round-trips.
+        let text = toml::to_string(&KeyBindings::default()).unwrap();
+        let back: KeyBindings = toml::from_str(&text).unwrap();
+        assert_eq!(back, KeyBindings::default());
+    }
+
+    #[test]
+    fn help_lists_every_default_binding() {
+        let help = KeyBindings::default().help_text();
+        for needle in ["F11", "Period", "Minus", "Equal", "F1 ", "F2 ", "ArrowLeft", "ShiftRight", "Escape"] {
+            assert!(help.contains(needle), "{needle} missing in\n{help}");
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! Reusable harness for driving the labcart (tests/labcart/*.nes) through tetanes-core.
+//!
+//! Everything works closed-loop on RAM: boot through the menu script, wait until a piece is
+//! controllable, read the field, steer the piece to (column, orientation) by pressing buttons
+//! frame by frame, hard-drop with Down, and wait for the next controllable piece.
+#![allow(dead_code)]
+
+use tetanes_core::input::JoypadBtnState;
+use tetanes_core::prelude::*;
+use tetanes_core::video::VideoFilter;
+
+pub const ROM_CONTRACT: &[u8] = include_bytes!("../labcart/puyolab.nes");
+pub const ROM_CODES: &[u8] = include_bytes!("../labcart/puyolab-codes.nes");
+pub const ROM_ORIENT: &[u8] = include_bytes!("../labcart/puyolab-orient.nes");
+pub const ROM_FIXED: &[u8] = include_bytes!("../labcart/puyolab-fixed.nes");
+
+/// Button bits as tetanes-core's `JoypadBtnState` numbers them.
+pub mod btn {
+    pub const A: u8 = 0x01;
+    pub const B: u8 = 0x02;
+    pub const SELECT: u8 = 0x04;
+    pub const START: u8 = 0x08;
+    pub const UP: u8 = 0x10;
+    pub const DOWN: u8 = 0x20;
+    pub const LEFT: u8 = 0x40;
+    pub const RIGHT: u8 = 0x80;
+}
+
+/// RAM addresses (contract and labcart-only).
+pub mod addr {
+    pub const SPAWN_ANY: u16 = 0x004A;
+    pub const NEXT_PIVOT: [u16; 2] = [0x0067, 0x0069];
+    pub const NEXT_CHILD: [u16; 2] = [0x0068, 0x006A];
+    pub const MODE: u16 = 0x006F;
+    pub const LEVEL: u16 = 0x0070;
+    pub const SCORE: [u16; 2] = [0x007A, 0x007D];
+    pub const CHAIN: [u16; 2] = [0x0080, 0x0081];
+    pub const PENDING: [u16; 2] = [0x0082, 0x0084];
+    pub const FIELD: [u16; 2] = [0x0300, 0x0400];
+    pub const SPAWNED: [u16; 2] = [0x0605, 0x0606];
+    pub const SPAWN_DELAY: [u16; 2] = [0x0615, 0x0616];
+    pub const DROP_TIMER: [u16; 2] = [0x0631, 0x0632];
+    pub const SPRITE_X: [u16; 2] = [0x0645, 0x0646];
+    pub const SPRITE_Y: [u16; 2] = [0x064D, 0x064E];
+    pub const X: [u16; 2] = [0x0669, 0x066A];
+    pub const Y: [u16; 2] = [0x066D, 0x066E];
+    pub const CUR_PIVOT: [u16; 2] = [0x0679, 0x067A];
+    pub const CUR_CHILD: [u16; 2] = [0x067D, 0x067E];
+    pub const ORIENT: [u16; 2] = [0x06D5, 0x06D6];
+    // labcart-only
+    pub const ITEM_OPTION: u16 = 0x0090;
+    pub const COLOURS: u16 = 0x0091;
+    pub const GAME_STATE: u16 = 0x0092;
+    pub const WINNER: u16 = 0x0093;
+    pub const PAUSED: u16 = 0x0094;
+    pub const PLAYER_STATE: [u16; 2] = [0x0096, 0x0097];
+}
+
+/// Game states at $0092.
+pub mod gstate {
+    pub const TITLE: u8 = 0;
+    pub const MENU: u8 = 1;
+    pub const PLAY: u8 = 2;
+    pub const OVER: u8 = 3;
+}
+
+/// Cell / piece codes of one ROM variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Codes {
+    pub colour1: u8,
+    pub nuisance: u8,
+    pub wall: u8,
+    pub big: u8,
+    pub carbuncle: u8,
+}
+
+impl Codes {
+    pub const CONTRACT: Codes = Codes { colour1: 1, nuisance: 7, wall: 8, big: 9, carbuncle: 10 };
+    pub const ALT: Codes = Codes { colour1: 0x11, nuisance: 0x20, wall: 8, big: 0x30, carbuncle: 0x31 };
+    pub fn is_colour(&self, c: u8) -> bool {
+        c >= self.colour1 && c < self.colour1 + 6
+    }
+}
+
+/// Orientation numbering (direction from pivot to child) of one ROM variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orients {
+    pub down: u8,
+    pub left: u8,
+    pub up: u8,
+    pub right: u8,
+}
+
+impl Orients {
+    pub const CONTRACT: Orients = Orients { down: 0, left: 1, up: 2, right: 3 };
+    pub const ALT: Orients = Orients { down: 2, left: 3, up: 0, right: 1 };
+    /// (dx, dy) from the pivot to the child for orientation value `o`.
+    pub fn delta(&self, o: u8) -> (i32, i32) {
+        if o == self.down {
+            (0, 1)
+        } else if o == self.left {
+            (-1, 0)
+        } else if o == self.up {
+            (0, -1)
+        } else {
+            (1, 0)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub codes: Codes,
+    pub orients: Orients,
+}
+
+impl Variant {
+    pub const CONTRACT: Variant = Variant { codes: Codes::CONTRACT, orients: Orients::CONTRACT };
+    pub const CODES: Variant = Variant { codes: Codes::ALT, orients: Orients::CONTRACT };
+    pub const ORIENT: Variant = Variant { codes: Codes::CONTRACT, orients: Orients::ALT };
+}
+
+/// Menu choices; `Lab::boot` walks the documented menu script to reach them.
+#[derive(Clone, Copy, Debug)]
+pub struct MenuChoice {
+    pub two_player: bool,
+    /// 0 off, 1 Big Puyo, 2 Carbuncle
+    pub item: u8,
+    /// 3..=6
+    pub colours: u8,
+}
+
+impl MenuChoice {
+    pub const ONE_P: MenuChoice = MenuChoice { two_player: false, item: 0, colours: 4 };
+    pub const TWO_P: MenuChoice = MenuChoice { two_player: true, item: 0, colours: 4 };
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub x: u8,
+    pub y: u8,
+    pub orient: u8,
+    pub pivot: u8,
+    pub child: u8,
+}
+
+pub struct Lab {
+    pub deck: ControlDeck,
+    pub v: Variant,
+    pads: [u8; 2],
+}
+
+impl Lab {
+    pub fn new(rom: &[u8], v: Variant) -> Lab {
+        let cfg = Config::default()
+            .with_ram_state(RamState::AllZeros)
+            .with_sram_dir(None)
+            .with_filter(VideoFilter::Pixellate);
+        let mut deck = ControlDeck::with_config(cfg);
+        deck.load_rom("labcart", &mut &rom[..]).expect("load labcart");
+        Lab { deck, v, pads: [0, 0] }
+    }
+
+    /// Set both pads (tetanes bit numbering) and run one frame.
+    pub fn frame(&mut self, p1: u8, p2: u8) {
+        self.pads = [p1, p2];
+        self.deck.joypad_mut(Player::One).buttons = JoypadBtnState::from_bits_truncate(p1 as u16);
+        self.deck.joypad_mut(Player::Two).buttons = JoypadBtnState::from_bits_truncate(p2 as u16);
+        let _ = self.deck.clock_frame().expect("clock_frame");
+    }
+
+    pub fn idle(&mut self, n: usize) {
+        for _ in 0..n {
+            self.frame(0, 0);
+        }
+    }
+
+    /// Press `b` on pad 1 for one frame, then release for `gap` frames.
+    pub fn tap(&mut self, b: u8, gap: usize) {
+        self.frame(b, 0);
+        self.idle(gap);
+    }
+
+    pub fn ram(&self, a: u16) -> u8 {
+        self.deck.wram()[(a & 0x7FF) as usize]
+    }
+
+    pub fn poke(&mut self, a: u16, v: u8) {
+        self.deck.wram_mut()[(a & 0x7FF) as usize] = v;
+    }
+
+    pub fn score(&self, p: usize) -> u32 {
+        let a = addr::SCORE[p];
+        self.ram(a) as u32 | (self.ram(a + 1) as u32) << 8 | (self.ram(a + 2) as u32) << 16
+    }
+
+    pub fn pending(&self, p: usize) -> u16 {
+        let a = addr::PENDING[p];
+        self.ram(a) as u16 | (self.ram(a + 1) as u16) << 8
+    }
+
+    pub fn game_state(&self) -> u8 {
+        self.ram(addr::GAME_STATE)
+    }
+
+    /// The documented menu script: from power-on, wait 10 frames, Start (title -> menu),
+    /// Right on MODE toggles 1P/2P, Down, Right x item, Down, Right x (colours - 4) mod 4, Start.
+    pub fn boot(&mut self, m: MenuChoice) {
+        self.idle(10);
+        assert_eq!(self.game_state(), gstate::TITLE, "title after 10 frames");
+        self.tap(btn::START, 2);
+        assert_eq!(self.game_state(), gstate::MENU, "menu after Start");
+        if m.two_player {
+            self.tap(btn::RIGHT, 1);
+        }
+        self.tap(btn::DOWN, 1);
+        for _ in 0..m.item {
+            self.tap(btn::RIGHT, 1);
+        }
+        self.tap(btn::DOWN, 1);
+        for _ in 0..(m.colours as i32 - 4).rem_euclid(4) {
+            self.tap(btn::RIGHT, 1);
+        }
+        self.tap(btn::START, 1);
+        assert_eq!(self.game_state(), gstate::PLAY, "play after Start");
+    }
+
+    /// Contract: $0615+p == 0 exactly while the piece can be moved.
+    pub fn controllable(&self, p: usize) -> bool {
+        self.game_state() == gstate::PLAY && self.ram(addr::SPAWN_DELAY[p]) == 0
+    }
+
+    pub fn piece(&self, p: usize) -> Piece {
+        Piece {
+            x: self.ram(addr::X[p]),
+            y: self.ram(addr::Y[p]),
+            orient: self.ram(addr::ORIENT[p]),
+            pivot: self.ram(addr::CUR_PIVOT[p]),
+            child: self.ram(addr::CUR_CHILD[p]),
+        }
+    }
+
+    /// Field as 14 rows x 6 columns of codes; row 0 is the hidden row.
+    pub fn field(&self, p: usize) -> [[u8; 6]; 14] {
+        let mut f = [[0u8; 6]; 14];
+        for (y, row) in f.iter_mut().enumerate() {
+            for (x, c) in row.iter_mut().enumerate() {
+                *c = self.ram(addr::FIELD[p] + 16 * y as u16 + 2 * (x as u16 + 1) + 1);
+            }
+        }
+        f
+    }
+
+    pub fn print_field(&self, p: usize) -> String {
+        let mut s = String::new();
+        for (y, row) in self.field(p).iter().enumerate() {
+            s += &format!("{y:2} ");
+            for c in row {
+                s += &if *c == 0 { " .".to_string() } else { format!("{c:2x}") };
+            }
+            s += "\n";
+        }
+        s
+    }
+
+    /// Run frames (pads released) until `cond` holds; false after `max` frames.
+    pub fn wait_until(&mut self, max: usize, cond: impl Fn(&Lab) -> bool) -> bool {
+        for _ in 0..max {
+            if cond(self) {
+                return true;
+            }
+            self.idle(1);
+        }
+        cond(self)
+    }
+
+    pub fn wait_controllable(&mut self, p: usize) -> bool {
+        self.wait_until(2000, |l| l.controllable(p) || l.game_state() != gstate::PLAY) && self.controllable(p)
+    }
+
+    /// Steer player p's piece to (x, orient), hard-drop it, and wait until it has locked.
+    /// Returns false if the target could not be reached (the piece is dropped anyway).
+    pub fn place(&mut self, p: usize, x: u8, orient: u8) -> bool {
+        let mut pl = [Placer::idle(), Placer::idle()];
+        pl[p] = Placer::new(x, orient);
+        let mut frames = 0;
+        while !pl[p].done() {
+            self.step_placers(&mut pl);
+            frames += 1;
+            assert!(frames < 3000, "placement never finished");
+        }
+        pl[p].reached
+    }
+
+    /// One frame with both players' placers producing the buttons.
+    pub fn step_placers(&mut self, pl: &mut [Placer; 2]) {
+        let b0 = pl[0].buttons(self, 0);
+        let b1 = pl[1].buttons(self, 1);
+        self.frame(b0, b1);
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    WaitPiece,
+    Steer,
+    Drop,
+    Done,
+}
+
+/// Closed-loop steering of one player's piece: rotate, move, drop (Down held) until locked.
+#[derive(Clone, Copy, Debug)]
+pub struct Placer {
+    pub x: u8,
+    pub orient: u8,
+    phase: Phase,
+    last: u8,
+    tries: u32,
+    pub reached: bool,
+}
+
+impl Placer {
+    pub fn idle() -> Placer {
+        Placer { x: 0, orient: 0, phase: Phase::Idle, last: 0, tries: 0, reached: false }
+    }
+    pub fn new(x: u8, orient: u8) -> Placer {
+        Placer { x, orient, phase: Phase::WaitPiece, last: 0, tries: 0, reached: false }
+    }
+    pub fn done(&self) -> bool {
+        matches!(self.phase, Phase::Done | Phase::Idle)
+    }
+
+    /// Buttons for this frame (tetanes bits) given the RAM after the previous frame.
+    pub fn buttons(&mut self, lab: &Lab, p: usize) -> u8 {
+        let b = self.decide(lab, p);
+        self.last = b;
+        b
+    }
+
+    fn decide(&mut self, lab: &Lab, p: usize) -> u8 {
+        loop {
+            match self.phase {
+                Phase::Idle | Phase::Done => return 0,
+                Phase::WaitPiece => {
+                    if lab.game_state() != gstate::PLAY {
+                        self.phase = Phase::Done;
+                        return 0;
+                    }
+                    if !lab.controllable(p) {
+                        return 0;
+                    }
+                    self.phase = Phase::Steer;
+                }
+                Phase::Steer => {
+                    if !lab.controllable(p) {
+                        self.phase = Phase::Done;
+                        return 0;
+                    }
+                    self.tries += 1;
+                    let pc = lab.piece(p);
+                    let item = !lab.v.codes.is_colour(pc.pivot);
+                    let want = if !item && pc.orient != self.orient && self.tries < 40 {
+                        // clockwise is +1 in both numberings
+                        if (self.orient + 4 - pc.orient) % 4 == 3 { btn::B } else { btn::A }
+                    } else if pc.x > self.x && self.tries < 80 {
+                        btn::LEFT
+                    } else if pc.x < self.x && self.tries < 80 {
+                        btn::RIGHT
+                    } else {
+                        self.reached = pc.x == self.x && (item || pc.orient == self.orient);
+                        self.phase = Phase::Drop;
+                        continue;
+                    };
+                    // release between presses so the cartridge sees a new press
+                    return if self.last & want != 0 { 0 } else { want };
+                }
+                Phase::Drop => {
+                    if !lab.controllable(p) {
+                        self.phase = Phase::Done;
+                        return 0;
+                    }
+                    return btn::DOWN;
+                }
+            }
+        }
+    }
+}
+
+/// RGBA frame buffer -> PNG file.
+pub fn save_png(path: &std::path::Path, rgba: &[u8], w: u32, h: u32) {
+    let file = std::fs::File::create(path).expect("create png");
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().expect("png header");
+    wr.write_image_data(rgba).expect("png data");
+}

@@ -1,0 +1,847 @@
+; play.s -- game start, per-player state machine, piece control
+
+start_game:
+    jsr screen_off
+    jsr clear_screen
+    lda #<play_script
+    sta ptr2
+    lda #>play_script
+    sta ptr2+1
+    jsr draw_script
+    jsr draw_walls
+    jsr flush_attr
+    ; clear both fields: walls 00 08 at x = 0 and 7, cells 00 00
+    ldx #0
+@f:
+    txa
+    and #$0F
+    ldy #0
+    cmp #1
+    beq @wall
+    cmp #$0F
+    bne @put
+@wall:
+    ldy #WALL
+@put:
+    tya
+    sta FIELD1,x
+    sta FIELD2,x
+    inx
+    cpx #$E0
+    bne @f
+    ; per-player init
+    ldx #1
+@p:
+    lda #0
+    sta CHAIN,x
+    sta NREM,x
+    sta PIECES,x
+    sta CSC0,x
+    sta CSC1,x
+    sta CSC2,x
+    sta STATUS,x
+    sta STATT,x
+    sta SPAWNED,x
+    sta GROUNDED,x
+    sta DAS,x
+    sta PTYPE,x
+    sta CURP,x
+    sta CURC,x
+    lda #1
+    sta DIRTY,x
+    lda #$FF
+    sta SHSTAT,x           ; force redraw of status/pending
+    sta SHPEND,x
+    sta SHSC0,x            ; force redraw of score
+    lda #ORI_UP
+    sta ORI,x
+    lda #3
+    sta PX,x
+    lda #1
+    sta PY,x
+    lda #FALL_NORMAL
+    sta DROPT,x
+    dex
+    bpl @p
+    ldx #5
+    lda #0
+@s:
+    sta SCORE,x
+    dex
+    bpl @s
+    sta PEND
+    sta PEND+1
+    sta PEND+2
+    sta PEND+3
+    sta NEXTP
+    sta NEXTC
+    sta NEXTP+2
+    sta NEXTC+2
+    sta WINNER
+    sta PAUSED
+    sta SPAWNANY
+    sta LEVEL
+    ; seed
+.ifdef FIXED_SEED
+    lda #<SEED_VALUE
+    sta SEEDLO
+    lda #>SEED_VALUE
+    sta SEEDHI
+.else
+    lda FRAMELO
+    sta SEEDLO
+    lda FRAMEHI
+    sta SEEDHI
+    ora SEEDLO
+    bne :+
+    lda #1
+    sta SEEDLO
+:
+.endif
+    ldx #1
+@r:
+    lda SEEDLO
+    sta RNGLO,x
+    eor #$E1
+    sta NRNGLO,x
+    lda SEEDHI
+    sta RNGHI,x
+    eor #$AC
+    sta NRNGHI,x
+    ora NRNGLO,x
+    bne :+
+    lda #1
+    sta NRNGLO,x
+:
+    dex
+    bpl @r
+    ; players
+    ldx #0
+    jsr player_begin
+    lda MODE
+    beq @onep
+    ldx #1
+    jsr player_begin
+    jmp @go
+@onep:
+    lda #PS_IDLE
+    sta PST+1
+    lda #$FF
+    sta SDELAY+1
+@go:
+    lda #2
+    sta GSTATE
+    jsr hide_sprites
+    jmp screen_on
+
+player_begin:
+    jsr gen_next
+    lda #PS_WAIT
+    sta PST,x
+    lda #FIRST_DELAY
+    sta SDELAY,x
+    rts
+
+; walls of both fields, floor
+draw_walls:
+    lda #$20
+    sta fill_hi
+    lda #$40                ; tile row 2
+    sta fill_lo
+    ldx #26
+@row:
+    lda $2002
+    ldy #0
+@w:
+    lda fill_hi
+    sta $2006
+    lda fill_lo
+    clc
+    adc wall_cols,y
+    sta $2006
+    lda #$01
+    sta $2007
+    iny
+    cpy #4
+    bne @w
+    lda fill_lo
+    clc
+    adc #32
+    sta fill_lo
+    bcc :+
+    inc fill_hi
+:
+    dex
+    bne @row
+    ; floor: row 28 = $2380, cols 1..14 and 17..30
+    lda #$23
+    sta $2006
+    lda #$81
+    sta $2006
+    lda #$02
+    ldx #14
+:
+    sta $2007
+    dex
+    bne :-
+    lda #$23
+    sta $2006
+    lda #$91
+    sta $2006
+    lda #$02
+    ldx #14
+:
+    sta $2007
+    dex
+    bne :-
+    rts
+
+wall_cols:
+    .byte 1, 14, 17, 30
+
+play_script:
+    .byte $20, $22, "1P", $FF
+    .byte $20, $32, "2P", $FF
+    .byte $20, $6F, "1P", $FF
+    .byte $21, $2F, "2P", $FF
+    .byte $21, $EF, "1P", $FF
+    .byte $22, $4F, "2P", $FF
+    .byte $00
+
+; ---------------------------------------------------------------- play loop
+play_state:
+    lda #0
+    sta CHECKED
+    sta SPAWNANY
+    sta SPAWNED
+    sta SPAWNED+1
+    lda PADNEW
+    and #BTN_START
+    beq @nopause
+    lda PAUSED
+    eor #1
+    sta PAUSED
+@nopause:
+    lda PAUSED
+    bne @render
+    ldx #0
+    jsr player_update
+    ldx #1
+    jsr player_update
+    jsr check_end
+@render:
+    jsr render_play
+    jmp main_end
+
+; game over detection after both players ran
+check_end:
+    lda MODE
+    bne @twop
+    lda PST
+    cmp #PS_DEAD
+    bne @no
+    lda #$F2                ; GAME OVER
+    sta STATUS
+    lda #0
+    sta STATT
+    lda #3
+    sta GSTATE
+@no:
+    rts
+@twop:
+    ldy #0
+    lda PST
+    cmp #PS_DEAD
+    bne :+
+    ldy #2                  ; P1 dead -> P2 wins
+:
+    lda PST+1
+    cmp #PS_DEAD
+    bne :+
+    tya
+    eor #1                  ; 0 -> 1 (P1 wins), 2 -> 3 (both dead: draw)
+    tay
+:
+    tya
+    beq @no
+    cmp #3
+    bne :+
+    lda #0
+:
+    sta WINNER
+    ldx #1
+@fr:
+    lda PST,x
+    cmp #PS_DEAD
+    beq :+
+    lda #PS_DONE
+    sta PST,x
+:
+    lda #$FF
+    sta SDELAY,x
+    lda #0
+    sta STATT,x
+    dex
+    bpl @fr
+    lda WINNER
+    bne @win
+    lda #$F5                ; DRAW
+    sta STATUS
+    sta STATUS+1
+    jmp @over
+@win:
+    cmp #1
+    bne @p2w
+    lda #$F3
+    sta STATUS
+    lda #$F4
+    sta STATUS+1
+    jmp @over
+@p2w:
+    lda #$F4
+    sta STATUS
+    lda #$F3
+    sta STATUS+1
+@over:
+    lda #3
+    sta GSTATE
+    rts
+
+player_update:
+    stx player
+    jsr set_field
+    ; status timer
+    lda STATT,x
+    beq :+
+    dec STATT,x
+    bne :+
+    lda #0
+    sta STATUS,x
+:
+    lda PST,x
+    asl a
+    tay
+    lda pst_tab+1,y
+    pha
+    lda pst_tab,y
+    pha
+    rts
+
+pst_tab:
+    .word ps_rts-1, ps_wait-1, ps_active-1, ps_grav-1, ps_check-1, ps_pop-1, ps_rts-1, ps_rts-1
+
+ps_rts:
+    rts
+
+; ---------------------------------------------------------------- spawn
+ps_wait:
+    dec SDELAY,x
+    beq :+
+    rts
+:
+    ; spawn the next piece
+    lda NEXTP,x             ; (index 2*p below)
+    txa
+    asl a
+    tay
+    lda NEXTP,y
+    sta CURP,x
+    lda NEXTC,y
+    sta CURC,x
+    ldy #0
+    lda CURP,x
+    cmp #BIG
+    bne :+
+    ldy #1
+:
+    cmp #CARB
+    bne :+
+    ldy #2
+:
+    tya
+    sta PTYPE,x
+    jsr gen_next
+    lda #3
+    sta PX,x
+    lda #1
+    sta PY,x
+    lda #ORI_UP
+    sta ORI,x
+    lda #FALL_NORMAL
+    sta DROPT,x
+    lda #0
+    sta GROUNDED,x
+    sta DAS,x
+    lda #1
+    sta SPAWNED,x
+    sta SPAWNANY
+    sta DIRTY,x
+    lda #PS_ACTIVE
+    sta PST,x
+    jmp update_sprite_pos
+
+; generate the next piece of player x into NEXTP/NEXTC
+gen_next:
+    inc PIECES,x
+    txa
+    asl a
+    sta tmp13
+    lda ITEMOPT
+    beq @pair
+    lda PIECES,x
+    and #ITEM_PERIOD_MASK
+    bne @pair
+    lda ITEMOPT
+    ldy #BIG
+    cmp #1
+    beq :+
+    ldy #CARB
+:
+    tya
+    ldy tmp13
+    sta NEXTP,y
+    sta NEXTC,y
+    rts
+@pair:
+    jsr rand_colour
+    ldy tmp13
+    sta NEXTP,y
+    jsr rand_colour
+    ldy tmp13
+    sta NEXTC,y
+    rts
+
+rand_colour:
+    jsr rng_next
+    and #7
+    cmp NCOLORS
+    bcs rand_colour
+    clc
+    adc #COL1
+    rts
+
+; ---------------------------------------------------------------- active piece
+ps_active:
+    lda PTYPE,x
+    bne @norot
+    lda PADNEW,x
+    and #BTN_A
+    beq :+
+    lda #1
+    jsr rotate
+:
+    lda PADNEW,x
+    and #BTN_B
+    beq @norot
+    lda #$FF
+    jsr rotate
+@norot:
+    ; horizontal movement
+    lda PADNEW,x
+    and #BTN_LEFT
+    beq :+
+    lda #0
+    sta DAS,x
+    lda #$FF
+    jsr move
+    jmp @fall
+:
+    lda PADNEW,x
+    and #BTN_RIGHT
+    beq :+
+    lda #0
+    sta DAS,x
+    lda #1
+    jsr move
+    jmp @fall
+:
+    lda PAD,x
+    and #(BTN_LEFT|BTN_RIGHT)
+    beq @fall
+    inc DAS,x
+    lda DAS,x
+    cmp #DAS_DELAY
+    bcc @fall
+    lda #(DAS_DELAY-DAS_RATE)
+    sta DAS,x
+    lda PAD,x
+    and #BTN_LEFT
+    beq :+
+    lda #$FF
+    jsr move
+    jmp @fall
+:
+    lda #1
+    jsr move
+@fall:
+    lda PX,x
+    sta tx
+    ldy PY,x
+    iny
+    sty ty
+    lda ORI,x
+    sta tori
+    jsr piece_fits
+    bcs @landed
+    lda #0
+    sta GROUNDED,x
+    lda PAD,x
+    and #BTN_DOWN
+    beq @tick
+    lda DROPT,x
+    cmp #FALL_FAST+1
+    bcc @tick
+    lda #FALL_FAST
+    sta DROPT,x
+@tick:
+    dec DROPT,x
+    bne @done
+    inc PY,x
+    lda PAD,x
+    and #BTN_DOWN
+    beq :+
+    lda #FALL_FAST
+    bne :++
+:
+    lda #FALL_NORMAL
+:
+    sta DROPT,x
+@done:
+    jmp update_sprite_pos
+@landed:
+    lda GROUNDED,x
+    bne :+
+    lda #1
+    sta GROUNDED,x
+    lda #LOCK_DELAY
+    sta LOCKT,x
+:
+    lda PAD,x
+    and #BTN_DOWN
+    bne @lock
+    dec LOCKT,x
+    bne @done
+@lock:
+    jsr update_sprite_pos
+    jmp lock_piece
+
+; A = +1 / -1
+move:
+    clc
+    adc PX,x
+    sta tx
+    lda PY,x
+    sta ty
+    lda ORI,x
+    sta tori
+    jsr piece_fits
+    bcs :+
+    lda tx
+    sta PX,x
+:
+    rts
+
+; A = +1 (A button, clockwise) / -1 (B button)
+rotate:
+    clc
+    adc ORI,x
+    and #3
+    sta tori
+    lda PX,x
+    sta tx
+    lda PY,x
+    sta ty
+    jsr piece_fits
+    bcc @ok
+    lda tori
+    cmp #ORI_RIGHT
+    bne :+
+    dec tx
+    jmp @kick
+:
+    cmp #ORI_LEFT
+    bne :+
+    inc tx
+    jmp @kick
+:
+    cmp #ORI_DOWN
+    bne @fail
+    lda ty
+    beq @fail
+    dec ty
+@kick:
+    lda tx
+    sta cx
+    lda ty
+    sta cy
+    jsr cell_free
+    bcs @fail
+@ok:
+    lda tx
+    sta PX,x
+    lda ty
+    sta PY,x
+    lda tori
+    sta ORI,x
+@fail:
+    rts
+
+; cell (cx, cy) free? C=0 free. Keeps X. Sets Y to the cell offset when inside.
+cell_free:
+    lda cx
+    beq @blk
+    cmp #7
+    bcs @blk
+    lda cy
+    cmp #14
+    bcs @blk
+    asl a
+    asl a
+    asl a
+    asl a
+    sta tmp7
+    lda cx
+    asl a
+    ora #1
+    ora tmp7
+    tay
+    lda (ptr),y
+    bne @blk
+    clc
+    rts
+@blk:
+    sec
+    rts
+
+; does player x's piece fit at (tx, ty, tori)? C=0 yes
+piece_fits:
+    lda tx
+    sta cx
+    lda ty
+    sta cy
+    jsr cell_free
+    bcs @no
+    lda PTYPE,x
+    beq @pair
+    cmp #1
+    bne @yes
+    inc cx
+    jsr cell_free
+    bcs @no
+    dec cy
+    jsr cell_free
+    bcs @no
+    dec cx
+    jmp cell_free
+@pair:
+    ldy tori
+    lda tx
+    clc
+    adc ori_dx,y
+    sta cx
+    lda ty
+    clc
+    adc ori_dy,y
+    sta cy
+    jmp cell_free
+@yes:
+    clc
+@no:
+    rts
+
+.ifdef ORIENT_ALT
+ori_dx: .byte 0, 1, 0, $FF       ; up right down left
+ori_dy: .byte $FF, 0, 1, 0
+.else
+ori_dx: .byte 0, $FF, 0, 1       ; down left up right
+ori_dy: .byte 1, 0, $FF, 0
+.endif
+
+update_sprite_pos:
+    lda PX,x
+    asl a
+    asl a
+    asl a
+    asl a
+    cpx #0
+    beq :+
+    clc
+    adc #128
+:
+    sta SPRX,x
+    lda PY,x
+    asl a
+    asl a
+    asl a
+    asl a
+    sta SPRY,x
+    rts
+
+; ---------------------------------------------------------------- lock
+lock_piece:
+    lda #SPAWN_DELAY
+    sta SDELAY,x
+    lda #0
+    sta DROPPED,x
+    lda PTYPE,x
+    beq @pair
+    cmp #1
+    beq @big
+    jsr carbuncle_effect
+    jmp @grav
+@big:
+    ; clear columns PX and PX+1, rows 0..13
+    lda PX,x
+    asl a
+    ora #1
+    tay
+    lda #0
+:
+    sta (ptr),y
+    iny
+    iny
+    sta (ptr),y
+    tya
+    clc
+    adc #14
+    tay
+    cpy #$E0
+    lda #0
+    bcc :-
+    jmp @grav
+@pair:
+    lda PX,x
+    sta cx
+    lda PY,x
+    sta cy
+    jsr cell_free
+    bcs :+
+    lda CURP,x
+    sta (ptr),y
+:
+    ldy ORI,x
+    lda PX,x
+    clc
+    adc ori_dx,y
+    sta cx
+    lda PY,x
+    clc
+    adc ori_dy,y
+    sta cy
+    jsr cell_free
+    bcs @grav
+    lda CURC,x
+    sta (ptr),y
+@grav:
+    lda #1
+    sta DIRTY,x
+    lda #PS_GRAV
+    sta PST,x
+    lda #GRAV_FRAMES
+    sta PTIMER,x
+    rts
+
+; Carbuncle landed at (PX, PY): recolour touched neighbours
+carbuncle_effect:
+    lda #0
+    sta tmp12               ; target colour (0 = none yet)
+    lda #$FF
+    sta tmp13               ; lowest touched colour
+    ; below
+    lda PX,x
+    sta cx
+    ldy PY,x
+    iny
+    sty cy
+    jsr carb_probe
+    bcs :+
+    sta tmp12               ; the colour below wins
+:
+    lda PX,x
+    sta cx
+    dec cx
+    lda PY,x
+    sta cy
+    jsr carb_probe
+    inc cx
+    inc cx
+    jsr carb_probe
+    lda tmp12
+    bne :+
+    lda tmp13
+    cmp #$FF
+    beq @none
+:
+    sta tmp12
+    ; paint: below, left, right
+    lda PX,x
+    sta cx
+    ldy PY,x
+    iny
+    sty cy
+    jsr carb_paint
+    dec cy
+    dec cx
+    jsr carb_paint
+    inc cx
+    inc cx
+    jsr carb_paint
+@none:
+    rts
+
+; colour at (cx, cy) if it is a colour 1..6: C=0, A = code, updates tmp13 (min)
+carb_probe:
+    jsr cell_code
+    bcs @no
+    sec
+    sbc #COL1
+    cmp #6
+    bcs @no
+    adc #COL1
+    cmp tmp13
+    bcs :+
+    sta tmp13
+:
+    clc
+    rts
+@no:
+    sec
+    rts
+
+carb_paint:
+    jsr cell_code
+    bcs @no
+    sec
+    sbc #COL1
+    cmp #6
+    bcs @no
+    lda tmp12
+    sta (ptr),y
+@no:
+    rts
+
+; code at (cx, cy) in A with Y = offset, C=1 if outside the field
+cell_code:
+    lda cx
+    beq @out
+    cmp #7
+    bcs @out
+    lda cy
+    cmp #14
+    bcs @out
+    asl a
+    asl a
+    asl a
+    asl a
+    sta tmp7
+    lda cx
+    asl a
+    ora #1
+    ora tmp7
+    tay
+    lda (ptr),y
+    clc
+    rts
+@out:
+    sec
+    rts

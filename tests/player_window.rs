@@ -1,0 +1,85 @@
+//! The session as the window sees it: the `Viewable` adapter without a window, and the real window
+//! under Xvfb (skipped with a message when `xvfb-run` is missing).
+
+use puyobot::config::{Config, Mode};
+use puyobot::emu::{Emu, RomImage, rom};
+use puyobot::memmap::AddressSource;
+use puyobot::play::window::WindowSession;
+use puyobot::play::{Session, seats_for};
+use puyobot::ui::{FRAME_RGBA_LEN, Viewable};
+
+fn view(mode: Mode) -> WindowSession {
+    let image: RomImage = rom::labcart().expect("built-in labcart");
+    let source = AddressSource::Builtin;
+    let known = source.catalog().unwrap().identify(&image).unwrap().clone();
+    let map = source.address_file(known.modes.for_mode(mode)).unwrap();
+    let mut cfg = Config::default();
+    cfg.bots.p1 = "greedy".into();
+    cfg.bots.p2 = "greedy".into();
+    cfg.play.speed = 10;
+    let seats = seats_for(mode, &map, &cfg, true).unwrap();
+    WindowSession::new(Session::new(Emu::new(&image, false).unwrap(), map, mode, seats, true))
+}
+
+#[test]
+fn the_viewable_adapter_shows_frames_hud_and_handles_the_keys() {
+    let mut v = view(Mode::AiVsAi);
+    for _ in 0..400 {
+        v.step_frame().unwrap();
+    }
+    assert_eq!(v.frame_rgba().len(), FRAME_RGBA_LEN);
+    assert!(v.frame_rgba().chunks(4).any(|px| px[..3] != [0, 0, 0]), "the picture is drawn");
+    let hud = v.hud();
+    assert_eq!(hud.players.len(), 2);
+    assert!(hud.players.iter().all(|p| p.bot_on && p.speed == 10));
+    assert!(v.session.seats.iter().all(|s| s.stats.pieces > 0), "{:?}", v.session.seats);
+    // A ghost is drawn for a planned placement: 16x16 cells inside the player's half of the screen.
+    let ghosts: Vec<_> = hud.players.iter().flat_map(|p| p.ghost.clone()).collect();
+    assert!(ghosts.iter().all(|g| (0..256).contains(&g.x) && (0..240).contains(&g.y)), "{ghosts:?}");
+    assert_eq!(v.change_bot_speed(-3), 7);
+    assert_eq!(v.change_bot_speed(20), 10);
+    assert!(!v.toggle_bot(0));
+    assert!(v.toggle_bot(0));
+    v.save_state(1).unwrap();
+    let before = v.session.machine().deck().wram().to_vec();
+    for _ in 0..100 {
+        v.step_frame().unwrap();
+    }
+    v.load_state(1).unwrap();
+    assert_eq!(v.session.machine().deck().wram().to_vec(), before);
+    assert!(v.load_state(2).is_err(), "an empty slot is an error, not a panic");
+    for _ in 0..300 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.seats.iter().all(|s| s.stats.mismatches == 0));
+}
+
+#[test]
+fn vs_human_starts_with_the_person_on_pad_1() {
+    let v = view(Mode::VsHuman);
+    let hud = v.hud();
+    assert!(!hud.players[0].bot_on && hud.players[1].bot_on);
+    assert!(hud.players[0].label.contains("HUMAN"));
+}
+
+#[test]
+fn the_play_command_runs_in_a_window_under_xvfb() {
+    let Ok(status) = std::process::Command::new("xvfb-run").arg("--help").output() else {
+        eprintln!("SKIPPED: xvfb-run not found");
+        return;
+    };
+    let _ = status;
+    let shot = std::env::temp_dir().join(format!("puyobot-player-window-{}.png", std::process::id()));
+    let out = std::process::Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "--mode", "ai-vs-ai", "--emu-speed", "max", "--frames", "600", "--config", "/dev/null"])
+        .args(["--p1-ai", "greedy", "--p2-ai", "greedy"])
+        .env("PUYOBOT_SCREENSHOT_ON_EXIT", &shot)
+        .output()
+        .expect("xvfb-run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let png = std::fs::read(&shot).expect("exit screenshot");
+    assert_eq!(&png[1..4], b"PNG");
+    let _ = std::fs::remove_file(&shot);
+}
