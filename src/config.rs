@@ -109,15 +109,19 @@ impl Default for PlaySettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BotSettings {
-    /// Evaluation of player 1's bot (`classic`, `chain`, or `greedy`, the player's built-in one-ply bot).
+    /// Evaluation of player 1's bot (`classic`, `chain`, or `greedy`, a cheap two-ply bot the tests use).
     pub p1: String,
     /// Evaluation of player 2's bot.
     pub p2: String,
+    /// Sampled unseen pairs for the averaged third ply in emulator play, replacing `[ai.search].samples`
+    /// (which `puyobot sim` uses). The sampled ply roughly triples a `chain` decision; without it headless
+    /// AI-vs-AI keeps the emulator's pace.
+    pub samples: u32,
 }
 
 impl Default for BotSettings {
     fn default() -> Self {
-        BotSettings { p1: "chain".into(), p2: "classic".into() }
+        BotSettings { p1: "chain".into(), p2: "classic".into(), samples: 0 }
     }
 }
 

@@ -17,12 +17,23 @@ pub use thinker::Thinker;
 use crate::config::{Config, Mode};
 use crate::memmap::AddressFile;
 
+/// The `[ai]` table with `[ai.search].samples` set to the play-time value from `[bots]`.
+fn with_play_samples(ai: &toml::Table, samples: u32) -> toml::Table {
+    let mut ai = ai.clone();
+    let search = ai.entry("search").or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if let toml::Value::Table(search) = search {
+        search.insert("samples".into(), toml::Value::Integer(samples.into()));
+    }
+    ai
+}
+
 /// Makes the seats for `mode`, one per `[[player]]` of the address file, on the pads it names: bots from
 /// `[bots]`, inline or on worker threads.
 pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &Config, threaded: bool) -> Result<Vec<Seat>, String> {
     let speed = cfg.play.speed;
+    let ai = with_play_samples(&cfg.ai, cfg.bots.samples);
     let make = |name: &str, seed: u64| -> Result<(String, Thinker), String> {
-        let bot = bots::make(name, &cfg.ai, seed)?;
+        let bot = bots::make(name, &ai, seed)?;
         Ok((name.to_string(), if threaded { Thinker::threaded(bot) } else { Thinker::inline(bot) }))
     };
     let seed = cfg.play.seed;
@@ -38,4 +49,20 @@ pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &Config, threaded: bool) ->
         seats.push(Seat::new(label, (p.pad.clamp(1, 2) - 1) as usize, Some(make(name, seat_seed)?), on, speed));
     }
     Ok(seats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_play_samples;
+
+    #[test]
+    fn play_samples_replace_the_search_samples_and_keep_the_other_keys() {
+        let ai: toml::Table = toml::from_str("[search]\nsamples = 8\ndepth = 2\n[chain]\nlink2 = 1.0\n").unwrap();
+        let out = with_play_samples(&ai, 0);
+        assert_eq!(out["search"]["samples"].as_integer(), Some(0));
+        assert_eq!(out["search"]["depth"].as_integer(), Some(2));
+        assert_eq!(out["chain"]["link2"].as_float(), Some(1.0));
+        let empty = with_play_samples(&toml::Table::new(), 3);
+        assert_eq!(empty["search"]["samples"].as_integer(), Some(3));
+    }
 }
