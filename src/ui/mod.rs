@@ -35,22 +35,11 @@ pub const NES_HEIGHT: usize = 240;
 /// Length in bytes of an RGBA NES frame (`256 * 240 * 4`).
 pub const FRAME_RGBA_LEN: usize = NES_WIDTH * NES_HEIGHT * 4;
 
-/// NES pad bit for the A button.
-pub const PAD_A: u8 = 0x01;
-/// NES pad bit for the B button.
-pub const PAD_B: u8 = 0x02;
-/// NES pad bit for Select.
-pub const PAD_SELECT: u8 = 0x04;
-/// NES pad bit for Start.
-pub const PAD_START: u8 = 0x08;
-/// NES pad bit for Up.
-pub const PAD_UP: u8 = 0x10;
-/// NES pad bit for Down.
-pub const PAD_DOWN: u8 = 0x20;
-/// NES pad bit for Left.
-pub const PAD_LEFT: u8 = 0x40;
-/// NES pad bit for Right.
-pub const PAD_RIGHT: u8 = 0x80;
+/// NES pad bits, from the emulator host's single definition ([`crate::emu::pad`]).
+pub use crate::emu::pad::{
+    A as PAD_A, B as PAD_B, DOWN as PAD_DOWN, LEFT as PAD_LEFT, RIGHT as PAD_RIGHT, SELECT as PAD_SELECT,
+    START as PAD_START, UP as PAD_UP,
+};
 
 /// What the window needs from a running game session.
 ///

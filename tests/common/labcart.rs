@@ -15,16 +15,7 @@ pub const ROM_ORIENT: &[u8] = include_bytes!("../labcart/puyolab-orient.nes");
 pub const ROM_FIXED: &[u8] = include_bytes!("../labcart/puyolab-fixed.nes");
 
 /// Button bits as tetanes-core's `JoypadBtnState` numbers them.
-pub mod btn {
-    pub const A: u8 = 0x01;
-    pub const B: u8 = 0x02;
-    pub const SELECT: u8 = 0x04;
-    pub const START: u8 = 0x08;
-    pub const UP: u8 = 0x10;
-    pub const DOWN: u8 = 0x20;
-    pub const LEFT: u8 = 0x40;
-    pub const RIGHT: u8 = 0x80;
-}
+pub use puyobot::emu::pad as btn;
 
 /// RAM addresses (contract and labcart-only).
 pub mod addr {
