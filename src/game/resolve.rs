@@ -73,6 +73,8 @@ impl Field {
         let mut summary = ChainSummary::default();
         let pop_size = rules.pop_size;
         let group_area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
+        // Nuisance in the hidden row stays put unless the hidden row takes part in groups.
+        let nuisance_area = if rules.hidden_row_pops { FIELD_MASK } else { FIELD_MASK & !HIDDEN_ROW_MASK };
         let mut report = ChainStep::default();
         loop {
             let mut popped_mask = 0u128;
@@ -112,7 +114,6 @@ impl Field {
             if popped_mask == 0 {
                 return summary;
             }
-            let nuisance_area = if rules.hidden_row_pops { FIELD_MASK } else { FIELD_MASK & !HIDDEN_ROW_MASK };
             let nuisance = neighbours(popped_mask) & self.layers[NUISANCE] & nuisance_area;
             summary.chains += 1;
             let score = rules.step_score(summary.chains, popped, colors, group_bonus);

@@ -123,13 +123,8 @@ pub fn play_battle(
             sides[me].pending += n;
             sides[other].attack = None;
         }
-        let (mine, theirs) = if me == 0 {
-            let (a, b) = sides.split_at_mut(1);
-            (&mut a[0], &mut b[0])
-        } else {
-            let (a, b) = sides.split_at_mut(1);
-            (&mut b[0], &mut a[0])
-        };
+        let [first, second] = &mut sides;
+        let (mine, theirs) = if me == 0 { (first, second) } else { (second, first) };
         let current = pieces.piece(mine.index);
         let next = pieces.piece(mine.index + 1);
         let (chain_frames_left, incoming) = match theirs.attack {
