@@ -588,27 +588,10 @@ rotate:
 
 ; cell (cx, cy) free? C=0 free. Keeps X. Sets Y to the cell offset when inside.
 cell_free:
-    lda cx
-    beq @blk
-    cmp #7
+    jsr cell_code
     bcs @blk
-    lda cy
-    cmp #14
-    bcs @blk
-    asl a
-    asl a
-    asl a
-    asl a
-    sta tmp7
-    lda cx
-    asl a
-    ora #1
-    ora tmp7
-    tay
-    lda (ptr),y
-    bne @blk
-    clc
-    rts
+    bne @blk                ; Z still comes from cell_code's load: clc and rts leave it alone
+    rts                     ; C=0: inside and empty
 @blk:
     sec
     rts
