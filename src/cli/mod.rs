@@ -2,4 +2,5 @@
 
 pub mod chain;
 pub mod play;
+pub mod plot;
 pub mod sim;
