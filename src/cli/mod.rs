@@ -4,3 +4,4 @@ pub mod chain;
 pub mod play;
 pub mod plot;
 pub mod sim;
+pub mod train;
