@@ -57,8 +57,7 @@ fn shards_merge_to_the_whole_run(base: &[&str], n: usize, tag: &str) -> String {
 
 #[test]
 fn endless_shards_merge_to_the_single_run_json() {
-    let base =
-        ["sim", "endless", "--ai", "classic", "--games", "7", "--pieces", "60", "--seed", "11", "--colors", "5"];
+    let base = ["sim", "endless", "--ai", "classic", "--games", "7", "--pieces", "60", "--seed", "11", "--colors", "5"];
     let whole = shards_merge_to_the_whole_run(&base, 3, "endless");
     assert!(whole.contains("\"games\":7"), "{whole}");
     assert!(whole.contains("\"puyos_histogram\":["));
@@ -66,13 +65,15 @@ fn endless_shards_merge_to_the_single_run_json() {
 
 #[test]
 fn battle_shards_merge_to_the_single_run_json() {
-    let base = ["sim", "battle", "--p1", "classic", "--p2", "random", "--games", "5", "--max-pieces", "80", "--seed", "4"];
+    let base =
+        ["sim", "battle", "--p1", "classic", "--p2", "random", "--games", "5", "--max-pieces", "80", "--seed", "4"];
     shards_merge_to_the_whole_run(&base, 2, "battle");
 }
 
 #[test]
 fn merging_slices_of_different_runs_is_refused() {
-    let a = puyobot(&["sim", "endless", "--ai", "random", "--games", "2", "--pieces", "10", "--json", "--shard", "0/2"]);
+    let a =
+        puyobot(&["sim", "endless", "--ai", "random", "--games", "2", "--pieces", "10", "--json", "--shard", "0/2"]);
     let b = puyobot(&[
         "sim", "endless", "--ai", "random", "--games", "2", "--pieces", "10", "--json", "--shard", "1/2", "--seed", "9",
     ]);

@@ -19,7 +19,20 @@ fn train(out: &Path, method: &str, fitness: &str, generations: usize) {
     let g = generations.to_string();
     let o = Command::new(env!("CARGO_BIN_EXE_puyobot"))
         .args(["train", "--ai", "classic", "--method", method, "--fitness", fitness, "--generations", &g])
-        .args(["--games", "2", "--pieces", "30", "--max-pieces", "40", "--population", "4", "--seed", "3", "--jobs", "2"])
+        .args([
+            "--games",
+            "2",
+            "--pieces",
+            "30",
+            "--max-pieces",
+            "40",
+            "--population",
+            "4",
+            "--seed",
+            "3",
+            "--jobs",
+            "2",
+        ])
         .arg("--out")
         .arg(out)
         .output()
@@ -70,7 +83,11 @@ fn a_checkpoint_refuses_other_settings() {
         .output()
         .expect("puyobot runs");
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("games (checkpoint 2, now 3)"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("games (checkpoint 2, now 3)"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]

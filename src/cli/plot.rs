@@ -39,12 +39,7 @@ fn draw_endless(s: &EndlessSummary, path: &Path) -> Result<(), String> {
         .y_label_area_size(70)
         .build_cartesian_2d(0.5f64..max_len - 0.5, (0.5f64..top * 2.0).log_scale())
         .map_err(|x| e(&x))?;
-    c.configure_mesh()
-        .x_desc("links")
-        .y_desc("chains (log scale)")
-        .disable_x_mesh()
-        .draw()
-        .map_err(|x| e(&x))?;
+    c.configure_mesh().x_desc("links").y_desc("chains (log scale)").disable_x_mesh().draw().map_err(|x| e(&x))?;
     c.draw_series(chains.iter().enumerate().skip(1).filter(|(_, n)| **n > 0).map(|(len, &n)| {
         Rectangle::new([(len as f64 - 0.4, 0.5), (len as f64 + 0.4, n as f64)], BLUE.mix(0.7).filled())
     }))

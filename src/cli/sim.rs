@@ -11,7 +11,7 @@
 //! `/proc/thread-self/schedstat` is summed as well and given as a mean per move.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, bail};
@@ -145,11 +145,11 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
             if let Some(p) = &a.plot {
                 super::plot::endless(&s, p)?;
             }
-            print_summary(&Summary::Endless(s), a.json);
+            print_summary(&Summary::Endless(Box::new(s)), a.json);
             Ok(())
         }
         SimMode::Battle(a) => {
-            print_summary(&Summary::Battle(run_battle(a)?), a.json);
+            print_summary(&Summary::Battle(Box::new(run_battle(a)?)), a.json);
             Ok(())
         }
         SimMode::Merge(a) => {
@@ -365,7 +365,10 @@ fn print_endless(s: &EndlessSummary) {
         );
     }
     let shard = s.shard.map_or(String::new(), |sh| format!("  shard {sh}"));
-    println!("ai {}  seed {}  colours {}  pieces {}  games {}{shard}", s.run.ai, s.run.seed, s.run.colors, s.run.pieces, s.games);
+    println!(
+        "ai {}  seed {}  colours {}  pieces {}  games {}{shard}",
+        s.run.ai, s.run.seed, s.run.colors, s.run.pieces, s.games
+    );
     println!("top-outs: {}", s.topouts);
     println!("score: mean {:.0}, per pair {:.1}", s.score_mean, s.score_per_pair);
     println!(
@@ -400,7 +403,13 @@ fn print_endless(s: &EndlessSummary) {
 }
 
 fn nonzero(h: &[u64], from: usize) -> String {
-    h.iter().enumerate().skip(from).filter(|(_, c)| **c > 0).map(|(i, c)| format!("{i}:{c}")).collect::<Vec<_>>().join(" ")
+    h.iter()
+        .enumerate()
+        .skip(from)
+        .filter(|(_, c)| **c > 0)
+        .map(|(i, c)| format!("{i}:{c}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn print_battle(s: &BattleSummary) {
@@ -415,9 +424,4 @@ fn print_battle(s: &BattleSummary) {
         "largest chain: p1 {} (mean {:.2}), p2 {} (mean {:.2})",
         s.largest_chain[0], s.largest_chain_mean[0], s.largest_chain[1], s.largest_chain_mean[1]
     );
-}
-
-/// Writes `s` as `sim --json` would, for tools that save summaries.
-pub fn write_json(s: &Summary, path: &Path) -> anyhow::Result<()> {
-    std::fs::write(path, s.to_json() + "\n").with_context(|| format!("cannot write {}", path.display()))
 }

@@ -169,11 +169,16 @@ fn finish_generation(dir: &Path, state: &State, space: &ParamSpace) -> anyhow::R
     run::save(dir, state, space)?;
     let fitness: Vec<(f64, f64)> = state.history.iter().map(|r| (r.generation as f64, r.fitness)).collect();
     let weights: Vec<Vec<(f64, f64)>> = (0..space.names().len())
-        .map(|i| state.history.iter().map(|r| (r.generation as f64, r.weights.get(i).copied().unwrap_or(0.0))).collect())
+        .map(|i| {
+            state.history.iter().map(|r| (r.generation as f64, r.weights.get(i).copied().unwrap_or(0.0))).collect()
+        })
         .collect();
     let title = format!(
-        "{} {:?} on {:?}, seed {}: fitness per generation",
-        state.settings.eval, state.settings.method, state.settings.fitness, state.settings.seed
+        "{} {} on {}, seed {}: fitness per generation",
+        state.settings.eval,
+        format!("{:?}", state.settings.method).to_lowercase(),
+        format!("{:?}", state.settings.fitness).to_lowercase(),
+        state.settings.seed
     );
     if let Err(e) = super::plot::training(&dir.join("progress.svg"), &title, &fitness, space.names(), &weights) {
         log::warn!("{e:#}");

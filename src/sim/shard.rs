@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn shards_partition_the_games() {
         let n = 3;
-        let mut seen = vec![0; 10];
+        let mut seen = [0; 10];
         for i in 0..n {
             for o in (Shard { index: i, count: n }).offsets(10) {
                 seen[o] += 1;

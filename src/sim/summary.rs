@@ -474,9 +474,9 @@ impl BattleSummary {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Summary {
     /// `sim endless`.
-    Endless(EndlessSummary),
+    Endless(Box<EndlessSummary>),
     /// `sim battle`.
-    Battle(BattleSummary),
+    Battle(Box<BattleSummary>),
 }
 
 impl Summary {
@@ -484,8 +484,12 @@ impl Summary {
     pub fn from_json(text: &str) -> Result<Summary, String> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         match v.get("mode").and_then(|m| m.as_str()) {
-            Some("endless") => serde_json::from_value(v).map(Summary::Endless).map_err(|e| e.to_string()),
-            Some("battle") => serde_json::from_value(v).map(Summary::Battle).map_err(|e| e.to_string()),
+            Some("endless") => {
+                serde_json::from_value(v).map(|s| Summary::Endless(Box::new(s))).map_err(|e| e.to_string())
+            }
+            Some("battle") => {
+                serde_json::from_value(v).map(|s| Summary::Battle(Box::new(s))).map_err(|e| e.to_string())
+            }
             other => Err(format!("key \"mode\": expected \"endless\" or \"battle\", found {other:?}")),
         }
     }
@@ -494,8 +498,8 @@ impl Summary {
     pub fn to_json(&self) -> String {
         // Serialising plain data with string keys cannot fail.
         match self {
-            Summary::Endless(s) => serde_json::to_string(s),
-            Summary::Battle(s) => serde_json::to_string(s),
+            Summary::Endless(s) => serde_json::to_string(s.as_ref()),
+            Summary::Battle(s) => serde_json::to_string(s.as_ref()),
         }
         .unwrap_or_default()
     }
@@ -554,7 +558,7 @@ pub fn merge(parts: Vec<Summary>) -> Result<Summary, String> {
             runs.sort_by_key(|g| g.game);
             let games: Vec<usize> = runs.iter().map(|g| g.game).collect();
             check_slices(&shards, &games, run.first_game, run.run_games)?;
-            Ok(Summary::Endless(EndlessSummary::build(run, None, totals, timing, runs)))
+            Ok(Summary::Endless(Box::new(EndlessSummary::build(run, None, totals, timing, runs))))
         }
         Some(Summary::Battle(first)) => {
             let run = first.run.clone();
@@ -571,7 +575,7 @@ pub fn merge(parts: Vec<Summary>) -> Result<Summary, String> {
             runs.sort_by_key(|g| g.game);
             let games: Vec<usize> = runs.iter().map(|g| g.game).collect();
             check_slices(&shards, &games, run.first_game, run.run_games)?;
-            Ok(Summary::Battle(BattleSummary::build(run, None, runs)))
+            Ok(Summary::Battle(Box::new(BattleSummary::build(run, None, runs))))
         }
     }
 }

@@ -153,14 +153,17 @@ impl State {
                     return Err("a tournament needs a population of at least 2".into());
                 }
                 // Member 0 is the configured weights; the others spread around them.
-                let population: Vec<Vec<f64>> = (0..settings.population)
-                    .map(|i| {
-                        start
-                            .iter()
-                            .map(|&w| if i == 0 { w } else { w * (1.0 + rng.random_range(-1.0..=1.0) * settings.spread) })
-                            .collect()
-                    })
-                    .collect();
+                let population: Vec<Vec<f64>> =
+                    (0..settings.population)
+                        .map(|i| {
+                            start
+                                .iter()
+                                .map(|&w| {
+                                    if i == 0 { w } else { w * (1.0 + rng.random_range(-1.0..=1.0) * settings.spread) }
+                                })
+                                .collect()
+                        })
+                        .collect();
                 let n = population.len();
                 MethodState::Tournament { population, wins: vec![0; n], played: vec![0; n] }
             }
@@ -334,5 +337,90 @@ impl State {
         next.generation += 1;
         next.history.push(row);
         Ok(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(method: Method) -> Settings {
+        Settings {
+            method,
+            eval: "classic".into(),
+            fitness: Fitness::Score,
+            seed: 4,
+            games: 2,
+            pieces: 10,
+            colors: 4,
+            max_pieces: 10,
+            population: 4,
+            spread: 0.2,
+            spsa_a: 0.2,
+            spsa_c: 0.1,
+            spsa_stability: 5.0,
+            params: vec!["a".into(), "b".into(), "c".into()],
+            config_crc: 0,
+        }
+    }
+
+    /// Endless results where candidate `i` scores `points(i)` per pair.
+    fn results(plan: &Plan, points: impl Fn(usize) -> u64) -> Vec<JobResult> {
+        plan.jobs
+            .iter()
+            .enumerate()
+            .map(|(job, j)| {
+                let Job::Endless { cand, .. } = j else { panic!("endless fitness plays endless jobs") };
+                JobResult { job, first_big: 0, score: points(*cand) * 10, pairs: 10, outcome: 0 }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tournament_offspring_is_80_20_within_5_percent_and_replaces_the_loser() {
+        let s = State::new(settings(Method::Tournament), &[10.0, -4.0, 2.0]).expect("valid");
+        let plan = s.plan();
+        let pairs = plan.pairs.clone();
+        assert_eq!(pairs.len(), 2);
+        // The higher index always has the better fitness, so it wins.
+        let next = s.advance(plan.clone(), &results(&plan, |c| c as u64 + 1)).expect("advance");
+        let (MethodState::Tournament { population: old, .. }, MethodState::Tournament { population: new, wins, .. }) =
+            (&s.method, &next.method)
+        else {
+            panic!("tournament state")
+        };
+        for (i, j) in pairs {
+            let (w, l) = (i.max(j), i.min(j));
+            assert_eq!(new[w], old[w], "the winner survives unchanged");
+            assert_eq!(wins[w], 1);
+            for k in 0..3 {
+                let mix = 0.8 * old[w][k] + 0.2 * old[l][k];
+                let ratio = new[l][k] / mix;
+                assert!((0.95..=1.05).contains(&ratio), "weight {k}: {} vs {mix}", new[l][k]);
+            }
+            assert_ne!(new[l], old[l]);
+        }
+        assert_eq!(next.history.len(), 1);
+    }
+
+    #[test]
+    fn spsa_moves_towards_the_better_perturbation() {
+        let s = State::new(settings(Method::Spsa), &[10.0, -4.0, 2.0]).expect("valid");
+        let plan = s.plan();
+        let plus = plan.candidates[0].clone();
+        // The + side scores better.
+        let next = s.advance(plan.clone(), &results(&plan, |c| if c == 0 { 60 } else { 50 })).expect("advance");
+        let (MethodState::Spsa { theta: old, .. }, MethodState::Spsa { theta: new, .. }) = (&s.method, &next.method)
+        else {
+            panic!("spsa state")
+        };
+        for k in 0..3 {
+            let towards = (plus[k] - old[k]).signum();
+            assert_eq!((new[k] - old[k]).signum(), towards, "weight {k} moves towards the + side");
+        }
+        // And away from it when the - side is better.
+        let back = s.advance(plan.clone(), &results(&plan, |c| if c == 0 { 50 } else { 60 })).expect("advance");
+        let MethodState::Spsa { theta: back, .. } = &back.method else { panic!("spsa state") };
+        assert!((0..3).all(|k| (back[k] - old[k]).signum() == -(plus[k] - old[k]).signum()));
     }
 }

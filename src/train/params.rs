@@ -60,8 +60,7 @@ impl ParamSpace {
                     return Err(format!("[ai.{eval}] has no float parameter {o:?} (it has: {})", names.join(", ")));
                 }
             }
-            let keep: Vec<(String, f64)> =
-                names.into_iter().zip(start).filter(|(n, _)| only.contains(n)).collect();
+            let keep: Vec<(String, f64)> = names.into_iter().zip(start).filter(|(n, _)| only.contains(n)).collect();
             (names, start) = keep.into_iter().unzip();
         }
         if names.is_empty() {

@@ -42,9 +42,15 @@ pub fn load_or_init(dir: &Path, settings: Settings, space: &ParamSpace) -> anyho
             .into_iter()
             .flatten()
             .filter(|(k, v)| b.get(k.as_str()) != Some(v))
-            .map(|(k, v)| format!("{k} (checkpoint {v}, now {})", b.get(k.as_str()).unwrap_or(&serde_json::Value::Null)))
+            .map(|(k, v)| {
+                format!("{k} (checkpoint {v}, now {})", b.get(k.as_str()).unwrap_or(&serde_json::Value::Null))
+            })
             .collect();
-        bail!("{} was made with other settings: {}; use another --out or the same options", path.display(), differ.join(", "));
+        bail!(
+            "{} was made with other settings: {}; use another --out or the same options",
+            path.display(),
+            differ.join(", ")
+        );
     }
     Ok(state)
 }
@@ -161,7 +167,8 @@ pub fn read_shards(dir: &Path, state: &State) -> anyhow::Result<Vec<JobResult>> 
     let mut seen = Vec::new();
     for p in &files {
         let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let f: ShardFile = serde_json::from_str(&text).with_context(|| format!("{} is not a shard file", p.display()))?;
+        let f: ShardFile =
+            serde_json::from_str(&text).with_context(|| format!("{} is not a shard file", p.display()))?;
         if f.generation != state.generation || f.settings != state.settings {
             bail!("{} belongs to another run or generation", p.display());
         }
@@ -202,11 +209,8 @@ pub fn before_after(
             }
         })
         .collect();
-    let results: Vec<JobResult> = jobs
-        .par_iter()
-        .enumerate()
-        .map(|(i, &j)| run_job(&ctx, &configs, i, j))
-        .collect::<anyhow::Result<_>>()?;
+    let results: Vec<JobResult> =
+        jobs.par_iter().enumerate().map(|(i, &j)| run_job(&ctx, &configs, i, j)).collect::<anyhow::Result<_>>()?;
     if settings.fitness.is_battle() {
         let r = win_rate(results.iter());
         return Ok((1.0 - r, r));
