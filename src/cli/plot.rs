@@ -23,8 +23,13 @@ fn draw_endless(s: &EndlessSummary, path: &Path) -> Result<(), String> {
     let root = SVGBackend::new(path, (1100, 450)).into_drawing_area();
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let title = format!(
-        "{}: {} games × {} pieces, {} colours, seed {}",
-        s.run.ai, s.games, s.run.pieces, s.run.colors, s.run.seed
+        "{}: {} game{} × {} pieces, {} colours, seed {}",
+        s.run.ai,
+        s.games,
+        if s.games == 1 { "" } else { "s" },
+        s.run.pieces,
+        s.run.colors,
+        s.run.seed
     );
     let inner = root.titled(&title, ("sans-serif", 18)).map_err(|x| e(&x))?;
     let (left, right) = inner.split_horizontally(520);

@@ -25,7 +25,7 @@ pub struct TrainArgs {
     /// Evaluation whose [ai.<name>] weights are trained (classic, chain).
     #[arg(long, default_value = "classic")]
     pub ai: String,
-    /// Fitness: endless first-big-chain length, endless score per pair, or battle win rate.
+    /// Fitness: endless first-big-chain length, endless score per pair (0 for a top-out), or battle win rate.
     #[arg(long, value_enum, default_value = "score")]
     pub fitness: Fitness,
     /// Total generations of the run (a resumed run continues up to this).

@@ -15,7 +15,8 @@ use crate::sim::{BattleTiming, RandomPieces, game_rng, play_battle, play_endless
 pub enum Fitness {
     /// Endless: mean length of the first chain of 8+ links (0 for a game without one).
     FirstChain,
-    /// Endless: points per pair.
+    /// Endless: points per pair of the game length asked for; a game that tops out scores nothing, so
+    /// risky stacking does not pay.
     Score,
     /// Battle: win rate (draws count half).
     Battle,
@@ -62,6 +63,12 @@ pub struct JobResult {
     pub pairs: u64,
     /// Battle: 1 when `a` won, -1 when `b` won, 0 for a draw.
     pub outcome: i8,
+    /// Endless: the game topped out.
+    #[serde(default)]
+    pub topped_out: bool,
+    /// Endless: pieces the game was asked to last.
+    #[serde(default)]
+    pub asked: u64,
 }
 
 /// What every job of a run shares.
@@ -82,7 +89,7 @@ pub struct JobContext<'a> {
 /// Plays `job` (number `index` of its generation) with the candidates' configurations.
 pub fn run_job(ctx: &JobContext<'_>, configs: &[AiConfig], index: usize, job: Job) -> anyhow::Result<JobResult> {
     let rules = Rules::puyo1();
-    let mut out = JobResult { job: index, first_big: 0, score: 0, pairs: 0, outcome: 0 };
+    let mut out = JobResult { job: index, first_big: 0, score: 0, pairs: 0, outcome: 0, topped_out: false, asked: 0 };
     match job {
         Job::Endless { cand, game } => {
             let mut rng = game_rng(ctx.seed, game);
@@ -92,6 +99,8 @@ pub fn run_job(ctx: &JobContext<'_>, configs: &[AiConfig], index: usize, job: Jo
             out.first_big = r.game.first_big_chain.map_or(0, |(len, _)| len);
             out.score = r.game.score;
             out.pairs = r.game.pairs;
+            out.topped_out = r.game.topped_out;
+            out.asked = ctx.pieces as u64;
         }
         Job::Battle { a, b, game } => {
             let mut rng = game_rng(ctx.seed, game);
@@ -122,8 +131,9 @@ fn config(configs: &[AiConfig], i: usize) -> anyhow::Result<&AiConfig> {
 pub struct EndlessSums {
     games: u64,
     first_big: u64,
-    score: u64,
-    pairs: u64,
+    /// Points of the games that did not top out.
+    kept_score: u64,
+    asked: u64,
 }
 
 impl EndlessSums {
@@ -131,8 +141,10 @@ impl EndlessSums {
     pub fn add(&mut self, r: &JobResult) {
         self.games += 1;
         self.first_big += r.first_big as u64;
-        self.score += r.score;
-        self.pairs += r.pairs;
+        if !r.topped_out {
+            self.kept_score += r.score;
+        }
+        self.asked += r.asked.max(r.pairs);
     }
 
     /// The fitness these games give.
@@ -140,7 +152,7 @@ impl EndlessSums {
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         match f {
             Fitness::FirstChain => ratio(self.first_big, self.games),
-            Fitness::Score | Fitness::Battle => ratio(self.score, self.pairs),
+            Fitness::Score | Fitness::Battle => ratio(self.kept_score, self.asked),
         }
     }
 }

@@ -371,7 +371,15 @@ mod tests {
             .enumerate()
             .map(|(job, j)| {
                 let Job::Endless { cand, .. } = j else { panic!("endless fitness plays endless jobs") };
-                JobResult { job, first_big: 0, score: points(*cand) * 10, pairs: 10, outcome: 0 }
+                JobResult {
+                    job,
+                    first_big: 0,
+                    score: points(*cand) * 10,
+                    pairs: 10,
+                    outcome: 0,
+                    topped_out: false,
+                    asked: 10,
+                }
             })
             .collect()
     }
