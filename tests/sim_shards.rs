@@ -88,3 +88,23 @@ fn merging_slices_of_different_runs_is_refused() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("another run"));
 }
+
+#[test]
+fn plot_draws_the_chain_histogram_and_the_puyo_curve() {
+    let svg = tmp("plot.svg");
+    puyobot(&[
+        "sim",
+        "endless",
+        "--ai",
+        "classic",
+        "--games",
+        "2",
+        "--pieces",
+        "80",
+        "--plot",
+        svg.to_str().expect("UTF-8"),
+    ]);
+    let text = std::fs::read_to_string(&svg).expect("the plot was written");
+    assert!(text.starts_with("<svg"), "an SVG file");
+    assert!(text.contains("chains fired by length") && text.contains("Gaussian: mean"), "both panels and the fit");
+}
