@@ -12,4 +12,5 @@ pub mod game;
 pub mod memmap;
 pub mod play;
 pub mod sim;
+pub mod train;
 pub mod ui;

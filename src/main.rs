@@ -21,6 +21,8 @@ enum Command {
     Sim(cli::sim::SimArgs),
     /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.
     Soak(cli::soak::SoakArgs),
+    /// Tune an evaluation's weights by self-play (tournament or SPSA), resumable and shardable.
+    Train(cli::train::TrainArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -31,6 +33,7 @@ fn main() -> std::process::ExitCode {
         Command::Play(args) => cli::play::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Soak(args) => cli::soak::run(args),
+        Command::Train(args) => cli::train::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
