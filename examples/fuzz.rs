@@ -121,11 +121,13 @@ fn main() -> ExitCode {
     let cases = range.end - range.start;
     let start = Instant::now();
     let mut panics = 0u64;
+    let mut accepted = 0u64;
     let mut distinct: Vec<String> = Vec::new();
     for k in range {
         let mut rng = case_rng(args.seed, k);
         let case = target.generate(&mut rng);
-        if catch_unwind(AssertUnwindSafe(|| target.run(&case))).is_ok() {
+        if let Ok(ok) = catch_unwind(AssertUnwindSafe(|| target.run(&case))) {
+            accepted += ok as u64;
             continue;
         }
         panics += 1;
@@ -144,14 +146,15 @@ fn main() -> ExitCode {
     let secs = start.elapsed().as_secs_f64();
     let rate = if secs > 0.0 { cases as f64 / secs } else { 0.0 };
     eprintln!(
-        "fuzz: target {}, seed {}, {:.1} s ({:.0} cases/s), {} distinct panic message(s)",
+        "fuzz: target {}, seed {}, {:.1} s ({:.0} cases/s), {accepted} inputs accepted by the parser, {} distinct \
+         panic message(s)",
         args.target,
         args.seed,
         secs,
         rate,
         distinct.len()
     );
-    for m in &distinct {
+    for m in distinct.iter().take(10) {
         eprintln!("  {m}");
     }
     println!("{cases} cases, {panics} panics");

@@ -131,7 +131,7 @@ pub fn mutate_bytes(rng: &mut FuzzRng, data: &mut Vec<u8>, others: &[Vec<u8>]) {
 
 fn mutate_bytes_once(rng: &mut FuzzRng, data: &mut Vec<u8>, others: &[Vec<u8>]) {
     let len = data.len();
-    match rng.random_range(0..9) {
+    match rng.random_range(0..10) {
         0 if len > 0 => {
             let i = rng.random_range(0..len);
             data[i] ^= 1 << rng.random_range(0..8);
@@ -180,6 +180,13 @@ fn mutate_bytes_once(rng: &mut FuzzRng, data: &mut Vec<u8>, others: &[Vec<u8>]) 
                     *slot = *b;
                 }
             }
+        }
+        8 => {
+            // A multi-byte UTF-8 character (parsers that slice by byte offsets meet char boundaries here).
+            let ch = *['\u{e9}', '\u{20ac}', '\u{1F600}', '\u{FFFD}', '\u{200B}', '\u{202E}', '\u{85}'].choose(rng).unwrap_or(&'\u{e9}');
+            let mut buf = [0u8; 4];
+            let at = rng.random_range(0..=len);
+            data.splice(at..at, ch.encode_utf8(&mut buf).bytes());
         }
         _ => {
             let at = rng.random_range(0..=len);
