@@ -1,7 +1,7 @@
 //! Fuzzes puyobot's parsers and decoders with random and mutated input.
 //!
 //! ```text
-//! cargo run --release --example fuzz -- --target T --cases N [--seed S] [--only K]
+//! cargo run --release --example fuzz -- --target T --cases N [--seed S] [--only K] [--max-seconds T]
 //! ```
 //!
 //! Targets: `decoder`, `address-file`, `config`, `field-file`, `queue-file`, `rom` (and `trace`, once the
@@ -43,6 +43,10 @@ struct Args {
     /// Run only case K of the seed (to replay a failure).
     #[arg(long)]
     only: Option<u64>,
+    /// Stop after this many seconds even if fewer than `--cases` have run (cases 0..N-1 still run in
+    /// order, so the run is the prefix of the full one; the summary gives the N reached).
+    #[arg(long)]
+    max_seconds: Option<u64>,
     /// Panics whose input is written to disk, at most (the count covers all of them).
     #[arg(long, default_value_t = 20)]
     keep: u64,
@@ -109,21 +113,34 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let failures_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), PathBuf::from)
-        .join("fuzz-failures");
+    let failures_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from).join("fuzz-failures");
     install_silent_hook();
 
     let range = match args.only {
         Some(k) => k..k + 1,
         None => 0..args.cases,
     };
-    let cases = range.end - range.start;
     let start = Instant::now();
+    let mut cases = 0u64;
     let mut panics = 0u64;
     let mut accepted = 0u64;
     let mut distinct: Vec<String> = Vec::new();
+    let mut last_report = Instant::now();
     for k in range {
+        // Long runs say how far they are every minute or so (on stderr; the last stdout line is the summary).
+        if k % 4096 == 0 {
+            let elapsed = start.elapsed().as_secs();
+            if args.max_seconds.is_some_and(|m| elapsed >= m) {
+                eprintln!("fuzz: stopped after {elapsed} s (--max-seconds)");
+                break;
+            }
+            if last_report.elapsed().as_secs() >= 60 {
+                last_report = Instant::now();
+                eprintln!("fuzz: {k} cases, {panics} panics, {elapsed} s");
+            }
+        }
+        cases += 1;
         let mut rng = case_rng(args.seed, k);
         let case = target.generate(&mut rng);
         if let Ok(ok) = catch_unwind(AssertUnwindSafe(|| target.run(&case))) {
@@ -137,7 +154,10 @@ fn main() -> ExitCode {
             let files = save_failure(&failures_dir, &args.target, args.seed, k, &case, &message);
             let shown: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
             eprintln!("case {k} ({}): panic: {first_line}\n  input: {}", case.note, shown.join(", "));
-            eprintln!("  replay: cargo run --release --example fuzz -- --target {} --seed {} --only {k}", args.target, args.seed);
+            eprintln!(
+                "  replay: cargo run --release --example fuzz -- --target {} --seed {} --only {k}",
+                args.target, args.seed
+            );
         }
         if !distinct.contains(&first_line) {
             distinct.push(first_line);

@@ -183,7 +183,9 @@ fn mutate_bytes_once(rng: &mut FuzzRng, data: &mut Vec<u8>, others: &[Vec<u8>]) 
         }
         8 => {
             // A multi-byte UTF-8 character (parsers that slice by byte offsets meet char boundaries here).
-            let ch = *['\u{e9}', '\u{20ac}', '\u{1F600}', '\u{FFFD}', '\u{200B}', '\u{202E}', '\u{85}'].choose(rng).unwrap_or(&'\u{e9}');
+            let ch = *['\u{e9}', '\u{20ac}', '\u{1F600}', '\u{FFFD}', '\u{200B}', '\u{202E}', '\u{85}']
+                .choose(rng)
+                .unwrap_or(&'\u{e9}');
             let mut buf = [0u8; 4];
             let at = rng.random_range(0..=len);
             data.splice(at..at, ch.encode_utf8(&mut buf).bytes());
@@ -343,9 +345,25 @@ pub fn mutate_toml(rng: &mut FuzzRng, text: &mut String) {
     }
 }
 
+/// Applies 1 to 3 edits of values only (wrong-typed, out of range, nudged): the file keeps its shape, so
+/// more of the results get past the parser to the validator and what is behind it.
+pub fn mutate_toml_values(rng: &mut FuzzRng, text: &str) -> Vec<u8> {
+    let mut text = text.to_string();
+    for _ in 0..rng.random_range(1..=3) {
+        let which = rng.random_range(0..3);
+        mutate_toml_edit(rng, &mut text, which);
+    }
+    text.into_bytes()
+}
+
 fn mutate_toml_once(rng: &mut FuzzRng, text: &mut String) {
+    let which = rng.random_range(0..11);
+    mutate_toml_edit(rng, text, which);
+}
+
+fn mutate_toml_edit(rng: &mut FuzzRng, text: &mut String, which: u32) {
     let spans = scan(text);
-    match rng.random_range(0..11) {
+    match which {
         0 | 1 => {
             // The most useful edit: one value replaced by an out-of-range or wrong-typed one.
             if let Some(&(s, e)) = spans.values.choose(rng) {

@@ -13,7 +13,7 @@ use puyobot::game::text::{format_field, parse_field, parse_queue};
 use puyobot::game::{Cell, Color, Field, HEIGHT, MAX_COLORS, Rules, WIDTH};
 use puyobot::memmap::{AddressFile, Catalog, Decoder, parse_address_file};
 
-use super::mutate::{FuzzRng, mutate_bytes, mutate_text};
+use super::mutate::{FuzzRng, mutate_bytes, mutate_text, mutate_toml_values};
 
 /// One generated input: the files it consists of and which seed or address file it was made from.
 #[derive(Clone, Debug, Default)]
@@ -140,7 +140,8 @@ impl Target for DecoderTarget {
         let mut case = Case { pick, note: format!("address file {name}"), ..Case::default() };
         if rng.random_ratio(1, 5) {
             // A file the validator accepts but no one wrote: mostly nudged numbers.
-            let mutated = mutate_text(rng, text, &[]);
+            let mutated =
+                if rng.random_bool(0.8) { mutate_toml_values(rng, text) } else { mutate_text(rng, text, &[]) };
             case.note = format!("mutated {name}");
             case.parts.push(("addresses.toml", mutated));
         }
@@ -260,7 +261,8 @@ impl Target for AddressFileTarget {
             let junk: Vec<u8> = (0..n).map(|_| rng.random()).collect();
             return Case { parts: vec![(".toml", junk)], pick, note: "random bytes".into(), ..Case::default() };
         }
-        let bytes = mutate_text(rng, text, &self.raw);
+        let bytes =
+            if rng.random_bool(0.3) { mutate_toml_values(rng, text) } else { mutate_text(rng, text, &self.raw) };
         Case { parts: vec![(".toml", bytes)], pick, note: format!("mutated {name}"), ..Case::default() }
     }
 
@@ -304,7 +306,9 @@ impl Target for ConfigTarget {
     fn generate(&self, rng: &mut FuzzRng) -> Case {
         // The real file most of the time; the snippet is a smaller, [ai]-only seed.
         let pick = if rng.random_ratio(4, 5) { 0 } else { 1 };
-        let bytes = mutate_text(rng, &self.seeds[pick], &self.raw);
+        let seed = &self.seeds[pick];
+        let bytes =
+            if rng.random_bool(0.3) { mutate_toml_values(rng, seed) } else { mutate_text(rng, seed, &self.raw) };
         Case { parts: vec![(".toml", bytes)], pick, note: format!("mutated seed {pick}"), ..Case::default() }
     }
 
