@@ -19,6 +19,8 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
+    /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.
+    Soak(cli::soak::SoakArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -28,6 +30,7 @@ fn main() -> std::process::ExitCode {
         Command::Chain(args) => cli::chain::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::Sim(args) => cli::sim::run(args),
+        Command::Soak(args) => cli::soak::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

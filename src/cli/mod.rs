@@ -3,3 +3,4 @@
 pub mod chain;
 pub mod play;
 pub mod sim;
+pub mod soak;
