@@ -418,20 +418,18 @@ impl Learner {
     }
 
     fn item_lock(&mut self, l: &LockSeen, k: usize, empty: u8, ch: &[usize]) {
-        let cleared = ch.iter().filter(|&&i| l.before[i][k] != empty && l.after[i][k] == empty).count();
-        let recoloured = ch.iter().filter(|&&i| l.before[i][k] != empty && l.after[i][k] != empty).count();
-        let kind = if !ch.is_empty() && cleared == ch.len() {
-            let cols: BTreeSet<usize> = ch.iter().map(|&i| pos(i).0).collect();
-            let lo = cols.iter().next().copied().unwrap_or(0);
-            if cols.len() <= 2 && cols.iter().all(|&c| c == lo || c == lo + 1) {
-                ItemKind::BigPuyo
-            } else {
-                ItemKind::Unknown
-            }
-        } else if recoloured > 0 {
-            ItemKind::Carbuncle
-        } else {
+        // Big Puyo empties the two whole columns under it (X and X + 1); anything else an item does
+        // (recolouring, then maybe a pop) is Carbuncle's. No change at all says nothing.
+        let x = l.x as usize;
+        let cleared = ch.iter().all(|&i| l.before[i][k] != empty && l.after[i][k] == empty);
+        let in_columns = ch.iter().all(|&i| pos(i).0 == x || pos(i).0 == x + 1);
+        let columns_empty = (0..CELLS).filter(|&i| pos(i).0 == x || pos(i).0 == x + 1).all(|i| l.after[i][k] == empty);
+        let kind = if ch.is_empty() {
             ItemKind::Unknown
+        } else if cleared && in_columns && columns_empty {
+            ItemKind::BigPuyo
+        } else {
+            ItemKind::Carbuncle
         };
         let entry = self.items.entry(l.pivot).or_insert(ItemKind::Unknown);
         if *entry == ItemKind::Unknown {

@@ -22,6 +22,7 @@ pub mod codes;
 pub mod learner;
 pub mod motion;
 pub mod observe;
+pub mod online;
 pub mod policy;
 pub mod report;
 pub mod view;
@@ -30,6 +31,7 @@ pub mod write;
 use serde::{Deserialize, Serialize};
 
 pub use learner::{ItemKind, Learner, MAX_PIECES};
+pub use online::{OnlineCalibration, SeatControl};
 pub use policy::OpeningPolicy;
 pub use report::{CalibrationReport, CodesReport, KicksReport, OrientationReport, Unsettled};
 pub use write::{LearnedRom, write_address_folder};

@@ -1,0 +1,112 @@
+//! Calibration inside a running session: the learner watches every frame, the opening drives the bots'
+//! seats while the contract is not settled, and once it is, the session switches to the learned
+//! address file.
+
+use crate::memmap::schema::AddressFile;
+
+use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
+
+/// What the session should do with a seat this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatControl {
+    /// The opening drives the seat: hold these buttons, ask no bot.
+    Opening(u8),
+    /// The seat plays normally.
+    Bot,
+}
+
+/// The learner and the openings of one session.
+#[derive(Clone, Debug)]
+pub struct OnlineCalibration {
+    learner: Learner,
+    policies: Vec<OpeningPolicy>,
+    /// Per seat: the piece under way started before the contract settled, so the opening finishes it.
+    opening_piece: Vec<bool>,
+    was_active: Vec<bool>,
+    /// The learned file, once taken by the session.
+    applied: bool,
+}
+
+impl OnlineCalibration {
+    /// Calibration for a session reading RAM with `map`; `None` in `off` mode.
+    pub fn new(map: &AddressFile, mode: CalibrateMode) -> Option<OnlineCalibration> {
+        if mode == CalibrateMode::Off {
+            return None;
+        }
+        let n = map.player.len();
+        let learner = Learner::new(map, mode);
+        let applied = learner.is_settled() && mode == CalibrateMode::Auto;
+        Some(OnlineCalibration {
+            learner,
+            policies: (0..n).map(OpeningPolicy::new).collect(),
+            opening_piece: vec![false; n],
+            was_active: vec![false; n],
+            applied,
+        })
+    }
+
+    /// The learner.
+    pub fn learner(&self) -> &Learner {
+        &self.learner
+    }
+
+    /// What the learner knows.
+    pub fn report(&self) -> CalibrationReport {
+        self.learner.report()
+    }
+
+    /// True once the contract is settled.
+    pub fn settled(&self) -> bool {
+        self.learner.is_settled()
+    }
+
+    /// True when calibration failed (not settled within the bound).
+    pub fn failed(&self) -> bool {
+        self.report().state == "failed"
+    }
+
+    /// How player `player` (address-file order) is driven during the frame whose RAM is `ram`. Call for
+    /// seats with a bot switched on, before [`OnlineCalibration::observe`].
+    pub fn control(&mut self, player: usize, ram: &[u8; 2048]) -> SeatControl {
+        let Some(policy) = self.policies.get_mut(player) else { return SeatControl::Bot };
+        let active = self.learner.start().player.get(player).is_some_and(|p| super::view::View::read(ram, p).active);
+        let was = std::mem::replace(&mut self.was_active[player], active);
+        if active && !was {
+            self.opening_piece[player] = !self.learner.is_settled();
+        }
+        if !active && !self.learner.is_settled() {
+            // Between pieces the opening holds nothing, but keeps the seat until the contract settles.
+            return SeatControl::Opening(policy.buttons(ram, &self.learner));
+        }
+        if self.opening_piece[player] {
+            SeatControl::Opening(policy.buttons(ram, &self.learner))
+        } else {
+            SeatControl::Bot
+        }
+    }
+
+    /// Feeds the frame: its RAM and the pads held during it.
+    pub fn observe(&mut self, frame: &Frame<'_>) {
+        self.learner.observe(frame);
+    }
+
+    /// The learned address file, once, when the contract has just settled (`auto` mode): the session
+    /// decodes with it from then on.
+    pub fn take_learned(&mut self, rom_sha1: &str) -> Option<AddressFile> {
+        if self.applied || !self.learner.is_settled() || self.learner.mode() != CalibrateMode::Auto {
+            return None;
+        }
+        let f = self.learner.address_file(rom_sha1)?;
+        self.applied = true;
+        Some(f)
+    }
+
+    /// Forgets that the learned file was taken (after a contradiction unsettled the contract).
+    pub fn unsettled_again(&mut self) -> bool {
+        if self.applied && !self.learner.is_settled() {
+            self.applied = false;
+            return true;
+        }
+        false
+    }
+}
