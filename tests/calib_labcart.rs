@@ -76,6 +76,7 @@ fn items_are_learned_when_they_come() {
         let r = l.report();
         eprintln!("item {item}: {}", r.to_text());
         check(&r, v);
+        assert_eq!((r.kicks.sideways, r.kicks.up), (Some(true), Some(true)), "the open cartridge kicks");
         if item == 1 {
             assert_eq!(r.codes.big_puyo, Some(v.codes.big), "{}", r.to_text());
         } else {

@@ -8,7 +8,7 @@ use crate::memmap::schema::{AddressFile, XyTracks};
 
 use super::codes::{Mapping, majority_pattern};
 use super::motion::{Candidate, Motion, Relative, RotationSeen};
-use super::observe::{Event, LockSeen, Observer, TurnSeen};
+use super::observe::{Event, LockSeen, Observer, RefusedSeen, TurnSeen};
 use super::view::{CELLS, MAX_CELL_BYTES, RawField, View, idx, pos};
 use super::{CalibrateMode, Frame};
 
@@ -83,6 +83,8 @@ pub struct Learner {
     pub(crate) spawn_values: BTreeSet<u8>,
     /// Turns the pair made next to something (kicks are judged once the movement is settled).
     near_turns: Vec<TurnSeen>,
+    /// Turn presses that changed nothing (a kick that did not happen, when one was possible).
+    refused: Vec<RefusedSeen>,
     /// Contradictions, in the order they were found.
     pub(crate) contradictions: Vec<String>,
     /// Pieces locked by the player who locked most.
@@ -122,6 +124,7 @@ impl Learner {
             after_b: BTreeMap::new(),
             spawn_values: BTreeSet::new(),
             near_turns: Vec::new(),
+            refused: Vec::new(),
             contradictions: Vec::new(),
             pieces: 0,
             settled_at: None,
@@ -221,6 +224,11 @@ impl Learner {
                 self.spawn_values.insert(seen.o);
             }
             Event::Turn(t) => self.turn(t),
+            Event::TurnRefused(r) => {
+                if self.refused.len() < 64 {
+                    self.refused.push(r);
+                }
+            }
             Event::Lock(l) => {
                 if self.offset().is_some() {
                     self.lock(&l);
@@ -547,25 +555,88 @@ impl Learner {
         self.motion.settled()
     }
 
-    /// Whether sideways / upward kicks were seen (`None`: no turn next to something told).
+    /// Whether blocked turns kick sideways / up: `Some(true)` when a turn moved the pivot, `Some(false)`
+    /// when a turn was refused although the kick had room; `None` until seen. A later observation that
+    /// disagrees wins (and is logged in the report's text as a contradiction by [`Learner::kick_conflicts`]).
     pub fn kicks(&self) -> (Option<bool>, Option<bool>) {
-        let Some(c) = self.motion.settled() else { return (None, None) };
         let (mut side, mut up) = (None, None);
-        for t in &self.near_turns {
-            let (Some(d0), Some(d1)) = (c.dir(t.from), c.dir(t.to)) else { continue };
-            let pivot = |(x, y): (u8, u8), d: Orientation| match c.tracks {
-                XyTracks::Pivot => (x as i16, y as i16),
-                XyTracks::Child => (x as i16 - d.dx() as i16, y as i16 - d.dy() as i16),
-            };
-            let (p0, p1) = (pivot(t.xy, d0), pivot(t.xy_after, d1));
-            if p0.0 != p1.0 && d1.dx() != 0 {
-                side = Some(true);
-            }
-            if p1.1 < p0.1 && d1 == Orientation::Down {
-                up = Some(true);
-            }
+        for (sideways, kicked) in self.kick_evidence() {
+            *(if sideways { &mut side } else { &mut up }) = Some(kicked);
         }
         (side, up)
+    }
+
+    /// Kick observations that disagree with an earlier one.
+    pub fn kick_conflicts(&self) -> Vec<String> {
+        let mut seen: [Option<bool>; 2] = [None, None];
+        let mut out = Vec::new();
+        for (sideways, kicked) in self.kick_evidence() {
+            let slot = &mut seen[sideways as usize];
+            if slot.is_some_and(|k| k != kicked) {
+                out.push(format!(
+                    "a {} kick was {} after it was {}",
+                    if sideways { "sideways" } else { "upward" },
+                    if kicked { "seen" } else { "refused" },
+                    if kicked { "refused" } else { "seen" }
+                ));
+            }
+            *slot = Some(kicked);
+        }
+        out
+    }
+
+    /// (sideways?, kicked?) for every turn next to something: kicks seen, then refusals.
+    fn kick_evidence(&self) -> Vec<(bool, bool)> {
+        let Some(c) = self.motion.settled() else { return Vec::new() };
+        let (Some(k), Some(empty)) = (self.offset(), self.empty_code()) else { return Vec::new() };
+        let pivot = |x: u8, y: u8, d: Orientation| match c.tracks {
+            XyTracks::Pivot => (x as i32, y as i32),
+            XyTracks::Child => (x as i32 - d.dx() as i32, y as i32 - d.dy() as i32),
+        };
+        let mut out = Vec::new();
+        for t in &self.near_turns {
+            let (Some(d0), Some(d1)) = (c.dir(t.from), c.dir(t.to)) else { continue };
+            let (p0, p1) = (pivot(t.xy.0, t.xy.1, d0), pivot(t.xy_after.0, t.xy_after.1, d1));
+            if p0.0 != p1.0 && d1.dx() != 0 && p0.1.abs_diff(p1.1) <= 1 {
+                out.push((true, true));
+            } else if p1.1 < p0.1 && d1 == Orientation::Down && p0.0 == p1.0 {
+                out.push((false, true));
+            }
+        }
+        for r in &self.refused {
+            let Some(d0) = c.dir(r.o) else { continue };
+            let turn = match r.button {
+                super::motion::TurnButton::A => c.a_turns,
+                super::motion::TurnButton::B => c.a_turns.reverse(),
+            };
+            let d1 = super::motion::turned(d0, turn);
+            let (px, py) = pivot(r.x, r.y, d0);
+            let free = |x: i32, y: i32| {
+                (1..=6).contains(&x) && (0..=13).contains(&y) && r.field[idx(x as usize, y as usize)][k] == empty
+            };
+            if free(px + d1.dx() as i32, py + d1.dy() as i32) || !free(px, py) {
+                continue; // not blocked (the press came too late or early), or the pose is not the pair's
+            }
+            match d1 {
+                Orientation::Right if free(px - 1, py) => out.push((true, false)),
+                Orientation::Left if free(px + 1, py) => out.push((true, false)),
+                Orientation::Down if free(px, py - 1) => out.push((false, false)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// True when cell (x, y) of `view` is inside the field and empty (false while that is not known).
+    pub fn cell_free(&self, view: &View, x: i32, y: i32) -> bool {
+        let (Some(k), Some(empty)) = (self.offset(), self.empty_code()) else { return false };
+        (1..=6).contains(&x) && (0..=13).contains(&y) && view.cells[idx(x as usize, y as usize)][k] == empty
+    }
+
+    /// True while a kick fact has not been seen either way.
+    pub fn kicks_unknown(&self) -> bool {
+        let (a, b) = self.kicks();
+        a.is_none() || b.is_none()
     }
 
     /// The observers' last views (for the opening policy).

@@ -86,6 +86,23 @@ pub enum Event {
     Turn(TurnSeen),
     /// A piece locked.
     Lock(LockSeen),
+    /// A or B was newly pressed while the piece could move and the orientation did not change.
+    TurnRefused(RefusedSeen),
+}
+
+/// A turn press that changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedSeen {
+    /// The button.
+    pub button: TurnButton,
+    /// X, Y, orientation when it was pressed.
+    pub x: u8,
+    /// Y byte.
+    pub y: u8,
+    /// Orientation byte.
+    pub o: u8,
+    /// The field when it was pressed.
+    pub field: Box<RawField>,
 }
 
 #[derive(Clone, Debug)]
@@ -100,6 +117,8 @@ pub struct Observer {
     prev: Option<View>,
     /// Pads of the last frames, newest first: (held, newly pressed).
     pads: VecDeque<(u8, u8)>,
+    /// For the same frames: the piece's X, Y, orientation and the field, when it could move.
+    poses: VecDeque<Option<(u8, u8, u8, Box<RawField>)>>,
     watch: Option<Watch>,
     seen_piece: bool,
     /// Pieces seen locking.
@@ -169,7 +188,24 @@ impl Observer {
         }
         let last_held = self.pads.front().map_or(0, |&(h, _)| h);
         self.pads.push_front((pad_held, pad_held & !last_held));
+        self.poses.push_front(view.active.then(|| (view.x, view.y, view.o, Box::new(view.cells))));
         self.pads.truncate(PRESS_WINDOW + 1);
+        self.poses.truncate(PRESS_WINDOW + 1);
+        // A turn press that has just left the window without explaining a turn was refused, if the
+        // piece could move all along and still shows the same orientation.
+        if let (Some(&(_, new)), Some(Some((x, y, o, field)))) =
+            (self.pads.get(PRESS_WINDOW), self.poses.get(PRESS_WINDOW))
+        {
+            let button = match (new & pad::A != 0, new & pad::B != 0) {
+                (true, false) => Some(TurnButton::A),
+                (false, true) => Some(TurnButton::B),
+                _ => None,
+            };
+            let still = view.active && view.o == *o && self.poses.iter().all(|p| p.is_some());
+            if let Some(button) = button.filter(|_| still) {
+                out.push(Event::TurnRefused(RefusedSeen { button, x: *x, y: *y, o: *o, field: field.clone() }));
+            }
+        }
         self.prev = Some(view);
         out
     }

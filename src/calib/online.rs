@@ -23,6 +23,8 @@ pub struct OnlineCalibration {
     /// Per seat: the piece under way started before the contract settled, so the opening finishes it.
     opening_piece: Vec<bool>,
     was_active: Vec<bool>,
+    /// Per seat: pieces the opening drove after the contract settled, to test kicks.
+    kick_tests: Vec<u32>,
     /// The learned file, once taken by the session.
     applied: bool,
 }
@@ -41,6 +43,7 @@ impl OnlineCalibration {
             policies: (0..n).map(OpeningPolicy::new).collect(),
             opening_piece: vec![false; n],
             was_active: vec![false; n],
+            kick_tests: vec![0; n],
             applied,
         })
     }
@@ -68,21 +71,34 @@ impl OnlineCalibration {
     /// How player `player` (address-file order) is driven during the frame whose RAM is `ram`. Call for
     /// seats with a bot switched on, before [`OnlineCalibration::observe`].
     pub fn control(&mut self, player: usize, ram: &[u8; 2048]) -> SeatControl {
-        let Some(policy) = self.policies.get_mut(player) else { return SeatControl::Bot };
+        if player >= self.policies.len() {
+            return SeatControl::Bot;
+        }
         let active = self.learner.start().player.get(player).is_some_and(|p| super::view::View::read(ram, p).active);
         let was = std::mem::replace(&mut self.was_active[player], active);
         if active && !was {
-            self.opening_piece[player] = !self.learner.is_settled();
+            let settled = self.learner.is_settled();
+            // One more piece per seat after settling, to see how turns kick, unless already seen.
+            let test =
+                settled && !self.trusted_movement() && self.learner.kicks_unknown() && self.kick_tests[player] < 1;
+            if test {
+                self.kick_tests[player] += 1;
+            }
+            self.opening_piece[player] = !settled || test;
         }
         if !active && !self.learner.is_settled() {
             // Between pieces the opening holds nothing, but keeps the seat until the contract settles.
-            return SeatControl::Opening(policy.buttons(ram, &self.learner));
+            return SeatControl::Opening(self.policies[player].buttons(ram, &self.learner));
         }
         if self.opening_piece[player] {
-            SeatControl::Opening(policy.buttons(ram, &self.learner))
+            SeatControl::Opening(self.policies[player].buttons(ram, &self.learner))
         } else {
             SeatControl::Bot
         }
+    }
+
+    fn trusted_movement(&self) -> bool {
+        self.learner.start().movement.verified && self.learner.mode() == CalibrateMode::Auto
     }
 
     /// Feeds the frame: its RAM and the pads held during it.

@@ -9,6 +9,8 @@
 //! drop it.
 
 use crate::emu::pad;
+use crate::game::Orientation;
+use crate::memmap::{Turn, XyTracks};
 
 use super::learner::Learner;
 use super::view::View;
@@ -26,11 +28,28 @@ const PROBE: [u8; 6] = [pad::A, pad::A, pad::A, pad::A, pad::B, pad::A];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
-    Descend { frames: u32 },
-    Probe { done: usize },
-    Turn { presses: u32 },
+    Descend {
+        frames: u32,
+    },
+    Probe {
+        done: usize,
+    },
+    Turn {
+        presses: u32,
+    },
     Move,
     Drop,
+    /// Kick test: turn upright, go to the left wall, turn towards it (a sideways kick or a refusal),
+    /// then lie the pair down on its side and turn it towards the floor once it rests (an upward kick).
+    KickUpright {
+        presses: u32,
+    },
+    KickWall,
+    KickSideways,
+    KickLieDown {
+        presses: u32,
+    },
+    KickFloor,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -76,7 +95,11 @@ impl OpeningPolicy {
             self.pieces += 1;
             self.spawn_o = v.o;
             self.press = None;
-            self.stage = Stage::Descend { frames: 0 };
+            self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
+                Stage::KickUpright { presses: 0 }
+            } else {
+                Stage::Descend { frames: 0 }
+            };
         }
         if let Some(b) = self.pressing(&v) {
             return b;
@@ -136,6 +159,66 @@ impl OpeningPolicy {
                     return self.start_press(if v.x > target { pad::LEFT } else { pad::RIGHT }, &v);
                 }
                 Stage::Drop => return pad::DOWN,
+                Stage::KickUpright { presses } => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    if v.o == c.value(Orientation::Up) || presses >= 3 {
+                        self.stage = Stage::KickWall;
+                        continue;
+                    }
+                    self.stage = Stage::KickUpright { presses: presses + 1 };
+                    return self.start_press(pad::A, &v);
+                }
+                Stage::KickWall => {
+                    if v.x == 1 {
+                        self.stage = Stage::KickSideways;
+                        continue;
+                    }
+                    return self.start_press(pad::LEFT, &v);
+                }
+                Stage::KickSideways => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    self.stage = Stage::KickLieDown { presses: 0 };
+                    // Upright at the left wall, a turn to the left is blocked by the wall.
+                    let b = if c.a_turns == Turn::Counterclockwise { pad::A } else { pad::B };
+                    return self.start_press(b, &v);
+                }
+                Stage::KickLieDown { presses } => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    let o = c.dir(v.o);
+                    if o.is_some_and(|o| o.dx() != 0) || presses >= 3 {
+                        self.stage = Stage::KickFloor;
+                        continue;
+                    }
+                    self.stage = Stage::KickLieDown { presses: presses + 1 };
+                    // Lie down towards the middle of the field, where there is room.
+                    let toward = if v.x <= 3 { Orientation::Right } else { Orientation::Left };
+                    let cw = o.is_some_and(|o| o.clockwise() == toward);
+                    let b = if cw == (c.a_turns == Turn::Clockwise) { pad::A } else { pad::B };
+                    return self.start_press(b, &v);
+                }
+                Stage::KickFloor => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    let Some(d) = c.dir(v.o) else { return pad::DOWN };
+                    let (px, py) = match c.tracks {
+                        XyTracks::Pivot => (v.x as i32, v.y as i32),
+                        XyTracks::Child => (v.x as i32 - d.dx() as i32, v.y as i32 - d.dy() as i32),
+                    };
+                    let (cx, cy) = (px + d.dx() as i32, py + d.dy() as i32);
+                    let below_free = |x: i32, y: i32| learner.cell_free(&v, x, y + 1);
+                    if below_free(px, py) && below_free(cx, cy) {
+                        // Falling: soft drop while well above the stack, then let it settle by itself.
+                        let room = (py + 1..14).take_while(|&y| learner.cell_free(&v, px, y)).count();
+                        return if room > 3 && d.dx() != 0 { pad::DOWN } else { 0 };
+                    }
+                    // Resting on its side: turn towards the floor.
+                    self.stage = Stage::Drop;
+                    if d.dx() == 0 {
+                        return pad::DOWN;
+                    }
+                    let to_down = if d == Orientation::Right { Turn::Clockwise } else { Turn::Counterclockwise };
+                    let b = if to_down == c.a_turns { pad::A } else { pad::B };
+                    return self.start_press(b, &v);
+                }
             }
         }
     }
@@ -173,6 +256,8 @@ impl OpeningPolicy {
                 // A refused move or turn (a wall, a stack, an item that does not turn): stop trying.
                 self.stage = match (self.stage, button) {
                     (Stage::Descend { .. }, _) => Stage::Probe { done: 0 },
+                    (Stage::KickUpright { .. } | Stage::KickWall, _) => Stage::KickLieDown { presses: 0 },
+                    (Stage::KickLieDown { .. }, _) => Stage::KickFloor,
                     (Stage::Probe { .. } | Stage::Turn { .. }, _) => Stage::Move,
                     _ => Stage::Drop,
                 };

@@ -147,7 +147,7 @@ impl Learner {
             color_byte_offset: self.offset().map(|k| k as u8),
             kicks: KicksReport { sideways, up },
             spawn_orientations: self.spawn_values.iter().copied().collect(),
-            contradictions: self.contradictions.clone(),
+            contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
             unsettled: if off { Vec::new() } else { self.unsettled() },
         }
     }

@@ -118,6 +118,8 @@ pub struct Game {
     /// Every this many pieces the piece is a Big Puyo (0: never).
     pub big_every: u32,
     pub colours: usize,
+    /// Blocked turns kick (sideways and up), as on the open cartridge.
+    pub kicks: bool,
 }
 
 const BASE: usize = 0x300;
@@ -137,6 +139,7 @@ impl Game {
             nuisance_every: 0,
             big_every: 0,
             colours: 4,
+            kicks: true,
         };
         g.write_ram();
         g
@@ -170,7 +173,7 @@ impl Game {
                         Orientation::Down if f.y > 0 => (f.x, f.y - 1),
                         _ => (99, 99),
                     };
-                    if kx != 99 && self.fits(&f, kx, ky, o) {
+                    if self.kicks && kx != 99 && self.fits(&f, kx, ky, o) {
                         f.x = kx;
                         f.y = ky;
                         f.o = o;

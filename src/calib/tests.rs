@@ -233,3 +233,26 @@ fn spawn_orientation_is_recorded() {
     assert_learned(&r, &c, 4);
     assert_eq!(r.spawn_orientations, vec![c.ori[2]]);
 }
+
+#[test]
+fn kicks_are_tested_after_settling_and_learned_either_way() {
+    for (seed, kicks) in (31u64..61).map(|s| (s, s % 2 == 1)) {
+        let c = Contract::random(seed);
+        let mut game = Game::new(c.clone(), seed);
+        game.kicks = kicks;
+        let mut learner = Learner::new(&guessed(), CalibrateMode::Auto);
+        let mut policy = OpeningPolicy::new(0);
+        for _ in 0..8 * 400 {
+            let pads = [policy.buttons(&game.ram, &learner), 0];
+            learner.observe(&Frame { ram: &game.ram, pads });
+            game.frame(pads[0]);
+            if !learner.kicks_unknown() {
+                break;
+            }
+        }
+        let r = learner.report();
+        assert_eq!((r.kicks.sideways, r.kicks.up), (Some(kicks), Some(kicks)), "seed {seed}: {}", r.to_text());
+        let f = learner.address_file("X").expect("settled");
+        assert_eq!((f.movement.kick_sideways, f.movement.kick_up), (kicks, kicks));
+    }
+}
