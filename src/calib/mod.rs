@@ -75,6 +75,15 @@ impl std::fmt::Display for CalibrateMode {
     }
 }
 
+/// Buttons with A and B exchanged: for a cartridge whose A turns counter-clockwise, so a driver that
+/// presses A to turn clockwise turns the way it means.
+pub fn swap_ab(buttons: u8) -> u8 {
+    let a = buttons & crate::emu::pad::A;
+    let b = buttons & crate::emu::pad::B;
+    let rest = buttons & !(crate::emu::pad::A | crate::emu::pad::B);
+    rest | if a != 0 { crate::emu::pad::B } else { 0 } | if b != 0 { crate::emu::pad::A } else { 0 }
+}
+
 #[cfg(test)]
 mod synth;
 #[cfg(test)]

@@ -9,8 +9,14 @@ use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
 /// What the session should do with a seat this frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeatControl {
-    /// The opening drives the seat: hold these buttons, ask no bot.
-    Opening(u8),
+    /// The opening drives the seat: hold `buttons`, ask no bot; `active` says whether a piece can move
+    /// (read from the bytes the learner trusts, not from the unsettled codes).
+    Opening {
+        /// Buttons to hold.
+        buttons: u8,
+        /// A piece can move.
+        active: bool,
+    },
     /// The seat plays normally.
     Bot,
 }
@@ -63,6 +69,14 @@ impl OnlineCalibration {
         self.learner.is_settled()
     }
 
+    /// Nothing more to learn from the opening: settled with kicks seen (or a piece per seat spent trying),
+    /// or failed.
+    pub fn finished(&self) -> bool {
+        let kicks_done = !self.learner.kicks_unknown() || self.kick_tests.iter().any(|&n| n >= 1);
+        let idle = self.opening_piece.iter().all(|&o| !o);
+        (self.settled() && kicks_done && idle) || self.failed()
+    }
+
     /// True when calibration failed (not settled within the bound).
     pub fn failed(&self) -> bool {
         self.report().state == "failed"
@@ -88,10 +102,10 @@ impl OnlineCalibration {
         }
         if !active && !self.learner.is_settled() {
             // Between pieces the opening holds nothing, but keeps the seat until the contract settles.
-            return SeatControl::Opening(self.policies[player].buttons(ram, &self.learner));
+            return SeatControl::Opening { buttons: self.policies[player].buttons(ram, &self.learner), active };
         }
         if self.opening_piece[player] {
-            SeatControl::Opening(self.policies[player].buttons(ram, &self.learner))
+            SeatControl::Opening { buttons: self.policies[player].buttons(ram, &self.learner), active }
         } else {
             SeatControl::Bot
         }
@@ -99,6 +113,12 @@ impl OnlineCalibration {
 
     fn trusted_movement(&self) -> bool {
         self.learner.start().movement.verified && self.learner.mode() == CalibrateMode::Auto
+    }
+
+    /// True when some player's piece can move, by the bytes the learner trusts (the spawn delay and X / Y):
+    /// the session's cue that the game has started, before the codes are known.
+    pub fn any_active(&self, ram: &[u8; 2048]) -> bool {
+        self.learner.start().player.iter().any(|p| super::view::View::read(ram, p).active)
     }
 
     /// Feeds the frame: its RAM and the pads held during it.

@@ -20,6 +20,8 @@ pub struct Limits {
     pub pieces: Option<u32>,
     /// Stop when the game is over (a top-out).
     pub stop_at_game_over: bool,
+    /// Stop once calibration has settled (and had a piece to see kicks) or failed (`--calibrate only`).
+    pub until_calibrated: bool,
 }
 
 /// Why a headless run failed.
@@ -80,6 +82,9 @@ pub fn run<M: Machine>(
             break;
         }
         if limits.stop_at_game_over && session.outcome.is_some() {
+            break;
+        }
+        if limits.until_calibrated && session.calibration().is_none_or(|c| c.finished()) {
             break;
         }
     }
