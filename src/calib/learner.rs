@@ -74,6 +74,9 @@ pub struct Learner {
     /// Piece codes seen in pairs of two different codes (so they are colours, not items).
     pub(crate) pair_codes: BTreeSet<u8>,
     pub(crate) items: BTreeMap<u8, ItemKind>,
+    /// Colour piece codes in the order they were first mapped: learned files list colours in this order,
+    /// so a colour learned later is appended and the earlier ones keep their model colour.
+    pub(crate) colour_order: Vec<u8>,
     pub(crate) nuisance: Option<u8>,
     stable: Vec<[(u8, u32); CELLS]>,
     /// Orientation after A / B from each value, as seen.
@@ -118,6 +121,7 @@ impl Learner {
             mono: Mapping::default(),
             pair_codes: BTreeSet::new(),
             items: BTreeMap::new(),
+            colour_order: Vec::new(),
             nuisance: None,
             stable: vec![[(0, 0); CELLS]; start.player.len()],
             after_a: BTreeMap::new(),
@@ -396,6 +400,13 @@ impl Learner {
                 self.locks.extend(last);
                 self.mono = Mapping::default();
                 return;
+            }
+        }
+        if let Some(m) = self.colour_codes() {
+            for &p in m.pairs.keys() {
+                if !self.colour_order.contains(&p) {
+                    self.colour_order.push(p);
+                }
             }
         }
         if let Some(n) = self.nuisance

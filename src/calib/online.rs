@@ -31,8 +31,10 @@ pub struct OnlineCalibration {
     was_active: Vec<bool>,
     /// Per seat: pieces the opening drove after the contract settled, to test kicks.
     kick_tests: Vec<u32>,
-    /// The learned file, once taken by the session.
+    /// The learned file has been taken by the session.
     applied: bool,
+    /// Colours in the file the session took.
+    applied_colours: usize,
 }
 
 impl OnlineCalibration {
@@ -51,6 +53,7 @@ impl OnlineCalibration {
             was_active: vec![false; n],
             kick_tests: vec![0; n],
             applied,
+            applied_colours: 0,
         })
     }
 
@@ -126,14 +129,22 @@ impl OnlineCalibration {
         self.learner.observe(frame);
     }
 
-    /// The learned address file, once, when the contract has just settled (`auto` mode): the session
-    /// decodes with it from then on.
+    /// The learned address file when the contract has just settled, or when a colour was learned since
+    /// the last one (`auto` mode): the session decodes with it from then on.
     pub fn take_learned(&mut self, rom_sha1: &str) -> Option<AddressFile> {
-        if self.applied || !self.learner.is_settled() || self.learner.mode() != CalibrateMode::Auto {
+        if !self.learner.is_settled() || self.learner.mode() != CalibrateMode::Auto {
             return None;
+        }
+        if self.applied {
+            // A fully trusted file is never rewritten; a learned one grows when a new colour shows up.
+            let grown = self.learner.colour_codes().is_some_and(|m| m.pairs.len().min(6) > self.applied_colours);
+            if self.applied_colours == 0 || !grown {
+                return None;
+            }
         }
         let f = self.learner.address_file(rom_sha1)?;
         self.applied = true;
+        self.applied_colours = f.codes.colors.len();
         Some(f)
     }
 

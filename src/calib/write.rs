@@ -54,8 +54,11 @@ impl Learner {
             let map = self.colour_codes()?;
             let c = &mut f.codes;
             c.empty = self.empty_code()?;
-            c.colors = map.field_codes().into_iter().take(6).collect();
-            c.piece_colors = (!map.is_identity()).then(|| map.pairs.keys().copied().take(6).collect());
+            let mut pieces: Vec<u8> = self.colour_order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
+            pieces.extend(map.pairs.keys().filter(|p| !self.colour_order.contains(p)));
+            pieces.truncate(6);
+            c.colors = pieces.iter().filter_map(|&p| map.field(p)).collect();
+            c.piece_colors = (!map.is_identity()).then_some(pieces);
             let mut used: Vec<u8> = vec![c.empty];
             used.extend(&c.colors);
             used.extend(c.piece_colors.iter().flatten());

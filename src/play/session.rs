@@ -183,6 +183,8 @@ pub struct Session<M: Machine> {
     calibration: Option<OnlineCalibration>,
     /// SHA-1 of the ROM (for the sources of learned entries).
     rom_sha1: String,
+    /// The session reads RAM with a learned file.
+    calibrated: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -219,6 +221,7 @@ impl<M: Machine> Session<M> {
             wait_for_bots: false,
             calibration: None,
             rom_sha1: String::new(),
+            calibrated: false,
         }
     }
 
@@ -385,13 +388,18 @@ impl<M: Machine> Session<M> {
         if let Some(cal) = self.calibration.as_mut() {
             cal.observe(&Frame { ram: self.machine.ram(), pads });
             if let Some(learned) = cal.take_learned(&self.rom_sha1) {
-                log::info!("calibration settled; reading RAM with the learned contract from now on");
-                self.decoder = Decoder::new(learned);
-                for s in &mut self.seats {
-                    s.verifier.reset();
-                    s.driver.clear();
+                // The first learned file replaces the guesses; later ones only add colours (in the same
+                // model order), so the pieces under way keep their plans.
+                if !std::mem::replace(&mut self.calibrated, true) {
+                    log::info!("calibration settled; reading RAM with the learned contract from now on");
+                    for s in &mut self.seats {
+                        s.verifier.reset();
+                        s.driver.clear();
+                    }
                 }
+                self.decoder = Decoder::new(learned);
             } else if cal.unsettled_again() {
+                self.calibrated = false;
                 log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
             }
         }
