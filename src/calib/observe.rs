@@ -105,6 +105,9 @@ pub struct RefusedSeen {
     pub field: Box<RawField>,
 }
 
+/// X, Y, orientation and the field on a frame the piece could move.
+type Pose = (u8, u8, u8, Box<RawField>);
+
 #[derive(Clone, Debug)]
 struct Watch {
     lock: LockSeen,
@@ -118,7 +121,7 @@ pub struct Observer {
     /// Pads of the last frames, newest first: (held, newly pressed).
     pads: VecDeque<(u8, u8)>,
     /// For the same frames: the piece's X, Y, orientation and the field, when it could move.
-    poses: VecDeque<Option<(u8, u8, u8, Box<RawField>)>>,
+    poses: VecDeque<Option<Pose>>,
     watch: Option<Watch>,
     seen_piece: bool,
     /// Pieces seen locking.
@@ -146,11 +149,11 @@ impl Observer {
                 if let Some(l) = w.as_mut() {
                     // On a respawn the new frame may already hold the next piece's moves; the previous
                     // frame is the last one that belongs to this lock.
-                    l.after = Box::new(if respawn && changed < 2 {
+                    *l.after = if respawn && changed < 2 {
                         self.prev.as_ref().map_or(view.cells, |p| p.cells)
                     } else {
                         view.cells
-                    });
+                    };
                 }
                 out.extend(w.map(Event::Lock));
             }

@@ -227,7 +227,7 @@ impl Game {
         self.field[f.y as usize][(f.x - 1) as usize] = Cell::Color(f.pivot);
         let (cx, cy) = (f.x + f.o.dx() as i32, f.y + f.o.dy() as i32);
         self.field[cy as usize][(cx - 1) as usize] = Cell::Color(f.child);
-        if self.nuisance_every > 0 && self.pieces % self.nuisance_every == 0 {
+        if self.nuisance_every > 0 && self.pieces.is_multiple_of(self.nuisance_every) {
             // Falls on top later (gravity): put it in the hidden row of column 6.
             self.field[0][5] = Cell::Nuisance;
         }
@@ -246,12 +246,11 @@ impl Game {
 
     fn spawn(&mut self) {
         self.pieces += 1;
-        let big = self.big_every > 0 && self.pieces % self.big_every == 0;
+        let big = self.big_every > 0 && self.pieces.is_multiple_of(self.big_every);
         let n = self.colours;
         let (pivot, child) = (self.rng.random_range(0..n), self.rng.random_range(0..n));
         let o = if big { Orientation::Up } else { self.contract.spawn };
-        let y = if o == Orientation::Up || big { 1 } else { 1 };
-        self.falling = Some(Falling { pivot, child, big, x: 3, y, o, fall: 0, rest: 0 });
+        self.falling = Some(Falling { pivot, child, big, x: 3, y: 1, o, fall: 0, rest: 0 });
     }
 
     fn write_ram(&mut self) {

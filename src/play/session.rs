@@ -185,6 +185,7 @@ pub struct Session<M: Machine> {
     rom_sha1: String,
     /// The session reads RAM with a learned file.
     calibrated: bool,
+    calibration_failed_logged: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -222,6 +223,7 @@ impl<M: Machine> Session<M> {
             calibration: None,
             rom_sha1: String::new(),
             calibrated: false,
+            calibration_failed_logged: false,
         }
     }
 
@@ -398,6 +400,8 @@ impl<M: Machine> Session<M> {
                     }
                 }
                 self.decoder = Decoder::new(learned);
+            } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
+                log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
             } else if cal.unsettled_again() {
                 self.calibrated = false;
                 log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
