@@ -81,6 +81,25 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
             return Err(AddressFileError::new(file, key, format!("code {v} is already used by {prev}")));
         }
     }
+    if let Some(pc) = &c.piece_colors {
+        if pc.len() != c.colors.len() {
+            return Err(AddressFileError::new(
+                file,
+                "codes.piece_colors",
+                format!("needs one piece code per colour ({}), got {}", c.colors.len(), pc.len()),
+            ));
+        }
+        let mut seen: HashMap<u8, String> = HashMap::new();
+        let mut named: Vec<(String, u8)> = vec![("codes.empty".into(), c.empty)];
+        named.extend(pc.iter().enumerate().map(|(i, &v)| (format!("codes.piece_colors[{i}]"), v)));
+        named.push(("codes.big_puyo".into(), c.big_puyo));
+        named.push(("codes.carbuncle".into(), c.carbuncle));
+        for (key, v) in named {
+            if let Some(prev) = seen.insert(v, key.clone()) {
+                return Err(AddressFileError::new(file, key, format!("piece code {v} is already used by {prev}")));
+            }
+        }
+    }
     // Orientation values.
     let o = &f.orientation;
     let mut seen: HashMap<u8, &str> = HashMap::new();

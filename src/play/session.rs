@@ -6,11 +6,12 @@
 
 use std::time::{Duration, Instant};
 
+use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalibration, SeatControl};
 use crate::config::Mode;
 use crate::driver::{Check, Driver, Observation, Pose, Verifier, plan};
 use crate::emu::{EmuError, Machine};
 use crate::game::{Cell, Placement, Rules};
-use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot};
+use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
 use super::menu::{MenuRunner, MenuStatus};
 use super::thinker::{Request, Thinker};
@@ -42,6 +43,8 @@ pub struct SeatStats {
     pub frame_path_time: Duration,
     /// Decisions made.
     pub decisions: u32,
+    /// RAM / model differences while the contract was not settled (not counted as mismatches).
+    pub calibration_surprises: u64,
 }
 
 /// One player of the game.
@@ -176,6 +179,13 @@ pub struct Session<M: Machine> {
     pub menu_error: Option<String>,
     last: Option<Snapshot>,
     wait_for_bots: bool,
+    /// Self-calibration, unless off.
+    calibration: Option<OnlineCalibration>,
+    /// SHA-1 of the ROM (for the sources of learned entries).
+    rom_sha1: String,
+    /// The session reads RAM with a learned file.
+    calibrated: bool,
+    calibration_failed_logged: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -210,6 +220,30 @@ impl<M: Machine> Session<M> {
             menu_error: None,
             last: None,
             wait_for_bots: false,
+            calibration: None,
+            rom_sha1: String::new(),
+            calibrated: false,
+            calibration_failed_logged: false,
+        }
+    }
+
+    /// Turns self-calibration on (`Some`) or off for this session; `rom_sha1` names the ROM in the
+    /// sources of learned entries.
+    pub fn set_calibration(&mut self, calibration: Option<OnlineCalibration>, rom_sha1: &str) {
+        self.calibration = calibration;
+        self.rom_sha1 = rom_sha1.to_string();
+    }
+
+    /// The session's calibration, when on.
+    pub fn calibration(&self) -> Option<&OnlineCalibration> {
+        self.calibration.as_ref()
+    }
+
+    /// What calibration knows (`state` "off" when it is off).
+    pub fn calibration_report(&self) -> CalibrationReport {
+        match &self.calibration {
+            Some(c) => c.report(),
+            None => Learner::new(self.decoder.map(), CalibrateMode::Off).report(),
         }
     }
 
@@ -321,7 +355,13 @@ impl<M: Machine> Session<M> {
             },
             Phase::Ready { waited } => {
                 let snap = self.decoder.decode(self.machine.ram());
-                if snap.players.iter().any(|p| p.controllable) {
+                let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
+                let started = if calibrating {
+                    self.calibration.as_ref().is_some_and(|c| c.any_active(self.machine.ram()))
+                } else {
+                    snap.players.iter().any(|p| p.controllable)
+                };
+                if started {
                     self.phase = Phase::Play;
                     self.play_frame(snap)
                 } else {
@@ -347,6 +387,26 @@ impl<M: Machine> Session<M> {
         for (p, k) in pads.iter_mut().zip(self.keyboard) {
             *p |= k;
         }
+        if let Some(cal) = self.calibration.as_mut() {
+            cal.observe(&Frame { ram: self.machine.ram(), pads });
+            if let Some(learned) = cal.take_learned(&self.rom_sha1) {
+                // The first learned file replaces the guesses; later ones only add colours (in the same
+                // model order), so the pieces under way keep their plans.
+                if !std::mem::replace(&mut self.calibrated, true) {
+                    log::info!("calibration settled; reading RAM with the learned contract from now on");
+                    for s in &mut self.seats {
+                        s.verifier.reset();
+                        s.driver.clear();
+                    }
+                }
+                self.decoder = Decoder::new(learned);
+            } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
+                log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
+            } else if cal.unsettled_again() {
+                self.calibrated = false;
+                log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
+            }
+        }
         self.machine.set_pads(pads);
         self.machine.clock_frame()?;
         self.frames += 1;
@@ -357,11 +417,32 @@ impl<M: Machine> Session<M> {
         let frame_start = Instant::now();
         let mut pads = [0u8; 2];
         let opponents: Vec<_> = snap.players.iter().map(|p| p.field).collect();
+        let ram = *self.machine.ram();
+        // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
+        let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
+        let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
         for (i, seat) in self.seats.iter_mut().enumerate() {
             let Some(st) = snap.players.get(i) else { continue };
-            let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
-            let buttons =
-                seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
+            let opening = match self.calibration.as_mut() {
+                Some(c) if seat.bot_on => match c.control(i, &ram) {
+                    SeatControl::Opening { buttons, active } => Some((buttons, active)),
+                    SeatControl::Bot => None,
+                },
+                _ => None,
+            };
+            let buttons = if let Some((b, active)) = opening {
+                opening_frame(seat, active);
+                b
+            } else {
+                let before = seat.stats.mismatches;
+                let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
+                let b = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
+                if calibrating {
+                    seat.stats.calibration_surprises += seat.stats.mismatches - before;
+                    seat.stats.mismatches = before;
+                }
+                if swap_ab { crate::calib::swap_ab(b) } else { b }
+            };
             if let Some(p) = pads.get_mut(seat.pad) {
                 *p |= buttons;
             }
@@ -386,6 +467,24 @@ impl<M: Machine> Session<M> {
             if self.seats.len() == 2 && out.len() == 1 { Some(self.seats[1 - out[0]].label.clone()) } else { None };
         self.outcome = Some(Outcome { winner, frame: self.frames });
     }
+}
+
+/// A seat's bookkeeping on a frame the calibration opening drives it: pieces are counted, nothing is
+/// predicted (the contract is not known yet), and the bot is not asked.
+fn opening_frame(seat: &mut Seat, active: bool) {
+    if active && !seat.was_controllable {
+        seat.seen_piece = true;
+        seat.idle_frames = 0;
+        seat.verifier.reset();
+        seat.driver.clear();
+        seat.waiting = false;
+        if let Some(t) = seat.thinker.as_mut() {
+            t.cancel();
+        }
+    } else if !active && seat.was_controllable {
+        seat.stats.pieces += 1;
+    }
+    seat.was_controllable = active;
 }
 
 /// One seat's work for one frame; returns its buttons.
