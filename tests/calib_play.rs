@@ -3,10 +3,6 @@
 //! settle within 10 pieces and learn the build's values; then 300 pieces of Endless with 0 mismatches
 //! and no top-out, AI vs AI to a winner with 0 mismatches, and the `--write-addresses` folder must play
 //! the same build with `--calibrate off` and 0 mismatches.
-//!
-//! The guessed files' menu scripts are for the real cartridge (they would pause the open cartridge), so
-//! the folder used here is the guessed files with the open cartridge's `[menu]` table: everything the
-//! learner learns is still the guess.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,21 +29,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The real cartridge's guessed files, with the open cartridge's menus and a catalogue that lists only
-/// the real cartridge (so every build here is an unknown dump).
+/// The real cartridge's guessed files as they ship (menus included: their closed-loop steps must find
+/// the open cartridge's mode option too), with a catalogue that lists only the real cartridge (so every
+/// build here is an unknown dump).
 fn guessed_folder(dir: &Path) -> PathBuf {
     let out = dir.join("guessed");
     std::fs::create_dir_all(&out).expect("folder");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("addresses");
-    for (file, lab) in [
-        ("1p-endless.toml", "labcart/1p-endless.toml"),
-        ("2p.toml", "labcart/2p.toml"),
-        ("ai-vs-ai.toml", "labcart/ai-vs-ai.toml"),
-    ] {
-        let guess = std::fs::read_to_string(root.join(file)).expect("guessed file");
-        let lab = std::fs::read_to_string(root.join(lab)).expect("labcart file");
-        let (Some(g), Some(l)) = (guess.find("[menu]"), lab.find("[menu]")) else { panic!("no [menu] in {file}") };
-        std::fs::write(out.join(file), format!("{}{}", &guess[..g], &lab[l..])).expect("write");
+    for file in ["1p-endless.toml", "2p.toml", "ai-vs-ai.toml"] {
+        std::fs::copy(root.join(file), out.join(file)).expect("copy a guessed file");
     }
     let roms = std::fs::read_to_string(root.join("roms.toml")).expect("roms.toml");
     let cut = roms.find("# The open test cartridge").expect("catalogue layout");

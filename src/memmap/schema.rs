@@ -314,7 +314,10 @@ fn default_ready_timeout() -> u32 {
     1800
 }
 
-/// One menu action. Exactly one of `wait`, `press`, `wait_until` is given.
+/// One menu action. Exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play` is given.
+///
+/// `seek` and `start_play` are closed-loop steps for menus nobody has checked: they watch RAM instead of
+/// trusting a fixed sequence of presses.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MenuStep {
@@ -330,6 +333,18 @@ pub struct MenuStep {
     pub wait_until: Option<Condition>,
     /// Most frames `wait_until` may take (default 600).
     pub timeout: Option<u32>,
+    /// Move a menu cursor until a RAM byte holds a value: each of `buttons` is tried in turn (pressed up
+    /// to `presses` times while it changes the byte, undone with the opposite direction when it does not).
+    pub seek: Option<Condition>,
+    /// Press these buttons until a pair falls (the game has started): checked every `gap` frames,
+    /// pressed at most `presses` times. Nothing is pressed if a pair falls first.
+    pub start_play: Option<Vec<String>>,
+    /// Buttons a `seek` step tries, in order (default DOWN, RIGHT, UP, LEFT).
+    pub buttons: Option<Vec<String>>,
+    /// Most presses of one button in a `seek` step, or in all of a `start_play` step (default 4).
+    pub presses: Option<u32>,
+    /// Frames between the presses of a `seek` or `start_play` step (default 12 and 90).
+    pub gap: Option<u32>,
     /// A note for people reading the file.
     pub note: Option<String>,
 }

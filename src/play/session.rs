@@ -336,17 +336,35 @@ impl<M: Machine> Session<M> {
         }
     }
 
+    /// Whether a pair falls for some player: by the learner's eyes while the contract is unsettled.
+    fn pair_falling(&self, snap: &Snapshot) -> bool {
+        match &self.calibration {
+            Some(c) if !c.settled() => c.any_active(self.machine.ram()),
+            _ => snap.players.iter().any(|p| p.controllable),
+        }
+    }
+
     /// Runs one frame: decide the pads from RAM, then clock the machine.
     pub fn step_frame(&mut self) -> Result<(), EmuError> {
+        // Closed-loop menu steps need to know whether the game has started.
+        let before_play = match self.phase {
+            Phase::Menu(_) | Phase::Ready { .. } => {
+                let snap = self.decoder.decode(self.machine.ram());
+                let falling = self.pair_falling(&snap);
+                Some((snap, falling))
+            }
+            Phase::Play => None,
+        };
+        let menu_sees_play = before_play.as_ref().is_some_and(|(_, f)| *f);
         let mut pads = match &mut self.phase {
-            Phase::Menu(runner) => match runner.step(self.machine.ram()) {
+            Phase::Menu(runner) => match runner.step(self.machine.ram(), menu_sees_play) {
                 MenuStatus::Running(p) => p,
                 MenuStatus::Done => {
                     self.phase = Phase::Ready { waited: 0 };
                     [0; 2]
                 }
                 MenuStatus::TimedOut { step } => {
-                    let msg = format!("menu script: step {step} (wait_until) timed out");
+                    let msg = format!("menu script: step {step} did not reach its goal in time");
                     log::warn!("{msg}");
                     self.menu_error = Some(msg);
                     self.phase = Phase::Ready { waited: 0 };
@@ -354,14 +372,11 @@ impl<M: Machine> Session<M> {
                 }
             },
             Phase::Ready { waited } => {
-                let snap = self.decoder.decode(self.machine.ram());
-                let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
-                let started = if calibrating {
-                    self.calibration.as_ref().is_some_and(|c| c.any_active(self.machine.ram()))
-                } else {
-                    snap.players.iter().any(|p| p.controllable)
+                let (snap, falling) = match before_play {
+                    Some(s) => s,
+                    None => (self.decoder.decode(self.machine.ram()), false),
                 };
-                if started {
+                if falling {
                     self.phase = Phase::Play;
                     self.play_frame(snap)
                 } else {
