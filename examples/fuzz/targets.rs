@@ -102,10 +102,13 @@ fn rel(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-/// Address files (every `addresses/**/*.toml` but the catalog), parsed and validated.
+/// Address files (every `addresses/**/*.toml` but the catalogs, and the learned folder under
+/// `tests/fixtures/learned/` that calibration wrote), parsed and validated.
 fn load_address_files(root: &Path) -> Result<Vec<(String, String, AddressFile)>, String> {
     let mut out = Vec::new();
-    for (path, text) in toml_files_under(&root.join("addresses"))? {
+    let mut files = toml_files_under(&root.join("addresses"))?;
+    files.extend(toml_files_under(&root.join("tests/fixtures/learned"))?);
+    for (path, text) in files {
         if path.file_name().is_some_and(|n| n == "roms.toml") {
             continue;
         }
@@ -241,8 +244,9 @@ struct AddressFileTarget {
 
 impl AddressFileTarget {
     fn new(root: &Path) -> Result<AddressFileTarget, String> {
-        let seeds: Vec<(String, String)> =
-            toml_files_under(&root.join("addresses"))?.into_iter().map(|(p, t)| (rel(root, &p), t)).collect();
+        let mut files = toml_files_under(&root.join("addresses"))?;
+        files.extend(toml_files_under(&root.join("tests/fixtures/learned"))?);
+        let seeds: Vec<(String, String)> = files.into_iter().map(|(p, t)| (rel(root, &p), t)).collect();
         if seeds.is_empty() {
             return Err("no files under addresses/".into());
         }
