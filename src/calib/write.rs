@@ -105,6 +105,10 @@ impl Learner {
                 a_rotates: m.a_turns,
                 kick_sideways: side.unwrap_or(base_m.kick_sideways),
                 kick_up: up.unwrap_or(base_m.kick_up),
+                spawn: match self.spawn_values.iter().collect::<Vec<_>>()[..] {
+                    [&v] => Orientation::ALL.into_iter().find(|&o| m.value(o) == v),
+                    _ => base_m.spawn,
+                },
                 source: learned(if kicks_seen {
                     "X/Y, A's direction and kicks"
                 } else {

@@ -225,6 +225,10 @@ pub struct Movement {
     /// A rotation to "down" that is blocked below lifts the pivot one row.
     #[serde(default = "yes")]
     pub kick_up: bool,
+    /// The direction of the child from the pivot when a pair spawns (`"up"`, `"right"`, `"down"`,
+    /// `"left"`); absent: up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spawn: Option<crate::game::Orientation>,
     /// Where this comes from.
     pub source: String,
     /// Whether it has been checked.
@@ -242,6 +246,7 @@ impl Default for Movement {
             a_rotates: Turn::Clockwise,
             kick_sideways: true,
             kick_up: true,
+            spawn: None,
             source: "not in the file: the default (X/Y follow the pivot, A turns clockwise, kicks sideways and up)"
                 .into(),
             verified: false,

@@ -10,7 +10,7 @@ use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalib
 use crate::config::Mode;
 use crate::driver::{Check, Driver, Observation, Pose, Verifier, plan};
 use crate::emu::{EmuError, Machine};
-use crate::game::{Cell, Placement, Rules};
+use crate::game::{Placement, Rules};
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
 use super::menu::{MenuRunner, MenuStatus};
@@ -45,6 +45,11 @@ pub struct SeatStats {
     pub decisions: u32,
     /// RAM / model differences while the contract was not settled (not counted as mismatches).
     pub calibration_surprises: u64,
+}
+
+/// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
+fn rules_for(spawn: &Option<crate::game::Orientation>) -> Rules {
+    Rules { spawn_orientation: spawn.unwrap_or(crate::game::Orientation::Up), ..Rules::puyo1() }
 }
 
 /// One player of the game.
@@ -204,6 +209,7 @@ impl<M: Machine> Session<M> {
     pub fn new(machine: M, map: AddressFile, mode: Mode, seats: Vec<Seat>, walk_menu: bool) -> Session<M> {
         let phase = if walk_menu { Phase::Menu(MenuRunner::new(map.menu.steps.clone())) } else { Phase::Play };
         let ready_timeout = map.menu.ready_timeout;
+        let map_spawn = map.movement.spawn;
         Session {
             machine,
             decoder: Decoder::new(map),
@@ -212,7 +218,7 @@ impl<M: Machine> Session<M> {
             keyboard: [0; 2],
             phase,
             ready_timeout,
-            rules: Rules::puyo1(),
+            rules: rules_for(&map_spawn),
             frames: 0,
             next_id: 0,
             started: Instant::now(),
@@ -414,6 +420,7 @@ impl<M: Machine> Session<M> {
                         s.driver.clear();
                     }
                 }
+                self.rules = rules_for(&learned.movement.spawn);
                 self.decoder = Decoder::new(learned);
             } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
                 log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
@@ -606,8 +613,7 @@ fn seat_frame(
 
     if !controllable && seat.seen_piece {
         seat.idle_frames += 1;
-        let spawn_filled = st.field.get(rules.spawn_x as usize, rules.spawn_y as usize) != Cell::Empty;
-        if spawn_filled && seat.idle_frames > TOPOUT_FRAMES && !seat.stats.topped_out {
+        if st.field.is_game_over(rules) && seat.idle_frames > TOPOUT_FRAMES && !seat.stats.topped_out {
             log::info!("{} topped out after {} pieces", seat.label, seat.stats.pieces);
             seat.stats.topped_out = true;
         }
