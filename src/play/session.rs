@@ -6,9 +6,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::ai::MoveRules;
 use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalibration, SeatControl};
 use crate::config::Mode;
-use crate::driver::{Check, Driver, Observation, Pose, Verifier, plan};
+use crate::driver::{Check, Driver, Observation, Pose, Surroundings, Verifier, plan};
 use crate::emu::{EmuError, Machine};
 use crate::game::{Placement, Rules};
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
@@ -52,6 +53,11 @@ fn rules_for(spawn: &Option<crate::game::Orientation>) -> Rules {
     Rules { spawn_orientation: spawn.unwrap_or(crate::game::Orientation::Up), ..Rules::puyo1() }
 }
 
+/// The movement model's rules for a cartridge's `[movement]` entry.
+fn moves_of(m: &crate::memmap::Movement) -> MoveRules {
+    MoveRules { kick_sideways: m.kick_sideways, kick_up: m.kick_up, ..MoveRules::default() }
+}
+
 /// One player of the game.
 pub struct Seat {
     /// "P1" / "P2".
@@ -82,6 +88,8 @@ pub struct Seat {
     pub think_ms: f32,
     /// Score read from RAM, when the address file knows where it is.
     pub ram_score: Option<u32>,
+    /// The cartridge's movement rules (kicks), for the driver's re-plans.
+    moves: MoveRules,
 }
 
 impl std::fmt::Debug for Seat {
@@ -119,6 +127,7 @@ impl Seat {
             expected_chain: 0,
             think_ms: 0.0,
             ram_score: None,
+            moves: MoveRules::default(),
         }
     }
 
@@ -210,6 +219,10 @@ impl<M: Machine> Session<M> {
         let phase = if walk_menu { Phase::Menu(MenuRunner::new(map.menu.steps.clone())) } else { Phase::Play };
         let ready_timeout = map.menu.ready_timeout;
         let map_spawn = map.movement.spawn;
+        let mut seats = seats;
+        for s in &mut seats {
+            s.moves = moves_of(&map.movement);
+        }
         Session {
             machine,
             decoder: Decoder::new(map),
@@ -421,6 +434,9 @@ impl<M: Machine> Session<M> {
                     }
                 }
                 self.rules = rules_for(&learned.movement.spawn);
+                for s in &mut self.seats {
+                    s.moves = moves_of(&learned.movement);
+                }
                 self.decoder = Decoder::new(learned);
             } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
                 log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
@@ -604,6 +620,9 @@ fn seat_frame(
                 (None, None) => Vec::new(),
             };
             seat.driver.start(target, &path);
+            if let Some(piece) = st.current {
+                seat.driver.set_surroundings(Surroundings { field: st.field, piece, moves: seat.moves });
+            }
         }
     } else if seat.was_controllable {
         // The piece locked.
@@ -623,7 +642,10 @@ fn seat_frame(
     if !seat.bot_on {
         return 0;
     }
-    let obs =
-        Observation { controllable, pose: pose.unwrap_or(Pose { x: st.x, orientation: crate::game::Orientation::Up }) };
+    let obs = Observation {
+        controllable,
+        pose: pose.unwrap_or(Pose { x: st.x, orientation: crate::game::Orientation::Up }),
+        y: st.y,
+    };
     seat.driver.tick(obs)
 }
