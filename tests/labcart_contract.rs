@@ -255,7 +255,7 @@ fn check_two_player(rom: &[u8], c: &Contract) {
     let nuis = f.iter().flatten().filter(|b| **b == c.nuisance).count();
     assert_eq!(nuis, 6, "nuisance cells with code {}\n{}", c.nuisance, lab.print_field(0));
     for x in 0..6 {
-        let top = (0..14).find(|&y| f[y][x] != c.empty).expect("every column got nuisance");
+        let top = f.iter().position(|row| row[x] != c.empty).expect("every column got nuisance");
         assert_eq!(f[top][x], c.nuisance, "nuisance on top of column {}\n{}", x + 1, lab.print_field(0));
     }
     check_field_bytes(&lab, c, 0, "after nuisance");
