@@ -5,7 +5,7 @@
 //! which puyo X/Y follow, the colour byte offset).
 //!
 //! `PUYOBOT_CONTRACT_SEED` picks the seed and `PUYOBOT_CONTRACT_VARIANTS=N` the number of drawn
-//! contracts for the learner sweep; `PUYOBOT_CONTRACT_PLAYS=N` the number that also go through
+//! contracts for the learner sweep (after the two fixed edge cases, a colour or nuisance code 0); `PUYOBOT_CONTRACT_PLAYS=N` the number that also go through
 //! `puyobot play` end to end. Skips with a message when `ca65` is missing.
 mod common;
 
@@ -110,7 +110,8 @@ fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
 #[test]
 fn drawn_contracts_are_learned_within_ten_pieces() {
     let mut failures = Vec::new();
-    let contracts = drawn("PUYOBOT_CONTRACT_VARIANTS", DEFAULT_VARIANTS);
+    let mut contracts = Contract::EDGE_CASES.to_vec();
+    contracts.extend(drawn("PUYOBOT_CONTRACT_VARIANTS", DEFAULT_VARIANTS));
     for (i, c) in contracts.iter().enumerate() {
         let Some(rom_path) = build(c, &format!("calib-{i}")) else { return };
         let rom = std::fs::read(&rom_path).expect("built ROM");
