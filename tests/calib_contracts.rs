@@ -37,14 +37,15 @@ fn drawn(count_var: &str, default: u64) -> Vec<Contract> {
     (0..n).map(|i| Contract::random(seed.wrapping_add(i))).collect()
 }
 
-/// Build `c` into target/labcart-contracts/`name`.nes; None (with a message) when ca65 is missing.
+/// Build `c` into the test scratch dir as `name`.nes; None (with a message) when ca65 is missing.
 fn build(c: &Contract, name: &str) -> Option<PathBuf> {
     c.validate().unwrap_or_else(|e| panic!("drawn contract invalid: {e}: {c}"));
     println!("{name}: {c}");
-    match c.build_rom(name) {
-        Ok(_) => Some(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("labcart-contracts").join(format!("{name}.nes")),
-        ),
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("calib_contracts-builds");
+    std::fs::create_dir_all(&dir).expect("build dir");
+    let out = dir.join(format!("{name}.nes"));
+    match c.build(&out) {
+        Ok(()) => Some(out),
         Err(BuildError::NoAssembler) => {
             eprintln!("skipping: {}", BuildError::NoAssembler);
             None
@@ -53,14 +54,14 @@ fn build(c: &Contract, name: &str) -> Option<PathBuf> {
     }
 }
 
-/// Run the learner with the opening policy on every seat of the guessed file `file` until settled
-/// (or 10 pieces of the player who locked most).
-fn learn(lab: &mut Lab, file: &str) -> CalibrationReport {
+/// Run the learner with the opening policy on every seat of the guessed file `file` for `pieces`
+/// pieces of the player who locked most, or until settled when `until_settled`.
+fn learn(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> CalibrationReport {
     let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
     let mut learner = Learner::new(&map, CalibrateMode::Auto);
     let mut policies: Vec<OpeningPolicy> = (0..map.player.len()).map(OpeningPolicy::new).collect();
     let mut ram = [0u8; 2048];
-    for _ in 0..10 * 600 {
+    for _ in 0..pieces * 600 {
         ram.copy_from_slice(&lab.deck.wram()[..2048]);
         let mut pads = [0u8; 2];
         for (i, p) in policies.iter_mut().enumerate() {
@@ -68,7 +69,7 @@ fn learn(lab: &mut Lab, file: &str) -> CalibrationReport {
         }
         learner.observe(&Frame { ram: &ram, pads });
         lab.frame(pads[0], pads[1]);
-        if learner.is_settled() || learner.report().pieces_seen >= 10 {
+        if (until_settled && learner.is_settled()) || learner.report().pieces_seen >= pieces {
             break;
         }
     }
@@ -120,7 +121,7 @@ fn drawn_contracts_are_learned_within_ten_pieces() {
         {
             let mut lab = Lab::new(&rom, c.lab_variant());
             lab.boot(menu);
-            let r = learn(&mut lab, file);
+            let r = learn(&mut lab, file, 10, true);
             if let Err(e) = matches(&r, c) {
                 failures.push(format!("contract {i} {seat} ({c}): {e}\n{}", r.to_text()));
             }
@@ -131,6 +132,38 @@ fn drawn_contracts_are_learned_within_ten_pieces() {
         2 * contracts.len() - failures.len(),
         2 * contracts.len()
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn drawn_contracts_items_are_learned_when_they_come() {
+    let mut failures = Vec::new();
+    let mut contracts = Contract::EDGE_CASES.to_vec();
+    contracts.extend(drawn("PUYOBOT_CONTRACT_VARIANTS", DEFAULT_VARIANTS));
+    for (i, c) in contracts.iter().enumerate() {
+        let Some(rom_path) = build(c, &format!("items-{i}")) else { return };
+        let rom = std::fs::read(&rom_path).expect("built ROM");
+        for item in [1u8, 2] {
+            let mut lab = Lab::new(&rom, c.lab_variant());
+            lab.boot(MenuChoice { two_player: false, item, colours: 4 });
+            // the 16th piece is the item; 18 leaves it time to land
+            let r = learn(&mut lab, "1p-endless.toml", 18, false);
+            let mut bad = matches(&r, c).err().into_iter().collect::<Vec<_>>();
+            if item == 1 && r.codes.big_puyo != Some(c.big) {
+                bad.push(format!("big_puyo {:?}, built {}", r.codes.big_puyo, c.big));
+            }
+            // Carbuncle shows its kind only when it lands next to puyos; its code is known either way
+            if item == 2 && r.codes.carbuncle != Some(c.carbuncle) && !r.codes.unknown_items.contains(&c.carbuncle) {
+                bad.push(format!(
+                    "carbuncle {:?} / unknown {:?}, built {}",
+                    r.codes.carbuncle, r.codes.unknown_items, c.carbuncle
+                ));
+            }
+            if !bad.is_empty() {
+                failures.push(format!("contract {i} item {item} ({c}): {}\n{}", bad.join("; "), r.to_text()));
+            }
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
@@ -225,6 +258,12 @@ fn drawn_contracts_calibrate_and_play_end_to_end() {
 
         let battle = play(&rom, &guessed, &["--mode", "ai-vs-ai", "--frames", "200000"]);
         check_json(c, "ai-vs-ai", &battle["calibration"]);
+        let nuisance = &battle["calibration"]["codes"]["nuisance"];
+        assert!(
+            nuisance.is_null() || *nuisance == c.nuisance,
+            "contract {i}: nuisance {nuisance}, built {}",
+            c.nuisance
+        );
         no_mismatch(&battle, &format!("contract {i} ai-vs-ai"));
         assert!(battle["winner"].is_string(), "contract {i}: no winner: {battle:#}");
 
