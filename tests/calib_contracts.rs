@@ -79,7 +79,7 @@ fn learn(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> Calibra
 /// The report names exactly the contract's values; `Err` says what differs.
 fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
     let mut bad = Vec::new();
-    if r.state != "settled" || !r.pieces_to_settle.is_some_and(|p| p <= 10) {
+    if r.state != "settled" || r.pieces_to_settle.is_none_or(|p| p > 10) {
         bad.push(format!("state {} after {:?} pieces", r.state, r.pieces_to_settle));
     }
     if r.codes.empty != Some(c.empty) {
