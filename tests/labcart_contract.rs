@@ -18,31 +18,7 @@ fn contracts() -> (u64, Vec<Contract>) {
     let seed = std::env::var("PUYOBOT_CONTRACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SEED);
     let n = std::env::var("PUYOBOT_CONTRACT_VARIANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_VARIANTS);
     println!("contract seed {seed} (PUYOBOT_CONTRACT_SEED), {n} drawn variants (PUYOBOT_CONTRACT_VARIANTS)");
-    let edge_colour0 = Contract {
-        empty: 63,
-        colour1: 0,
-        nuisance: 40,
-        big: 9,
-        carbuncle: 7,
-        orients: Orients { down: 3, left: 1, up: 0, right: 2 },
-        a_clockwise: false,
-        xy_child: true,
-        color_offset: 0,
-        spawn: Dir::Down,
-    };
-    let edge_nuisance0 = Contract {
-        empty: 12,
-        colour1: 20,
-        nuisance: 0,
-        big: 1,
-        carbuncle: 2,
-        orients: Orients { down: 1, left: 2, up: 3, right: 0 },
-        a_clockwise: true,
-        xy_child: false,
-        color_offset: 0,
-        spawn: Dir::Right,
-    };
-    let mut v = vec![edge_colour0, edge_nuisance0];
+    let mut v = Contract::EDGE_CASES.to_vec();
     v.extend((0..n).map(|i| Contract::random(seed.wrapping_add(i))));
     (seed, v)
 }

@@ -131,6 +131,35 @@ impl Contract {
         spawn: Dir::Up,
     };
 
+    /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
+    /// a colour code 0, and a nuisance code 0.
+    pub const EDGE_CASES: [Contract; 2] = [
+        Contract {
+            empty: 63,
+            colour1: 0,
+            nuisance: 40,
+            big: 9,
+            carbuncle: 7,
+            orients: Orients { down: 3, left: 1, up: 0, right: 2 },
+            a_clockwise: false,
+            xy_child: true,
+            color_offset: 0,
+            spawn: Dir::Down,
+        },
+        Contract {
+            empty: 12,
+            colour1: 20,
+            nuisance: 0,
+            big: 1,
+            carbuncle: 2,
+            orients: Orients { down: 1, left: 2, up: 3, right: 0 },
+            a_clockwise: true,
+            xy_child: false,
+            color_offset: 0,
+            spawn: Dir::Right,
+        },
+    ];
+
     /// Any valid contract, drawn uniformly per value from a Xoshiro256++ seeded with `seed`:
     /// the colour range first, then the other codes among what is left, a random permutation of
     /// the orientation values, coin flips for the switches, and any spawn direction.
