@@ -4,8 +4,8 @@
 use puyobot::config::{Config, Mode};
 use puyobot::emu::{Emu, RomImage, rom};
 use puyobot::memmap::AddressSource;
-use puyobot::play::window::WindowSession;
 use puyobot::play::{Session, seats_for};
+use puyobot::ui::session_view::WindowSession;
 use puyobot::ui::{FRAME_RGBA_LEN, Viewable};
 
 fn view(mode: Mode) -> WindowSession {

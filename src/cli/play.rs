@@ -255,7 +255,7 @@ fn run_window(
         screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
         ..WindowOptions::default()
     };
-    let mut view = crate::play::window::WindowSession::new(session);
+    let mut view = crate::ui::session_view::WindowSession::new(session);
     run_window(&mut view, opts)?;
     Ok(view.session)
 }

@@ -8,7 +8,6 @@ pub mod report;
 pub mod session;
 pub mod soak;
 pub mod thinker;
-pub mod window;
 
 pub use headless::{Limits, RunError};
 pub use report::{PlayerSummary, Summary};

@@ -14,6 +14,8 @@
 //! - [`pacing`]: how many frames to emulate per redraw.
 //! - [`window`]: the winit/softbuffer event loop ([`run_window`]).
 //! - [`demo`]: a fake [`Viewable`] (test pattern) for demos and tests.
+//! - [`session_view`]: [`Viewable`] for a session on the real emulator, with
+//!   save-state slots (the window adapter; it lives here so `play` needs no `ui`).
 
 pub mod demo;
 pub mod font;
@@ -22,6 +24,7 @@ pub mod keys;
 pub mod pacing;
 pub mod scale;
 pub mod screenshot;
+pub mod session_view;
 pub mod window;
 
 pub use keys::{KeyBindingError, KeyBindings};

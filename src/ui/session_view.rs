@@ -1,13 +1,13 @@
-//! The session as the window sees it: [`crate::ui::Viewable`] for a session on the real emulator.
+//! The session as the window sees it: [`Viewable`](super::Viewable) for a session on the real emulator.
 
 use anyhow::Context;
 
+use super::{GhostCell, HudInfo, HudPlayer, Viewable};
 use crate::emu::Emu;
 use crate::game::{Field, Item, Piece, Placement, field::bit};
 use crate::memmap::schema::ScreenLayout;
-use crate::ui::{GhostCell, HudInfo, HudPlayer, Viewable};
 
-use super::session::Session;
+use crate::play::session::Session;
 
 /// Number of save-state slots the window offers (1..=9).
 pub const SLOTS: usize = 9;
