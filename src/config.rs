@@ -76,6 +76,9 @@ pub struct PlaySettings {
     pub menu: bool,
     /// Run ROMs whose hash is not in `addresses/roms.toml`.
     pub allow_unknown_rom: bool,
+    /// Self-calibration: learn the unverified entries of the address file (`auto`), trust it (`off`), or
+    /// learn, print and stop (`only`).
+    pub calibrate: crate::calib::CalibrateMode,
     /// Folder of address files (laid out like `addresses/`); empty = the copies built into the binary.
     pub addresses_dir: String,
     /// Address file used for an unknown ROM (with `allow_unknown_rom`), relative to the folder; empty =
@@ -97,6 +100,7 @@ impl Default for PlaySettings {
             seed: 1,
             menu: true,
             allow_unknown_rom: false,
+            calibrate: crate::calib::CalibrateMode::Auto,
             addresses_dir: String::new(),
             unknown_rom_addresses: String::new(),
             threaded_bots: true,

@@ -4,6 +4,7 @@
 //! ([`game`], [`sim`]) know nothing of the emulator or the window.
 
 pub mod ai;
+pub mod calib;
 pub mod cli;
 pub mod config;
 pub mod driver;
@@ -12,4 +13,5 @@ pub mod game;
 pub mod memmap;
 pub mod play;
 pub mod sim;
+pub mod train;
 pub mod ui;

@@ -19,6 +19,10 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
+    /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.
+    Soak(cli::soak::SoakArgs),
+    /// Tune an evaluation's weights by self-play (tournament or SPSA), resumable and shardable.
+    Train(cli::train::TrainArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -28,6 +32,8 @@ fn main() -> std::process::ExitCode {
         Command::Chain(args) => cli::chain::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::Sim(args) => cli::sim::run(args),
+        Command::Soak(args) => cli::soak::run(args),
+        Command::Train(args) => cli::train::run(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

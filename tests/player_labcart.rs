@@ -39,7 +39,7 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
 fn endless(name: &str) -> Option<Summary> {
     let image = rom(name)?;
     let mut s = session(&image, Mode::Endless, 10);
-    let limits = Limits { frames: Some(60_000), pieces: Some(300), stop_at_game_over: true };
+    let limits = Limits { frames: Some(60_000), pieces: Some(300), stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, name, 1, 10).expect("run");
     eprintln!("{}", r.to_text());
     Some(r)
@@ -79,7 +79,7 @@ fn endless_300_pieces_with_other_orientation_values() {
 fn ai_vs_ai_plays_a_full_game_to_a_winner() {
     let Some(image) = rom("puyolab.nes") else { return };
     let mut s = session(&image, Mode::AiVsAi, 10);
-    let limits = Limits { frames: Some(400_000), pieces: None, stop_at_game_over: true };
+    let limits = Limits { frames: Some(400_000), pieces: None, stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "puyolab", 1, 10).expect("run");
     eprintln!("{}", r.to_text());
     assert!(r.game_over, "no winner after {} frames", r.frames);
@@ -134,7 +134,7 @@ fn headless_games_replay_identically_with_bots_on_worker_threads() {
     let mut results = Vec::new();
     for threaded in [false, true] {
         let mut s = session_with(&image, Mode::AiVsAi, 7, threaded);
-        let limits = Limits { frames: Some(3000), pieces: None, stop_at_game_over: true };
+        let limits = Limits { frames: Some(3000), pieces: None, stop_at_game_over: true, ..Limits::default() };
         let r = headless::run(&mut s, limits, "puyolab", 1, 7).expect("run");
         let fields: Vec<_> = s.snapshot().unwrap().players.iter().map(|p| p.field).collect();
         let stats: Vec<_> = r.players.iter().map(|p| (p.pieces, p.score, p.chains, p.mismatches)).collect();
@@ -148,7 +148,7 @@ fn headless_games_replay_identically_with_bots_on_worker_threads() {
 fn the_chain_bot_beats_the_classic_bot_on_the_cartridge_with_no_mismatch() {
     let Some(image) = rom("puyolab.nes") else { return };
     let mut s = session_bots(&image, Mode::AiVsAi, 10, false, ["chain", "classic"]);
-    let limits = Limits { frames: Some(200_000), pieces: None, stop_at_game_over: true };
+    let limits = Limits { frames: Some(200_000), pieces: None, stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "puyolab", 1, 10).expect("run");
     eprintln!("{}", r.to_text());
     assert!(r.game_over, "no winner after {} frames", r.frames);

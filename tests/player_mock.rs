@@ -25,7 +25,7 @@ fn session(mode: Mode, speed: u8) -> Session<MockGame> {
 #[test]
 fn endless_on_the_model_plays_300_pieces_without_a_mismatch() {
     let mut s = session(Mode::Endless, 10);
-    let limits = Limits { frames: Some(200_000), pieces: Some(300), stop_at_game_over: true };
+    let limits = Limits { frames: Some(200_000), pieces: Some(300), stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "mock", 1, 10).expect("run");
     eprintln!("{}", r.to_text());
     let p = &r.players[0];
@@ -38,7 +38,7 @@ fn endless_on_the_model_plays_300_pieces_without_a_mismatch() {
 #[test]
 fn slow_speed_still_places_pieces_where_the_bot_wants() {
     let mut s = session(Mode::Endless, 0);
-    let limits = Limits { frames: Some(100_000), pieces: Some(40), stop_at_game_over: true };
+    let limits = Limits { frames: Some(100_000), pieces: Some(40), stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "mock", 1, 0).expect("run");
     assert!(r.players[0].pieces >= 40);
     assert_eq!(r.players[0].mismatches, 0);
@@ -47,7 +47,7 @@ fn slow_speed_still_places_pieces_where_the_bot_wants() {
 #[test]
 fn ai_vs_ai_on_the_model_runs_both_pads() {
     let mut s = session(Mode::AiVsAi, 10);
-    let limits = Limits { frames: Some(20_000), pieces: Some(60), stop_at_game_over: true };
+    let limits = Limits { frames: Some(20_000), pieces: Some(60), stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "mock", 1, 10).expect("run");
     for p in &r.players {
         assert!(p.pieces >= 55, "{p:?}");

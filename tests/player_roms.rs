@@ -46,7 +46,7 @@ fn the_real_cartridge_is_identified_and_boots_through_the_menu_script() {
     cfg.bots.p1 = "greedy".into();
     let seats = seats_for(Mode::Endless, &map, &cfg, false).unwrap();
     let mut s = Session::new(Emu::new(&img, true).unwrap(), map, Mode::Endless, seats, true);
-    let limits = Limits { frames: Some(20_000), pieces: Some(30), stop_at_game_over: true };
+    let limits = Limits { frames: Some(20_000), pieces: Some(30), stop_at_game_over: true, ..Limits::default() };
     // The address file is a best guess: report what happened rather than insist.
     match headless::run(&mut s, limits, "Puyo Puyo (J)", 1, 10) {
         Ok(r) => eprintln!("{}", r.to_text()),

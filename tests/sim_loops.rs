@@ -160,3 +160,23 @@ fn chains_send_nuisance_that_falls_on_the_opponent() {
     assert_eq!(rec.sides[0].final_field.nuisance_count(), 0);
     assert_eq!(rec.winner, None, "nobody tops out within 6 pieces");
 }
+
+#[test]
+fn streaming_endless_matches_the_collected_record_and_forgets_dealt_pieces() {
+    use puyobot::sim::{EndlessTally, PieceSource, play_endless_streaming};
+    let rules = Rules::puyo1();
+    let rec = play_endless(&mut Lowest, &mut RandomPieces::new(6, 4), &rules, 300);
+    let mut tally = EndlessTally::new(0);
+    let mut src = RandomPieces::new(6, 4);
+    let out = play_endless_streaming(&mut Lowest, &mut src, &rules, 300, &mut |m| tally.observe(m));
+    let r = tally.finish(&out, None);
+    assert_eq!(r.game.pairs as usize, rec.moves.len());
+    assert_eq!(r.game.score, rec.score);
+    assert_eq!(r.game.puyos_sum, rec.moves.iter().map(|m| m.puyos as u64).sum::<u64>());
+    assert_eq!(r.totals.puyos.total(), rec.moves.len() as u64);
+    assert_eq!(out.field_clears, rec.field_clears);
+    // The window still deals the same sequence after forgetting.
+    let mut fresh = RandomPieces::new(6, 4);
+    let later = src.piece(out.pairs + 5);
+    assert_eq!(later, fresh.piece(out.pairs + 5));
+}

@@ -118,5 +118,9 @@ pub fn nuisance_of(score: u32, rules: &Rules) -> u32 {
 pub fn in_danger(field: &Field, incoming: u32, rules: &Rules, policy: &IgnitionPolicy) -> bool {
     let rows = incoming.div_ceil(crate::game::WIDTH as u32) as usize;
     field.count() + incoming >= policy.danger_puyos
-        || field.height(rules.spawn_x as usize) + rows >= policy.danger_height
+        || (1..=crate::game::WIDTH).any(|x| {
+            // A column whose death cell sits lower than the usual spawn cell is in danger sooner.
+            rules.is_death_column(x)
+                && field.height(x) + rows + (crate::game::HEIGHT - 2 - rules.safe_height(x)) >= policy.danger_height
+        })
 }

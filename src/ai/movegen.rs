@@ -30,9 +30,10 @@ pub struct PiecePosition {
 }
 
 impl PiecePosition {
-    /// The spawn position of the rules: pivot at (`spawn_x`, `spawn_y`), child up.
+    /// The spawn position of the rules: pivot at (`spawn_x`, `spawn_y`), child towards the rules' spawn
+    /// orientation.
     pub fn spawn(rules: &Rules) -> PiecePosition {
-        PiecePosition { x: rules.spawn_x, y: rules.spawn_y, orientation: Orientation::Up }
+        PiecePosition { x: rules.spawn_x, y: rules.spawn_y, orientation: rules.spawn_orientation }
     }
 }
 

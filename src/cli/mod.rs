@@ -2,4 +2,7 @@
 
 pub mod chain;
 pub mod play;
+pub mod plot;
 pub mod sim;
+pub mod soak;
+pub mod train;

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_folder};
 use crate::config::{Config, DEFAULT_FILE, EmuSpeedSetting, Mode};
 use crate::emu::{Emu, RomImage, rom};
-use crate::memmap::catalog::source_from_setting;
+use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::memmap::{AddressFile, AddressSource};
 use crate::play::{Limits, Session, headless, seats_for};
 
@@ -63,6 +64,13 @@ pub struct PlayArgs {
     /// Folder of address files to use instead of the built-in copies.
     #[arg(long)]
     pub addresses: Option<PathBuf>,
+    /// Self-calibration: learn the unverified entries (auto), trust the address file (off), or learn,
+    /// print the result and stop (only; runs headless).
+    #[arg(long, value_enum)]
+    pub calibrate: Option<CalibrateMode>,
+    /// After the run, write what calibration learned as a complete address folder.
+    #[arg(long, value_name = "DIR")]
+    pub write_addresses: Option<PathBuf>,
 }
 
 /// Reads the config file and applies the flags on top.
@@ -92,6 +100,9 @@ pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
     }
     if args.allow_unknown_rom {
         p.allow_unknown_rom = true;
+    }
+    if let Some(c) = args.calibrate {
+        p.calibrate = c;
     }
     if let Some(a) = &args.addresses {
         p.addresses_dir = a.display().to_string();
@@ -148,26 +159,86 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
         bail!("--headless needs --frames N or --pieces N");
     }
     let (image, name, map) = load_game(&cfg)?;
+    let borrowed = mode_files(&cfg, &image)?;
     let mode = cfg.play.mode;
+    let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
+    let only = cfg.play.calibrate == CalibrateMode::Only;
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
     let emu = Emu::new(&image, args.headless)?;
     let threaded = cfg.play.threaded_bots;
     let seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
     let mut session = Session::new(emu, map, mode, seats, cfg.play.menu);
-    if args.headless {
-        let limits = Limits { frames: args.frames, pieces: args.pieces, stop_at_game_over: cfg.play.stop_at_game_over };
+    session.set_calibration(calibration, &image.hash.sha1);
+    let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
+    if args.headless || only {
+        let limits = Limits {
+            frames: args.frames.or(only.then_some(ONLY_FRAMES)),
+            pieces: args.pieces,
+            stop_at_game_over: cfg.play.stop_at_game_over,
+            until_calibrated: only,
+        };
         let summary = headless::run(&mut session, limits, &name, cfg.play.seed, cfg.play.speed)?;
-        if args.json {
+        if only && !args.json {
+            print!("{}", summary.calibration.to_text());
+        } else if args.json {
             println!("{}", summary.to_json());
         } else {
             print!("{}", summary.to_text());
         }
+        write_learned(&session, args, &cfg, &rom, &borrowed)?;
+        if only && summary.calibration.state != "settled" {
+            bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
+        }
         return Ok(());
     }
-    run_window(session, &cfg, &name, args.frames)
+    let session = run_window(session, &cfg, &name, args.frames)?;
+    write_learned(&session, args, &cfg, &rom, &borrowed)
 }
 
-fn run_window(session: Session<Emu>, cfg: &Config, name: &str, max_frames: Option<u64>) -> anyhow::Result<()> {
+/// Frames a `--calibrate only` run may take (ten minutes of game time).
+const ONLY_FRAMES: u64 = 36_000;
+
+/// The address file of each mode for this ROM: its catalogue entry's, or for an unknown ROM the ones it
+/// borrows (the configured file for every mode, or the first catalogue entry's).
+fn mode_files(cfg: &Config, image: &RomImage) -> anyhow::Result<ModeFiles> {
+    let source: AddressSource = source_from_setting(&cfg.play.addresses_dir, std::path::Path::new("."));
+    let catalog = source.catalog()?;
+    if let Some(known) = catalog.find(image) {
+        return Ok(known.modes.clone());
+    }
+    if !cfg.play.unknown_rom_addresses.is_empty() {
+        let f = cfg.play.unknown_rom_addresses.clone();
+        return Ok(ModeFiles { endless: f.clone(), vs_human: f.clone(), ai_vs_ai: f });
+    }
+    catalog.rom.first().map(|r| r.modes.clone()).context("addresses/roms.toml lists no cartridge")
+}
+
+/// `--write-addresses DIR`: the learned contract as a complete address folder.
+fn write_learned(
+    session: &Session<Emu>,
+    args: &PlayArgs,
+    cfg: &Config,
+    rom: &LearnedRom,
+    borrowed: &ModeFiles,
+) -> anyhow::Result<()> {
+    let Some(dir) = &args.write_addresses else { return Ok(()) };
+    let Some(cal) = session.calibration() else {
+        bail!("--write-addresses needs calibration (it is off: --calibrate off or play.calibrate = \"off\")");
+    };
+    let source: AddressSource = source_from_setting(&cfg.play.addresses_dir, std::path::Path::new("."));
+    let written = write_address_folder(dir, rom, cal.learner(), &source, borrowed)?;
+    for p in written {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+fn run_window(
+    session: Session<Emu>,
+    cfg: &Config,
+    name: &str,
+    max_frames: Option<u64>,
+) -> anyhow::Result<Session<Emu>> {
     use crate::ui::{EmuSpeed, WindowOptions, run_window};
     let keys = cfg.key_bindings("config")?;
     let emu_speed = match cfg.play.emu_speed {
@@ -186,5 +257,5 @@ fn run_window(session: Session<Emu>, cfg: &Config, name: &str, max_frames: Optio
     };
     let mut view = crate::play::window::WindowSession::new(session);
     run_window(&mut view, opts)?;
-    Ok(())
+    Ok(view.session)
 }

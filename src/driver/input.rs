@@ -5,8 +5,9 @@
 //! when nothing happens for a while it tries again, and after too many failures it drops the pair where it
 //! is. Once column and orientation match, it holds Down as the speed setting says. It never writes RAM.
 
+use crate::ai::movegen::{self, MoveRules, PiecePosition};
 use crate::emu::pad;
-use crate::game::{Placement, Step};
+use crate::game::{Field, Piece, Placement, Step};
 
 use super::path::{Pose, plan};
 use super::speed::SpeedProfile;
@@ -31,6 +32,20 @@ pub struct Observation {
     pub controllable: bool,
     /// Its pose (meaningful when controllable).
     pub pose: Pose,
+    /// The pivot's row (0 = hidden row), for re-planning with the movement model.
+    pub y: u8,
+}
+
+/// What the piece falls among, so a re-plan uses the same movement model as the search (kicks and
+/// walls included) instead of a field-blind path.
+#[derive(Clone, Copy, Debug)]
+pub struct Surroundings {
+    /// The field under the falling piece.
+    pub field: Field,
+    /// The falling piece.
+    pub piece: Piece,
+    /// The cartridge's movement rules.
+    pub moves: MoveRules,
 }
 
 /// A press waiting for the game to show its effect.
@@ -71,6 +86,10 @@ pub struct Driver {
     /// Frames spent in the drop phase.
     dropping: u32,
     replans_this_piece: u32,
+    /// The falling piece's surroundings, when the session gave them.
+    surroundings: Option<Surroundings>,
+    /// The pivot's row last observed.
+    y: u8,
     stats: DriverStats,
 }
 
@@ -88,6 +107,8 @@ impl Driver {
             since_spawn: 0,
             dropping: 0,
             replans_this_piece: 0,
+            surroundings: None,
+            y: 0,
             stats: DriverStats::default(),
         }
     }
@@ -120,6 +141,12 @@ impl Driver {
         self.since_spawn = 0;
         self.dropping = 0;
         self.replans_this_piece = 0;
+        self.surroundings = None;
+    }
+
+    /// Gives the driver the falling piece's surroundings, for re-plans with the movement model.
+    pub fn set_surroundings(&mut self, surroundings: Surroundings) {
+        self.surroundings = Some(surroundings);
     }
 
     /// Starts driving the current piece to `placement` along `path` (steps from the pose the path was
@@ -165,6 +192,7 @@ impl Driver {
             return 0;
         }
         let pose = obs.pose;
+        self.y = obs.y;
 
         // A press in flight: wait for RAM to show it.
         if let Some(p) = self.pending.as_mut() {
@@ -235,7 +263,15 @@ impl Driver {
             self.steps.clear();
             return;
         }
-        self.steps = plan(pose, target);
+        self.steps = self.model_path(pose, target).unwrap_or_else(|| plan(pose, target));
+    }
+
+    /// The movement model's path from where RAM shows the pair to the target, on the piece's field.
+    fn model_path(&self, pose: Pose, target: Pose) -> Option<Vec<Step>> {
+        let s = self.surroundings?;
+        let from = PiecePosition { x: pose.x, y: self.y, orientation: pose.orientation };
+        let goal = Placement::new(target.x, target.orientation);
+        movegen::generate(&s.field, s.piece, from, &s.moves).into_iter().find(|m| m.placement == goal).map(|m| m.path)
     }
 }
 
@@ -245,7 +281,7 @@ mod tests {
     use crate::game::Orientation::*;
 
     fn obs(x: u8, o: crate::game::Orientation) -> Observation {
-        Observation { controllable: true, pose: Pose { x, orientation: o } }
+        Observation { controllable: true, pose: Pose { x, orientation: o }, y: 1 }
     }
 
     #[test]

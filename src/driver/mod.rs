@@ -6,7 +6,7 @@ pub mod path;
 pub mod speed;
 pub mod verify;
 
-pub use input::{Driver, DriverStats, Observation};
+pub use input::{Driver, DriverStats, Observation, Surroundings};
 pub use path::{Pose, plan};
 pub use speed::SpeedProfile;
 pub use verify::{Check, Prediction, Verifier};

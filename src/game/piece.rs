@@ -68,7 +68,8 @@ impl Cell {
 }
 
 /// Direction from a pair's pivot ("bottom") puyo to its child ("top") puyo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Orientation {
     /// Child above the pivot (the spawn orientation).
     Up,

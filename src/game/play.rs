@@ -115,10 +115,13 @@ impl Field {
         self.layers[..super::piece::MAX_COLORS].iter().fold(0, |a, l| a | l)
     }
 
-    /// True when the spawn cell is occupied: the game is over for this field.
+    /// True when a death cell is occupied: the pivot's spawn cell, or the child's when the pair spawns
+    /// with its child in a visible row (sideways or down). The game is over for this field.
     pub fn is_game_over(&self, rules: &Rules) -> bool {
-        let x = rules.spawn_x as usize;
-        let y = rules.spawn_y as usize;
-        x <= WIDTH && y < HEIGHT && self.get(x, y) != Cell::Empty
+        rules
+            .death_cells()
+            .iter()
+            .flatten()
+            .any(|&(x, y)| (1..=WIDTH).contains(&x) && y < HEIGHT && self.get(x, y) != Cell::Empty)
     }
 }

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{HEIGHT, Orientation, WIDTH};
+
 /// Chain power by chain step (1-based: index 0 is the first step); steps beyond the table use the last entry.
 pub const PUYO1_CHAIN_POWER: [u32; 9] = [0, 8, 16, 32, 64, 128, 256, 512, 999];
 /// Colour bonus by the number of distinct colours popped in one step (index 0 = one colour).
@@ -55,6 +57,10 @@ pub struct Rules {
     pub spawn_x: u8,
     /// Spawn row of the pivot (0 = hidden row).
     pub spawn_y: u8,
+    /// The direction of the child from the pivot when a pair spawns (up on the arcade rule; a cartridge
+    /// may differ, and calibration learns it). A child spawning in a visible row makes its cell a
+    /// second death cell.
+    pub spawn_orientation: Orientation,
     /// Special items.
     pub items: ItemRules,
 }
@@ -79,8 +85,43 @@ impl Rules {
             nuisance_max_drop: 30,
             spawn_x: 3,
             spawn_y: 1,
+            spawn_orientation: Orientation::Up,
             items: ItemRules::default(),
         }
+    }
+
+    /// The cells whose filling ends the game: the pivot's spawn cell, and the child's when the pair
+    /// spawns with its child in a visible row (sideways or down). Columns 1-based, rows from 0 (hidden).
+    pub fn death_cells(&self) -> [Option<(usize, usize)>; 2] {
+        let (x, y) = (self.spawn_x as i64, self.spawn_y as i64);
+        let o = self.spawn_orientation;
+        let (cx, cy) = (x + o.dx() as i64, y + o.dy() as i64);
+        let child = ((1..=WIDTH as i64).contains(&cx) && (1..HEIGHT as i64).contains(&cy))
+            .then_some((cx as usize, cy as usize));
+        [Some((x as usize, y as usize)), child]
+    }
+
+    /// Whether column `x` (1-based) holds a death cell.
+    pub fn is_death_column(&self, x: usize) -> bool {
+        self.death_cells().iter().flatten().any(|&(dx, _)| dx == x)
+    }
+
+    /// The tallest column `x` may stand while its death cells stay empty (13 where it has none: the
+    /// hidden row is above).
+    pub fn safe_height(&self, x: usize) -> usize {
+        self.death_cells()
+            .iter()
+            .flatten()
+            .filter(|&&(dx, _)| dx == x)
+            .map(|&(_, y)| HEIGHT - 1 - y)
+            .min()
+            .unwrap_or(HEIGHT - 1)
+    }
+
+    /// The lowest row (largest y) a spawning pair occupies: the spawn row, or the child's when it spawns
+    /// below the pivot. A column next to the spawn column that stands this high walls the pair in.
+    pub fn spawn_bottom_row(&self) -> usize {
+        self.death_cells().iter().flatten().map(|&(_, y)| y).max().unwrap_or(self.spawn_y as usize)
     }
 
     /// Checks the table is usable: non-empty bonus tables, a pop size of at least 2, a non-zero rate,
@@ -182,5 +223,24 @@ mod tests {
         let mut r = Rules::puyo1();
         r.chain_power.clear();
         assert_eq!(r.validate().unwrap_err().0, "chain_power");
+    }
+
+    #[test]
+    fn the_spawn_orientation_decides_the_death_cells() {
+        use crate::game::{Cell, Color, Field};
+        let mut r = Rules::puyo1();
+        assert_eq!(r.death_cells(), [Some((3, 1)), None], "a child spawning in the hidden row is no death cell");
+        assert_eq!((r.safe_height(3), r.safe_height(4), r.spawn_bottom_row()), (12, 13, 1));
+        let mut f = Field::new();
+        f.set(4, 1, Cell::Color(Color::ALL[0]));
+        assert!(!f.is_game_over(&r));
+        r.spawn_orientation = Orientation::Right;
+        assert_eq!(r.death_cells(), [Some((3, 1)), Some((4, 1))]);
+        assert!(f.is_game_over(&r), "the child's spawn cell is taken");
+        r.spawn_orientation = Orientation::Down;
+        assert_eq!((r.safe_height(3), r.spawn_bottom_row()), (11, 2));
+        assert!(!f.is_game_over(&r));
+        f.set(3, 2, Cell::Nuisance);
+        assert!(f.is_game_over(&r));
     }
 }

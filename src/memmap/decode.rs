@@ -9,7 +9,7 @@
 
 use crate::game::{Cell, Color, Field, HEIGHT, Item, MAX_COLORS, Orientation, Pair, Piece, WIDTH};
 
-use super::schema::{AddressFile, Codes, OrientationCodes, PlayerMap};
+use super::schema::{AddressFile, Codes, OrientationCodes, PlayerMap, XyTracks};
 
 /// Reads one RAM byte; addresses outside RAM read as 0.
 #[inline]
@@ -129,13 +129,19 @@ pub struct Snapshot {
 pub struct Decoder {
     map: AddressFile,
     colors: ColorMap,
+    /// Piece code → field code, for the colours whose piece code differs from their field code.
+    piece_to_field: Vec<(u8, u8)>,
 }
 
 impl Decoder {
     /// A decoder for a validated address file.
     pub fn new(map: AddressFile) -> Decoder {
         let colors = ColorMap::new(&map.codes);
-        Decoder { map, colors }
+        let piece_to_field = match &map.codes.piece_colors {
+            Some(pc) => pc.iter().zip(&map.codes.colors).filter(|(p, f)| p != f).map(|(&p, &f)| (p, f)).collect(),
+            None => Vec::new(),
+        };
+        Decoder { map, colors, piece_to_field }
     }
 
     /// The address file in use.
@@ -161,7 +167,7 @@ impl Decoder {
         let rd = |e: &super::schema::Entry| byte(ram, e.addr as usize);
         let (cur_pivot, cur_child) = (rd(&p.current_pivot), rd(&p.current_child));
         let (next_pivot, next_child) = (rd(&p.next_pivot), rd(&p.next_child));
-        let (x, y, raw_orientation) = (rd(&p.x), rd(&p.y), rd(&p.orientation));
+        let (raw_x, raw_y, raw_orientation) = (rd(&p.x), rd(&p.y), rd(&p.orientation));
         let (spawn_flag, spawn_delay, drop_timer) = (rd(&p.spawn_flag) != 0, rd(&p.spawn_delay), rd(&p.drop_timer));
         let score = p.score.as_ref().map(|s| {
             let mut v: u64 = 0;
@@ -175,6 +181,7 @@ impl Decoder {
         let orientation = orientation_of(&self.map.orientation, raw_orientation);
         let current = self.piece(cur_pivot, cur_child);
         let next = self.piece(next_pivot, next_child);
+        let (x, y) = pivot_xy(self.map.movement.xy_tracks, raw_x, raw_y, orientation, current);
         let controllable = spawn_delay == 0
             && current.is_some()
             && orientation.is_some()
@@ -244,13 +251,34 @@ impl Decoder {
         if pivot == carbuncle && child == carbuncle {
             return Some(Piece::Item(Item::Carbuncle));
         }
-        let special = |v: u8| v == big || v == carbuncle || v == nuisance || v == wall;
+        let mapped = |v: u8| self.piece_to_field.iter().any(|&(p, _)| p == v);
+        let special = |v: u8| !mapped(v) && (v == big || v == carbuncle || v == nuisance || v == wall);
         if special(pivot) || special(child) {
             return None;
         }
-        let pivot = self.colors.get_or_assign(pivot)?;
-        let child = self.colors.get_or_assign(child)?;
+        let pivot = self.colors.get_or_assign(self.field_code(pivot))?;
+        let child = self.colors.get_or_assign(self.field_code(child))?;
         Some(Piece::Pair(Pair::new(pivot, child)))
+    }
+}
+
+impl Decoder {
+    /// The field code of a piece colour code (the same code unless `codes.piece_colors` says otherwise).
+    fn field_code(&self, piece_code: u8) -> u8 {
+        self.piece_to_field.iter().find(|(p, _)| *p == piece_code).map_or(piece_code, |&(_, f)| f)
+    }
+}
+
+/// The pivot's (X, Y) from the stored bytes: the bytes themselves when they follow the pivot; when they
+/// follow the child, one step back against the orientation (the model places pairs by their pivot).
+/// Items have no child, so their bytes are kept; so are unknown orientations.
+pub fn pivot_xy(tracks: XyTracks, x: u8, y: u8, orientation: Option<Orientation>, piece: Option<Piece>) -> (u8, u8) {
+    match (tracks, orientation, piece) {
+        (XyTracks::Child, Some(o), Some(Piece::Pair(_))) => {
+            // Out-of-range results wrap to large values, which read as "not controllable".
+            ((x as i16 - o.dx() as i16) as u8, (y as i16 - o.dy() as i16) as u8)
+        }
+        _ => (x, y),
     }
 }
 

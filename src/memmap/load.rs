@@ -81,6 +81,25 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
             return Err(AddressFileError::new(file, key, format!("code {v} is already used by {prev}")));
         }
     }
+    if let Some(pc) = &c.piece_colors {
+        if pc.len() != c.colors.len() {
+            return Err(AddressFileError::new(
+                file,
+                "codes.piece_colors",
+                format!("needs one piece code per colour ({}), got {}", c.colors.len(), pc.len()),
+            ));
+        }
+        let mut seen: HashMap<u8, String> = HashMap::new();
+        let mut named: Vec<(String, u8)> = vec![("codes.empty".into(), c.empty)];
+        named.extend(pc.iter().enumerate().map(|(i, &v)| (format!("codes.piece_colors[{i}]"), v)));
+        named.push(("codes.big_puyo".into(), c.big_puyo));
+        named.push(("codes.carbuncle".into(), c.carbuncle));
+        for (key, v) in named {
+            if let Some(prev) = seen.insert(v, key.clone()) {
+                return Err(AddressFileError::new(file, key, format!("piece code {v} is already used by {prev}")));
+            }
+        }
+    }
     // Orientation values.
     let o = &f.orientation;
     let mut seen: HashMap<u8, &str> = HashMap::new();
@@ -173,19 +192,40 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
     // Menu.
     for (i, s) in f.menu.steps.iter().enumerate() {
         let k = format!("menu.steps[{}]", i + 1);
-        let actions = s.wait.is_some() as u8 + s.press.is_some() as u8 + s.wait_until.is_some() as u8;
+        let actions = s.wait.is_some() as u8
+            + s.press.is_some() as u8
+            + s.wait_until.is_some() as u8
+            + s.seek.is_some() as u8
+            + s.start_play.is_some() as u8;
         if actions != 1 {
-            return Err(AddressFileError::new(file, k, "needs exactly one of `wait`, `press`, `wait_until`"));
+            return Err(AddressFileError::new(
+                file,
+                k,
+                "needs exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play`",
+            ));
         }
-        if let Some(buttons) = &s.press {
-            for b in buttons {
+        for (key, buttons) in [("press", &s.press), ("start_play", &s.start_play), ("buttons", &s.buttons)] {
+            for b in buttons.iter().flatten() {
                 if pad::from_name(b).is_none() {
                     return Err(AddressFileError::new(
                         file,
-                        format!("{k}.press"),
+                        format!("{k}.{key}"),
                         format!("unknown button {b:?} (expected A, B, SELECT, START, UP, DOWN, LEFT, RIGHT)"),
                     ));
                 }
+            }
+        }
+        if s.buttons.is_some() && s.seek.is_none() {
+            return Err(AddressFileError::new(file, format!("{k}.buttons"), "only a `seek` step takes `buttons`"));
+        }
+        if let Some(c) = &s.seek {
+            check_addr(file, &format!("{k}.seek.addr"), c.addr as usize)?;
+        }
+        for (key, value) in [("presses", s.presses), ("gap", s.gap)] {
+            if let Some(v) = value
+                && !(1..=600).contains(&v)
+            {
+                return Err(AddressFileError::new(file, format!("{k}.{key}"), format!("must be 1..=600, got {v}")));
             }
         }
         if let Some(p) = s.pad

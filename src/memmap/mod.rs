@@ -9,4 +9,4 @@ pub mod schema;
 pub use catalog::{AddressSource, Catalog, CatalogError, KnownRom};
 pub use decode::{ColorMap, Decoder, PlayerState, Snapshot};
 pub use load::{AddressFileError, parse_address_file};
-pub use schema::AddressFile;
+pub use schema::{AddressFile, Movement, Turn, XyTracks};

@@ -15,6 +15,10 @@ pub struct AddressFile {
     pub codes: Codes,
     /// Values of the orientation byte.
     pub orientation: OrientationCodes,
+    /// How the pair moves: which puyo X/Y follow, which way A turns, kicks. Absent: the defaults
+    /// ([`Movement::default`]), which is what every file meant before the table existed.
+    #[serde(default)]
+    pub movement: Movement,
     /// Values that belong to no player.
     #[serde(default)]
     pub global: Globals,
@@ -127,6 +131,10 @@ pub struct Codes {
     pub big_puyo: u8,
     /// Carbuncle (both piece bytes hold it).
     pub carbuncle: u8,
+    /// The current / next piece codes of the colours, when the piece bytes use other codes than the
+    /// field: `piece_colors[i]` is the piece code of field colour `colors[i]`. Absent: the same codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub piece_colors: Option<Vec<u8>>,
     /// Where this comes from.
     pub source: String,
     /// Whether it has been checked.
@@ -149,6 +157,101 @@ pub struct OrientationCodes {
     pub source: String,
     /// Whether it has been checked.
     pub verified: bool,
+}
+
+/// Which puyo of a falling pair the X / Y bytes follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum XyTracks {
+    /// The pivot (the puyo in the "current pivot" byte, which the child turns around).
+    #[default]
+    Pivot,
+    /// The child (the other puyo).
+    Child,
+}
+
+impl XyTracks {
+    /// The name used in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            XyTracks::Pivot => "pivot",
+            XyTracks::Child => "child",
+        }
+    }
+}
+
+/// A turning direction, seen from above the field as drawn on screen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Turn {
+    /// Up → right → down → left.
+    #[default]
+    Clockwise,
+    /// Up → left → down → right.
+    Counterclockwise,
+}
+
+impl Turn {
+    /// The name used in files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Turn::Clockwise => "clockwise",
+            Turn::Counterclockwise => "counterclockwise",
+        }
+    }
+
+    /// The other way round.
+    pub fn reverse(self) -> Turn {
+        match self {
+            Turn::Clockwise => Turn::Counterclockwise,
+            Turn::Counterclockwise => Turn::Clockwise,
+        }
+    }
+}
+
+/// How the falling pair moves in RAM and under the buttons.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Movement {
+    /// Which puyo the X / Y bytes follow (`"pivot"` or `"child"`).
+    #[serde(default)]
+    pub xy_tracks: XyTracks,
+    /// Which way button A turns the pair (`"clockwise"` or `"counterclockwise"`); B turns the other way.
+    #[serde(default)]
+    pub a_rotates: Turn,
+    /// A rotation whose target cell is blocked sideways pushes the pivot one column away.
+    #[serde(default = "yes")]
+    pub kick_sideways: bool,
+    /// A rotation to "down" that is blocked below lifts the pivot one row.
+    #[serde(default = "yes")]
+    pub kick_up: bool,
+    /// The direction of the child from the pivot when a pair spawns (`"up"`, `"right"`, `"down"`,
+    /// `"left"`); absent: up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spawn: Option<crate::game::Orientation>,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Movement {
+    fn default() -> Movement {
+        Movement {
+            xy_tracks: XyTracks::Pivot,
+            a_rotates: Turn::Clockwise,
+            kick_sideways: true,
+            kick_up: true,
+            spawn: None,
+            source: "not in the file: the default (X/Y follow the pivot, A turns clockwise, kicks sideways and up)"
+                .into(),
+            verified: false,
+        }
+    }
 }
 
 /// Values that belong to no player.
@@ -216,7 +319,10 @@ fn default_ready_timeout() -> u32 {
     1800
 }
 
-/// One menu action. Exactly one of `wait`, `press`, `wait_until` is given.
+/// One menu action. Exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play` is given.
+///
+/// `seek` and `start_play` are closed-loop steps for menus nobody has checked: they watch RAM instead of
+/// trusting a fixed sequence of presses.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MenuStep {
@@ -232,6 +338,18 @@ pub struct MenuStep {
     pub wait_until: Option<Condition>,
     /// Most frames `wait_until` may take (default 600).
     pub timeout: Option<u32>,
+    /// Move a menu cursor until a RAM byte holds a value: each of `buttons` is tried in turn (pressed up
+    /// to `presses` times while it changes the byte, undone with the opposite direction when it does not).
+    pub seek: Option<Condition>,
+    /// Press these buttons until a pair falls (the game has started): checked every `gap` frames,
+    /// pressed at most `presses` times. Nothing is pressed if a pair falls first.
+    pub start_play: Option<Vec<String>>,
+    /// Buttons a `seek` step tries, in order (default DOWN, RIGHT, UP, LEFT).
+    pub buttons: Option<Vec<String>>,
+    /// Most presses of one button in a `seek` step, or in all of a `start_play` step (default 4).
+    pub presses: Option<u32>,
+    /// Frames between the presses of a `seek` or `start_play` step (default 12 and 90).
+    pub gap: Option<u32>,
     /// A note for people reading the file.
     pub note: Option<String>,
 }

@@ -20,6 +20,8 @@ pub struct Limits {
     pub pieces: Option<u32>,
     /// Stop when the game is over (a top-out).
     pub stop_at_game_over: bool,
+    /// Stop once calibration has settled (and had a piece to see kicks) or failed (`--calibrate only`).
+    pub until_calibrated: bool,
 }
 
 /// Why a headless run failed.
@@ -34,6 +36,9 @@ pub enum RunError {
     /// No piece locked for a long time (the game is paused, stuck, or not what the address file says).
     #[error("no piece locked for {0} frames; stopping (is the game paused, or the address file wrong?)")]
     Stalled(u64),
+    /// Calibration did not settle within its bound; the text says which fact and what to do.
+    #[error("{0}")]
+    Calibration(String),
     /// Neither a frame nor a piece limit was given.
     #[error("a headless run needs --frames N or --pieces N")]
     NoLimit,
@@ -81,6 +86,17 @@ pub fn run<M: Machine>(
         }
         if limits.stop_at_game_over && session.outcome.is_some() {
             break;
+        }
+        if limits.until_calibrated && session.calibration().is_none_or(|c| c.finished()) {
+            break;
+        }
+        if let Some(c) = session.calibration()
+            && c.failed()
+        {
+            return Err(RunError::Calibration(format!(
+                "{}The bots do not play on an unsettled contract.",
+                c.report().to_text()
+            )));
         }
     }
     Ok(Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed()))

@@ -8,6 +8,16 @@ use crate::memmap::schema::MenuStep;
 pub const DEFAULT_PRESS_FRAMES: u32 = 2;
 /// Default most frames a `wait_until` step waits.
 pub const DEFAULT_WAIT_UNTIL: u32 = 600;
+/// Default buttons a `seek` step tries, in order.
+pub const DEFAULT_SEEK_BUTTONS: [&str; 4] = ["DOWN", "RIGHT", "UP", "LEFT"];
+/// Default most presses of one button in a `seek` step, or in all of a `start_play` step.
+pub const DEFAULT_PRESSES: u32 = 4;
+/// Default frames after each `seek` press before RAM is read.
+pub const DEFAULT_SEEK_GAP: u32 = 12;
+/// Default frames a `start_play` step waits for a pair before (and after each) press.
+pub const DEFAULT_START_GAP: u32 = 90;
+/// Frames a closed-loop step holds a button (then releases it for as many).
+const CLOSED_LOOP_HOLD: u32 = 2;
 
 /// Where the script is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,18 +39,98 @@ pub struct MenuRunner {
     steps: Vec<MenuStep>,
     index: usize,
     frame_in_step: u32,
+    /// Progress of a `seek` or `start_play` step.
+    closed: ClosedLoop,
+}
+
+/// Where a closed-loop step (`seek`, `start_play`) is.
+#[derive(Clone, Debug, Default)]
+struct ClosedLoop {
+    /// Index of the button a `seek` tries.
+    button: usize,
+    /// Presses made (of this button for `seek`, in all for `start_play`).
+    presses: u32,
+    /// The press under way and the RAM byte before it; `None` between presses.
+    press: Option<Press>,
+    /// Frames since the last press ended (or the step began).
+    idle: u32,
+}
+
+/// One press of a closed-loop step.
+#[derive(Clone, Copy, Debug)]
+struct Press {
+    bits: u8,
+    /// The watched byte before the press.
+    before: u8,
+    /// This press undoes the previous one.
+    undo: bool,
+    frame: u32,
+}
+
+/// The button that undoes a cursor move, if there is one.
+fn opposite(bits: u8) -> Option<u8> {
+    match bits {
+        pad::UP => Some(pad::DOWN),
+        pad::DOWN => Some(pad::UP),
+        pad::LEFT => Some(pad::RIGHT),
+        pad::RIGHT => Some(pad::LEFT),
+        _ => None,
+    }
+}
+
+fn bits_of(names: &[String]) -> u8 {
+    names.iter().filter_map(|b| pad::from_name(b)).fold(0, |a, b| a | b)
 }
 
 impl MenuRunner {
     /// A runner at the first step.
     pub fn new(steps: Vec<MenuStep>) -> MenuRunner {
-        MenuRunner { steps, index: 0, frame_in_step: 0 }
+        MenuRunner { steps, index: 0, frame_in_step: 0, closed: ClosedLoop::default() }
     }
 
-    /// The pads for the next frame, given RAM now.
-    pub fn step(&mut self, ram: &[u8; 2048]) -> MenuStatus {
+    /// The pads for the next frame, given RAM now and whether a pair is falling (the game has started).
+    pub fn step(&mut self, ram: &[u8; 2048], playing: bool) -> MenuStatus {
         loop {
             let Some(s) = self.steps.get(self.index) else { return MenuStatus::Done };
+            let pad_index = (s.pad.unwrap_or(1).clamp(1, 2) - 1) as usize;
+            if let Some(goal) = &s.seek {
+                match Self::seek_frame(&mut self.closed, s, goal.addr as usize, goal.equals, ram) {
+                    Some(Ok(bits)) => {
+                        let mut pads = [0; 2];
+                        pads[pad_index] = bits;
+                        return MenuStatus::Running(pads);
+                    }
+                    Some(Err(())) => {
+                        // Not fatal: the menu may already be where it should, by another byte's reckoning.
+                        log::warn!(
+                            "menu script: step {}: no button brought RAM ${:04X} to {}; going on",
+                            self.index + 1,
+                            goal.addr,
+                            goal.equals
+                        );
+                        self.next_step();
+                        continue;
+                    }
+                    None => {
+                        self.next_step();
+                        continue;
+                    }
+                }
+            }
+            if let Some(buttons) = &s.start_play {
+                match Self::start_play_frame(&mut self.closed, s, bits_of(buttons), playing) {
+                    Some(Ok(bits)) => {
+                        let mut pads = [0; 2];
+                        pads[pad_index] = bits;
+                        return MenuStatus::Running(pads);
+                    }
+                    Some(Err(())) => return MenuStatus::TimedOut { step: self.index + 1 },
+                    None => {
+                        self.next_step();
+                        continue;
+                    }
+                }
+            }
             let n = self.frame_in_step;
             let finished = if let Some(w) = s.wait {
                 if n < w {
@@ -52,10 +142,10 @@ impl MenuRunner {
                 let frames = s.frames.unwrap_or(DEFAULT_PRESS_FRAMES).max(1);
                 if n < 2 * frames {
                     self.frame_in_step += 1;
-                    let bits = buttons.iter().filter_map(|b| pad::from_name(b)).fold(0, |a, b| a | b);
+                    let bits = bits_of(buttons);
                     let mut pads = [0; 2];
                     if n < frames {
-                        pads[(s.pad.unwrap_or(1).clamp(1, 2) - 1) as usize] = bits;
+                        pads[pad_index] = bits;
                     }
                     return MenuStatus::Running(pads);
                 }
@@ -73,10 +163,106 @@ impl MenuRunner {
                 true
             };
             if finished {
-                self.index += 1;
-                self.frame_in_step = 0;
+                self.next_step();
             }
         }
+    }
+
+    fn next_step(&mut self) {
+        self.index += 1;
+        self.frame_in_step = 0;
+        self.closed = ClosedLoop::default();
+    }
+
+    /// Advances a press under way: the bits to hold this frame, or `None` once it has been released.
+    fn hold(press: &mut Press) -> Option<u8> {
+        if press.frame >= 2 * CLOSED_LOOP_HOLD {
+            return None;
+        }
+        press.frame += 1;
+        Some(if press.frame <= CLOSED_LOOP_HOLD { press.bits } else { 0 })
+    }
+
+    /// One frame of a `seek` step: `Some(Ok(bits))` to hold, `Some(Err(()))` when every button failed,
+    /// `None` when the byte holds the goal.
+    fn seek_frame(c: &mut ClosedLoop, s: &MenuStep, addr: usize, goal: u8, ram: &[u8; 2048]) -> Option<Result<u8, ()>> {
+        let buttons: Vec<u8> = match &s.buttons {
+            Some(b) => b.iter().filter_map(|n| pad::from_name(n)).collect(),
+            None => DEFAULT_SEEK_BUTTONS.iter().filter_map(|n| pad::from_name(n)).collect(),
+        };
+        let most = s.presses.unwrap_or(DEFAULT_PRESSES).max(1);
+        let gap = s.gap.unwrap_or(DEFAULT_SEEK_GAP);
+        let now = byte(ram, addr);
+        if let Some(p) = c.press.as_mut() {
+            if let Some(bits) = Self::hold(p) {
+                return Some(Ok(bits));
+            }
+            if c.idle < gap {
+                c.idle += 1;
+                return Some(Ok(0));
+            }
+            let done = *p;
+            c.press = None;
+            c.idle = 0;
+            if now == goal {
+                return None;
+            }
+            if done.undo {
+                c.button += 1;
+                c.presses = 0;
+            } else if now != done.before && c.presses < most {
+                // The button moves the byte: keep pressing it (menus wrap, so the goal comes round).
+            } else if now == done.before && c.presses == 1 {
+                // It moved something else (another cursor, perhaps): put it back before trying the next.
+                if let Some(back) = opposite(done.bits) {
+                    return Some(Ok(c.begin(back, now, true)));
+                }
+                c.button += 1;
+                c.presses = 0;
+            } else {
+                c.button += 1;
+                c.presses = 0;
+            }
+        } else if now == goal {
+            return None;
+        }
+        let Some(&bits) = buttons.get(c.button) else { return Some(Err(())) };
+        c.presses += 1;
+        Some(Ok(c.begin(bits, now, false)))
+    }
+
+    /// One frame of a `start_play` step: `Some(Ok(bits))` to hold, `Some(Err(()))` when the presses ran
+    /// out with no pair, `None` once a pair falls.
+    fn start_play_frame(c: &mut ClosedLoop, s: &MenuStep, bits: u8, playing: bool) -> Option<Result<u8, ()>> {
+        let most = s.presses.unwrap_or(DEFAULT_PRESSES).max(1);
+        let gap = s.gap.unwrap_or(DEFAULT_START_GAP);
+        if let Some(p) = c.press.as_mut() {
+            if let Some(held) = Self::hold(p) {
+                return Some(Ok(held));
+            }
+            c.press = None;
+            c.idle = 0;
+        }
+        if playing {
+            return None;
+        }
+        if c.idle < gap {
+            c.idle += 1;
+            return Some(Ok(0));
+        }
+        if c.presses >= most {
+            return Some(Err(()));
+        }
+        c.presses += 1;
+        Some(Ok(c.begin(bits, 0, false)))
+    }
+}
+
+impl ClosedLoop {
+    /// Starts a press; returns the bits of its first frame.
+    fn begin(&mut self, bits: u8, before: u8, undo: bool) -> u8 {
+        self.press = Some(Press { bits, before, undo, frame: 1 });
+        bits
     }
 }
 
@@ -94,7 +280,7 @@ mod tests {
         ];
         let mut m = MenuRunner::new(steps.clone());
         let mut ram = [0u8; 2048];
-        let seq: Vec<_> = (0..4).map(|_| m.step(&ram)).collect();
+        let seq: Vec<_> = (0..4).map(|_| m.step(&ram, false)).collect();
         assert_eq!(
             seq,
             vec![
@@ -105,10 +291,127 @@ mod tests {
             ]
         );
         ram[0x10] = 5;
-        assert_eq!(m.step(&ram), MenuStatus::Done);
+        assert_eq!(m.step(&ram, false), MenuStatus::Done);
         let mut m = MenuRunner::new(steps);
         let ram = [0u8; 2048];
-        let end = (0..20).map(|_| m.step(&ram)).find(|s| !matches!(s, MenuStatus::Running(_)));
+        let end = (0..20).map(|_| m.step(&ram, false)).find(|s| !matches!(s, MenuStatus::Running(_)));
         assert_eq!(end, Some(MenuStatus::TimedOut { step: 3 }));
+    }
+
+    /// Runs `runner` against a toy menu that reacts to newly pressed buttons; returns the end status
+    /// and the frames it took.
+    fn drive(
+        runner: &mut MenuRunner,
+        ram: &mut [u8; 2048],
+        mut react: impl FnMut(u8, &mut [u8; 2048]),
+        mut playing: impl FnMut(&[u8; 2048]) -> bool,
+    ) -> (MenuStatus, u32) {
+        let mut held = 0u8;
+        for frame in 0..5000 {
+            match runner.step(ram, playing(ram)) {
+                MenuStatus::Running(p) => {
+                    let new = p[0] & !held;
+                    held = p[0];
+                    if new != 0 {
+                        react(new, ram);
+                    }
+                }
+                end => return (end, frame),
+            }
+        }
+        panic!("the runner never finished");
+    }
+
+    fn seek(addr: u16, equals: u8) -> MenuStep {
+        MenuStep { seek: Some(Condition { addr, equals }), ..Default::default() }
+    }
+
+    const CURSOR: usize = 0x20;
+    const MODE: usize = 0x6F;
+
+    /// A menu like the open cartridge's: Up/Down move a cursor over three options, Right/Left change
+    /// the option under it; the mode option (cursor 0) toggles between 0 and 2.
+    fn option_list(new: u8, ram: &mut [u8; 2048]) {
+        if new & pad::DOWN != 0 {
+            ram[CURSOR] = (ram[CURSOR] + 1) % 3;
+        }
+        if new & pad::UP != 0 {
+            ram[CURSOR] = (ram[CURSOR] + 2) % 3;
+        }
+        if new & (pad::RIGHT | pad::LEFT) != 0 && ram[CURSOR] == 0 {
+            ram[MODE] ^= 2;
+        }
+    }
+
+    #[test]
+    fn seek_puts_back_a_cursor_it_moved_and_finds_the_button_that_changes_the_byte() {
+        let mut ram = [0u8; 2048];
+        let mut m = MenuRunner::new(vec![seek(MODE as u16, 2)]);
+        let (end, _) = drive(&mut m, &mut ram, option_list, |_| false);
+        assert_eq!(end, MenuStatus::Done);
+        assert_eq!((ram[MODE], ram[CURSOR]), (2, 0), "mode reached, cursor put back on the mode option");
+    }
+
+    #[test]
+    fn seek_walks_a_vertical_list_and_stops_on_the_goal() {
+        let mut ram = [0u8; 2048];
+        let mut downs = 0;
+        let mut m = MenuRunner::new(vec![seek(MODE as u16, 2)]);
+        let (end, _) = drive(
+            &mut m,
+            &mut ram,
+            |new, ram| {
+                if new & pad::DOWN != 0 {
+                    downs += 1;
+                    ram[MODE] = (ram[MODE] + 1) % 3;
+                }
+            },
+            |_| false,
+        );
+        assert_eq!((end, ram[MODE], downs), (MenuStatus::Done, 2, 2));
+    }
+
+    #[test]
+    fn seek_goes_on_when_no_button_moves_the_byte_and_does_nothing_when_already_there() {
+        let mut ram = [0u8; 2048];
+        let mut m = MenuRunner::new(vec![seek(MODE as u16, 2)]);
+        let (end, frames) = drive(&mut m, &mut ram, |_, _| {}, |_| false);
+        assert_eq!(end, MenuStatus::Done, "a failed seek is logged and the script goes on");
+        assert!(frames >= 4 * 2 * 2, "each of the four buttons was tried (and undone): {frames} frames");
+        ram[MODE] = 2;
+        let mut pressed = false;
+        let mut m = MenuRunner::new(vec![seek(MODE as u16, 2)]);
+        let (end, frames) = drive(&mut m, &mut ram, |_, _| pressed = true, |_| false);
+        assert_eq!((end, frames, pressed), (MenuStatus::Done, 0, false));
+    }
+
+    #[test]
+    fn start_play_presses_only_while_no_pair_falls() {
+        let step = MenuStep { start_play: Some(vec!["START".into()]), gap: Some(30), ..Default::default() };
+        // The game starts by itself after 10 frames: nothing is pressed.
+        let mut ram = [0u8; 2048];
+        let mut frame = 0u32;
+        let mut presses = 0;
+        let mut m = MenuRunner::new(vec![step.clone()]);
+        let (end, _) = drive(
+            &mut m,
+            &mut ram,
+            |_, _| presses += 1,
+            |_| {
+                frame += 1;
+                frame > 10
+            },
+        );
+        assert_eq!((end, presses), (MenuStatus::Done, 0));
+        // Two screens need Start before the pair falls.
+        let mut ram = [0u8; 2048];
+        let mut m = MenuRunner::new(vec![step.clone()]);
+        let (end, _) = drive(&mut m, &mut ram, |_, ram| ram[0x30] += 1, |ram| ram[0x30] >= 2);
+        assert_eq!((end, ram[0x30]), (MenuStatus::Done, 2));
+        // Never: the presses run out.
+        let mut ram = [0u8; 2048];
+        let mut m = MenuRunner::new(vec![step]);
+        let (end, _) = drive(&mut m, &mut ram, |_, _| {}, |_| false);
+        assert_eq!(end, MenuStatus::TimedOut { step: 1 });
     }
 }

@@ -6,6 +6,7 @@ pub mod headless;
 pub mod menu;
 pub mod report;
 pub mod session;
+pub mod soak;
 pub mod thinker;
 pub mod window;
 

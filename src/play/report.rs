@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::calib::CalibrationReport;
 use crate::emu::Machine;
 
 use super::session::Session;
@@ -40,6 +41,8 @@ pub struct PlayerSummary {
     pub think_ms_total: f64,
     /// Times the driver re-planned because RAM disagreed with the plan.
     pub replans: u64,
+    /// RAM / model differences while calibration had not settled (not in `mismatches`).
+    pub calibration_surprises: u64,
 }
 
 /// The whole report.
@@ -73,6 +76,8 @@ pub struct Summary {
     pub game_over: bool,
     /// Per player.
     pub players: Vec<PlayerSummary>,
+    /// What self-calibration learned (`state` "off" when it was off).
+    pub calibration: CalibrationReport,
 }
 
 impl Summary {
@@ -99,6 +104,7 @@ impl Summary {
                 decisions: p.stats.decisions,
                 think_ms_total: p.stats.think_time.as_secs_f64() * 1000.0,
                 replans: p.driver_stats().replans,
+                calibration_surprises: p.stats.calibration_surprises,
             })
             .collect();
         Summary {
@@ -115,6 +121,7 @@ impl Summary {
             winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
             game_over: s.outcome.is_some(),
             players,
+            calibration: s.calibration_report(),
         }
     }
 
@@ -152,6 +159,9 @@ impl Summary {
                 p.checks,
                 if p.topped_out { ", topped out" } else { "" }
             );
+        }
+        if self.calibration.state != "off" {
+            out += &self.calibration.to_text();
         }
         match (&self.winner, self.game_over) {
             (Some(w), _) => out += &format!("winner: {w}\n"),

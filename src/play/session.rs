@@ -6,11 +6,13 @@
 
 use std::time::{Duration, Instant};
 
+use crate::ai::MoveRules;
+use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalibration, SeatControl};
 use crate::config::Mode;
-use crate::driver::{Check, Driver, Observation, Pose, Verifier, plan};
+use crate::driver::{Check, Driver, Observation, Pose, Surroundings, Verifier, plan};
 use crate::emu::{EmuError, Machine};
-use crate::game::{Cell, Placement, Rules};
-use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot};
+use crate::game::{Placement, Rules};
+use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
 use super::menu::{MenuRunner, MenuStatus};
 use super::thinker::{Request, Thinker};
@@ -42,6 +44,18 @@ pub struct SeatStats {
     pub frame_path_time: Duration,
     /// Decisions made.
     pub decisions: u32,
+    /// RAM / model differences while the contract was not settled (not counted as mismatches).
+    pub calibration_surprises: u64,
+}
+
+/// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
+fn rules_for(spawn: &Option<crate::game::Orientation>) -> Rules {
+    Rules { spawn_orientation: spawn.unwrap_or(crate::game::Orientation::Up), ..Rules::puyo1() }
+}
+
+/// The movement model's rules for a cartridge's `[movement]` entry.
+fn moves_of(m: &crate::memmap::Movement) -> MoveRules {
+    MoveRules { kick_sideways: m.kick_sideways, kick_up: m.kick_up, ..MoveRules::default() }
 }
 
 /// One player of the game.
@@ -74,6 +88,8 @@ pub struct Seat {
     pub think_ms: f32,
     /// Score read from RAM, when the address file knows where it is.
     pub ram_score: Option<u32>,
+    /// The cartridge's movement rules (kicks), for the driver's re-plans.
+    moves: MoveRules,
 }
 
 impl std::fmt::Debug for Seat {
@@ -111,6 +127,7 @@ impl Seat {
             expected_chain: 0,
             think_ms: 0.0,
             ram_score: None,
+            moves: MoveRules::default(),
         }
     }
 
@@ -176,6 +193,13 @@ pub struct Session<M: Machine> {
     pub menu_error: Option<String>,
     last: Option<Snapshot>,
     wait_for_bots: bool,
+    /// Self-calibration, unless off.
+    calibration: Option<OnlineCalibration>,
+    /// SHA-1 of the ROM (for the sources of learned entries).
+    rom_sha1: String,
+    /// The session reads RAM with a learned file.
+    calibrated: bool,
+    calibration_failed_logged: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -194,6 +218,11 @@ impl<M: Machine> Session<M> {
     pub fn new(machine: M, map: AddressFile, mode: Mode, seats: Vec<Seat>, walk_menu: bool) -> Session<M> {
         let phase = if walk_menu { Phase::Menu(MenuRunner::new(map.menu.steps.clone())) } else { Phase::Play };
         let ready_timeout = map.menu.ready_timeout;
+        let map_spawn = map.movement.spawn;
+        let mut seats = seats;
+        for s in &mut seats {
+            s.moves = moves_of(&map.movement);
+        }
         Session {
             machine,
             decoder: Decoder::new(map),
@@ -202,7 +231,7 @@ impl<M: Machine> Session<M> {
             keyboard: [0; 2],
             phase,
             ready_timeout,
-            rules: Rules::puyo1(),
+            rules: rules_for(&map_spawn),
             frames: 0,
             next_id: 0,
             started: Instant::now(),
@@ -210,6 +239,30 @@ impl<M: Machine> Session<M> {
             menu_error: None,
             last: None,
             wait_for_bots: false,
+            calibration: None,
+            rom_sha1: String::new(),
+            calibrated: false,
+            calibration_failed_logged: false,
+        }
+    }
+
+    /// Turns self-calibration on (`Some`) or off for this session; `rom_sha1` names the ROM in the
+    /// sources of learned entries.
+    pub fn set_calibration(&mut self, calibration: Option<OnlineCalibration>, rom_sha1: &str) {
+        self.calibration = calibration;
+        self.rom_sha1 = rom_sha1.to_string();
+    }
+
+    /// The session's calibration, when on.
+    pub fn calibration(&self) -> Option<&OnlineCalibration> {
+        self.calibration.as_ref()
+    }
+
+    /// What calibration knows (`state` "off" when it is off).
+    pub fn calibration_report(&self) -> CalibrationReport {
+        match &self.calibration {
+            Some(c) => c.report(),
+            None => Learner::new(self.decoder.map(), CalibrateMode::Off).report(),
         }
     }
 
@@ -302,17 +355,35 @@ impl<M: Machine> Session<M> {
         }
     }
 
+    /// Whether a pair falls for some player: by the learner's eyes while the contract is unsettled.
+    fn pair_falling(&self, snap: &Snapshot) -> bool {
+        match &self.calibration {
+            Some(c) if !c.settled() => c.any_active(self.machine.ram()),
+            _ => snap.players.iter().any(|p| p.controllable),
+        }
+    }
+
     /// Runs one frame: decide the pads from RAM, then clock the machine.
     pub fn step_frame(&mut self) -> Result<(), EmuError> {
+        // Closed-loop menu steps need to know whether the game has started.
+        let before_play = match self.phase {
+            Phase::Menu(_) | Phase::Ready { .. } => {
+                let snap = self.decoder.decode(self.machine.ram());
+                let falling = self.pair_falling(&snap);
+                Some((snap, falling))
+            }
+            Phase::Play => None,
+        };
+        let menu_sees_play = before_play.as_ref().is_some_and(|(_, f)| *f);
         let mut pads = match &mut self.phase {
-            Phase::Menu(runner) => match runner.step(self.machine.ram()) {
+            Phase::Menu(runner) => match runner.step(self.machine.ram(), menu_sees_play) {
                 MenuStatus::Running(p) => p,
                 MenuStatus::Done => {
                     self.phase = Phase::Ready { waited: 0 };
                     [0; 2]
                 }
                 MenuStatus::TimedOut { step } => {
-                    let msg = format!("menu script: step {step} (wait_until) timed out");
+                    let msg = format!("menu script: step {step} did not reach its goal in time");
                     log::warn!("{msg}");
                     self.menu_error = Some(msg);
                     self.phase = Phase::Ready { waited: 0 };
@@ -320,8 +391,11 @@ impl<M: Machine> Session<M> {
                 }
             },
             Phase::Ready { waited } => {
-                let snap = self.decoder.decode(self.machine.ram());
-                if snap.players.iter().any(|p| p.controllable) {
+                let (snap, falling) = match before_play {
+                    Some(s) => s,
+                    None => (self.decoder.decode(self.machine.ram()), false),
+                };
+                if falling {
                     self.phase = Phase::Play;
                     self.play_frame(snap)
                 } else {
@@ -347,6 +421,30 @@ impl<M: Machine> Session<M> {
         for (p, k) in pads.iter_mut().zip(self.keyboard) {
             *p |= k;
         }
+        if let Some(cal) = self.calibration.as_mut() {
+            cal.observe(&Frame { ram: self.machine.ram(), pads });
+            if let Some(learned) = cal.take_learned(&self.rom_sha1) {
+                // The first learned file replaces the guesses; later ones only add colours (in the same
+                // model order), so the pieces under way keep their plans.
+                if !std::mem::replace(&mut self.calibrated, true) {
+                    log::info!("calibration settled; reading RAM with the learned contract from now on");
+                    for s in &mut self.seats {
+                        s.verifier.reset();
+                        s.driver.clear();
+                    }
+                }
+                self.rules = rules_for(&learned.movement.spawn);
+                for s in &mut self.seats {
+                    s.moves = moves_of(&learned.movement);
+                }
+                self.decoder = Decoder::new(learned);
+            } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
+                log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
+            } else if cal.unsettled_again() {
+                self.calibrated = false;
+                log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
+            }
+        }
         self.machine.set_pads(pads);
         self.machine.clock_frame()?;
         self.frames += 1;
@@ -357,11 +455,32 @@ impl<M: Machine> Session<M> {
         let frame_start = Instant::now();
         let mut pads = [0u8; 2];
         let opponents: Vec<_> = snap.players.iter().map(|p| p.field).collect();
+        let ram = *self.machine.ram();
+        // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
+        let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
+        let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
         for (i, seat) in self.seats.iter_mut().enumerate() {
             let Some(st) = snap.players.get(i) else { continue };
-            let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
-            let buttons =
-                seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
+            let opening = match self.calibration.as_mut() {
+                Some(c) if seat.bot_on => match c.control(i, &ram) {
+                    SeatControl::Opening { buttons, active } => Some((buttons, active)),
+                    SeatControl::Bot => None,
+                },
+                _ => None,
+            };
+            let buttons = if let Some((b, active)) = opening {
+                opening_frame(seat, active);
+                b
+            } else {
+                let before = seat.stats.mismatches;
+                let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
+                let b = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
+                if calibrating {
+                    seat.stats.calibration_surprises += seat.stats.mismatches - before;
+                    seat.stats.mismatches = before;
+                }
+                if swap_ab { crate::calib::swap_ab(b) } else { b }
+            };
             if let Some(p) = pads.get_mut(seat.pad) {
                 *p |= buttons;
             }
@@ -386,6 +505,24 @@ impl<M: Machine> Session<M> {
             if self.seats.len() == 2 && out.len() == 1 { Some(self.seats[1 - out[0]].label.clone()) } else { None };
         self.outcome = Some(Outcome { winner, frame: self.frames });
     }
+}
+
+/// A seat's bookkeeping on a frame the calibration opening drives it: pieces are counted, nothing is
+/// predicted (the contract is not known yet), and the bot is not asked.
+fn opening_frame(seat: &mut Seat, active: bool) {
+    if active && !seat.was_controllable {
+        seat.seen_piece = true;
+        seat.idle_frames = 0;
+        seat.verifier.reset();
+        seat.driver.clear();
+        seat.waiting = false;
+        if let Some(t) = seat.thinker.as_mut() {
+            t.cancel();
+        }
+    } else if !active && seat.was_controllable {
+        seat.stats.pieces += 1;
+    }
+    seat.was_controllable = active;
 }
 
 /// One seat's work for one frame; returns its buttons.
@@ -483,6 +620,9 @@ fn seat_frame(
                 (None, None) => Vec::new(),
             };
             seat.driver.start(target, &path);
+            if let Some(piece) = st.current {
+                seat.driver.set_surroundings(Surroundings { field: st.field, piece, moves: seat.moves });
+            }
         }
     } else if seat.was_controllable {
         // The piece locked.
@@ -492,8 +632,7 @@ fn seat_frame(
 
     if !controllable && seat.seen_piece {
         seat.idle_frames += 1;
-        let spawn_filled = st.field.get(rules.spawn_x as usize, rules.spawn_y as usize) != Cell::Empty;
-        if spawn_filled && seat.idle_frames > TOPOUT_FRAMES && !seat.stats.topped_out {
+        if st.field.is_game_over(rules) && seat.idle_frames > TOPOUT_FRAMES && !seat.stats.topped_out {
             log::info!("{} topped out after {} pieces", seat.label, seat.stats.pieces);
             seat.stats.topped_out = true;
         }
@@ -503,7 +642,10 @@ fn seat_frame(
     if !seat.bot_on {
         return 0;
     }
-    let obs =
-        Observation { controllable, pose: pose.unwrap_or(Pose { x: st.x, orientation: crate::game::Orientation::Up }) };
+    let obs = Observation {
+        controllable,
+        pose: pose.unwrap_or(Pose { x: st.x, orientation: crate::game::Orientation::Up }),
+        y: st.y,
+    };
     seat.driver.tick(obs)
 }

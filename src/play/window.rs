@@ -128,7 +128,7 @@ impl Viewable for WindowSession {
                 None => "GAME OVER".to_string(),
             }),
             (None, Some(e)) if self.session.in_menus() => Some(e.chars().take(40).collect()),
-            _ => None,
+            _ => self.session.calibration().filter(|c| !c.settled() || c.failed()).map(|c| c.report().hud_line()),
         };
         HudInfo { players, message }
     }

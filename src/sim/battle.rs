@@ -123,6 +123,7 @@ pub fn play_battle(
             sides[me].pending += n;
             sides[other].attack = None;
         }
+        pieces.forget_before(sides[0].index.min(sides[1].index));
         let [first, second] = &mut sides;
         let (mine, theirs) = if me == 0 { (first, second) } else { (second, first) };
         let current = pieces.piece(mine.index);

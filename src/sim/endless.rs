@@ -37,11 +37,52 @@ pub struct EndlessRecord {
     pub final_field: Field,
 }
 
-/// Plays up to `n` pieces of 1P endless with `player` on an empty field.
+/// How an endless game ended, without the per-move records (see [`play_endless_streaming`]).
+#[derive(Clone, Debug, Default)]
+pub struct EndlessOutcome {
+    /// Pieces placed.
+    pub pairs: usize,
+    /// True when the game ended because the spawn cell was occupied (or the player made an illegal move).
+    pub topped_out: bool,
+    /// Placements the player chose that did not fit the piece (each ends the game).
+    pub illegal_moves: u32,
+    /// Times the field was emptied by a chain.
+    pub field_clears: u32,
+    /// Total points.
+    pub score: u64,
+    /// The field when the game ended.
+    pub final_field: Field,
+}
+
+/// Plays up to `n` pieces of 1P endless with `player` on an empty field, collecting every move.
+/// Memory grows with `n`; for long games use [`play_endless_streaming`].
 pub fn play_endless(player: &mut dyn Player, pieces: &mut dyn PieceSource, rules: &Rules, n: usize) -> EndlessRecord {
+    let mut moves = Vec::new();
+    let out = play_endless_streaming(player, pieces, rules, n, &mut |m| moves.push(*m));
+    EndlessRecord {
+        moves,
+        topped_out: out.topped_out,
+        illegal_moves: out.illegal_moves,
+        field_clears: out.field_clears,
+        score: out.score,
+        final_field: out.final_field,
+    }
+}
+
+/// Plays up to `n` pieces of 1P endless with `player` on an empty field, handing each move to `on_move`
+/// as it happens. Keeps nothing per move and tells `pieces` to forget dealt pieces, so memory stays
+/// constant however long the game.
+pub fn play_endless_streaming(
+    player: &mut dyn Player,
+    pieces: &mut dyn PieceSource,
+    rules: &Rules,
+    n: usize,
+    on_move: &mut dyn FnMut(&MoveRecord),
+) -> EndlessOutcome {
     let mut field = Field::new();
-    let mut rec = EndlessRecord::default();
+    let mut out = EndlessOutcome::default();
     for i in 0..n {
+        pieces.forget_before(i);
         let current = pieces.piece(i);
         let next = pieces.piece(i + 1);
         let view =
@@ -51,20 +92,21 @@ pub fn play_endless(player: &mut dyn Player, pieces: &mut dyn PieceSource, rules
         let think_us = started.elapsed().as_micros() as u64;
         let Ok(summary) = field.play(current, decision.placement, rules) else {
             log::warn!("{} chose {} for {current}: not a valid placement", player.name(), decision.placement);
-            rec.illegal_moves += 1;
-            rec.topped_out = true;
+            out.illegal_moves += 1;
+            out.topped_out = true;
             break;
         };
-        rec.score += summary.score as u64;
+        out.pairs += 1;
+        out.score += summary.score as u64;
         if summary.chains > 0 && field.is_empty() {
-            rec.field_clears += 1;
+            out.field_clears += 1;
         }
-        rec.moves.push(MoveRecord { chain: summary.chains, score: summary.score, puyos: field.count(), think_us });
+        on_move(&MoveRecord { chain: summary.chains, score: summary.score, puyos: field.count(), think_us });
         if field.is_game_over(rules) {
-            rec.topped_out = true;
+            out.topped_out = true;
             break;
         }
     }
-    rec.final_field = field;
-    rec
+    out.final_field = field;
+    out
 }

@@ -1,5 +1,7 @@
 //! Where pieces come from: a seeded random generator or a fixed queue read from a file.
 
+use std::collections::VecDeque;
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -9,6 +11,10 @@ use crate::game::{Color, Item, Pair, Piece};
 pub trait PieceSource {
     /// The `index`-th piece (0-based). Both players of a battle read the same sequence.
     fn piece(&mut self, index: usize) -> Piece;
+
+    /// Promises that no piece before `index` will be asked for again, so a source that remembers the
+    /// pieces it dealt may drop them (long games then run in constant memory). The default keeps all.
+    fn forget_before(&mut self, _index: usize) {}
 }
 
 /// Random pairs with a seeded Xoshiro256++ stream; optionally an item every `item_interval` pieces.
@@ -17,7 +23,9 @@ pub struct RandomPieces {
     rng: Xoshiro256PlusPlus,
     colors: u8,
     item: Option<(Item, u32)>,
-    made: Vec<Piece>,
+    /// Pieces dealt from index `base` on; older ones were forgotten (see [`PieceSource::forget_before`]).
+    made: VecDeque<Piece>,
+    base: usize,
 }
 
 impl RandomPieces {
@@ -27,7 +35,8 @@ impl RandomPieces {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             colors: colors.clamp(3, 6),
             item: None,
-            made: Vec::new(),
+            made: VecDeque::new(),
+            base: 0,
         }
     }
 
@@ -55,12 +64,24 @@ impl RandomPieces {
 }
 
 impl PieceSource for RandomPieces {
+    /// # Panics
+    /// When asked for a piece before the index last passed to `forget_before`: that breaks the promise
+    /// made there and is a bug in the calling loop.
     fn piece(&mut self, index: usize) -> Piece {
-        while self.made.len() <= index {
-            let p = self.make(self.made.len());
-            self.made.push(p);
+        assert!(index >= self.base, "piece {index} was forgotten (pieces before {} were released)", self.base);
+        while self.base + self.made.len() <= index {
+            let p = self.make(self.base + self.made.len());
+            self.made.push_back(p);
         }
-        self.made[index]
+        self.made[index - self.base]
+    }
+
+    fn forget_before(&mut self, index: usize) {
+        // Pieces not dealt yet must still be drawn in order, so only dealt ones are dropped.
+        while self.base < index && !self.made.is_empty() {
+            self.made.pop_front();
+            self.base += 1;
+        }
     }
 }
 

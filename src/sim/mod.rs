@@ -1,11 +1,23 @@
-//! Self-play: piece sources, the `Player` trait, and the 1P endless and 2P battle loops.
+//! Self-play: piece sources, the `Player` trait, the 1P endless and 2P battle loops, and the statistics
+//! of runs (tallies, summaries, shards and their merge).
+//!
+//! Pure layer: uses `game` and nothing of the bots, the emulator or the command line.
 
 pub mod battle;
 pub mod endless;
 pub mod generator;
 pub mod player;
+pub mod shard;
+pub mod stats;
+pub mod summary;
 
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
-pub use endless::{EndlessRecord, MoveRecord, play_endless};
+pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
 pub use generator::{PieceSource, QueuePieces, RandomPieces, game_rng};
 pub use player::{Decision, OpponentView, Player, View};
+pub use shard::Shard;
+pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, thread_cpu_ns, wilson};
+pub use summary::{
+    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, EndlessGame, EndlessGameResult, EndlessRun, EndlessSummary,
+    EndlessTally, EndlessTotals, Summary, merge, play_endless_tallied,
+};

@@ -50,3 +50,13 @@ pub trait Player: Send {
     /// Chooses where the current piece goes. Must return a placement that is valid for the piece.
     fn choose(&mut self, view: &View<'_>) -> Decision;
 }
+
+/// A borrowed player plays as itself, so wrappers (e.g. [`super::CpuTimed`]) can take `&mut bot`.
+impl<P: Player + ?Sized> Player for &mut P {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn choose(&mut self, view: &View<'_>) -> Decision {
+        (**self).choose(view)
+    }
+}

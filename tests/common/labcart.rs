@@ -9,6 +9,8 @@ use tetanes_core::input::JoypadBtnState;
 use tetanes_core::prelude::*;
 use tetanes_core::video::VideoFilter;
 
+pub use super::contract::Dir;
+
 pub const ROM_CONTRACT: &[u8] = include_bytes!("../labcart/puyolab.nes");
 pub const ROM_CODES: &[u8] = include_bytes!("../labcart/puyolab-codes.nes");
 pub const ROM_ORIENT: &[u8] = include_bytes!("../labcart/puyolab-orient.nes");
@@ -58,6 +60,7 @@ pub mod gstate {
 /// Cell / piece codes of one ROM variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Codes {
+    pub empty: u8,
     pub colour1: u8,
     pub nuisance: u8,
     pub wall: u8,
@@ -66,10 +69,14 @@ pub struct Codes {
 }
 
 impl Codes {
-    pub const CONTRACT: Codes = Codes { colour1: 1, nuisance: 7, wall: 8, big: 9, carbuncle: 10 };
-    pub const ALT: Codes = Codes { colour1: 0x11, nuisance: 0x20, wall: 8, big: 0x30, carbuncle: 0x31 };
+    pub const CONTRACT: Codes = Codes { empty: 0, colour1: 1, nuisance: 7, wall: 8, big: 9, carbuncle: 10 };
+    pub const ALT: Codes = Codes { empty: 0, colour1: 0x11, nuisance: 0x20, wall: 8, big: 0x30, carbuncle: 0x31 };
     pub fn is_colour(&self, c: u8) -> bool {
         c >= self.colour1 && c < self.colour1 + 6
+    }
+    /// An item code (Big Puyo or Carbuncle).
+    pub fn is_item(&self, c: u8) -> bool {
+        c == self.big || c == self.carbuncle
     }
 }
 
@@ -85,6 +92,19 @@ pub struct Orients {
 impl Orients {
     pub const CONTRACT: Orients = Orients { down: 0, left: 1, up: 2, right: 3 };
     pub const ALT: Orients = Orients { down: 2, left: 3, up: 0, right: 1 };
+    /// The orientation value of a direction.
+    pub fn value(&self, d: Dir) -> u8 {
+        match d {
+            Dir::Down => self.down,
+            Dir::Left => self.left,
+            Dir::Up => self.up,
+            Dir::Right => self.right,
+        }
+    }
+    /// The direction an orientation value names (values above 3 read as right, like `delta`).
+    pub fn dir(&self, o: u8) -> Dir {
+        Dir::ALL.into_iter().find(|d| self.value(*d) == o).unwrap_or(Dir::Right)
+    }
     /// (dx, dy) from the pivot to the child for orientation value `o`.
     pub fn delta(&self, o: u8) -> (i32, i32) {
         if o == self.down {
@@ -99,16 +119,29 @@ impl Orients {
     }
 }
 
+/// What the harness must know about one build to read its RAM and steer its pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     pub codes: Codes,
     pub orients: Orients,
+    /// A turns the pair clockwise (B the other way).
+    pub a_clockwise: bool,
+    /// The X/Y bytes hold the child's cell instead of the pivot's.
+    pub xy_child: bool,
+    /// Byte of a field cell that holds the code (0 or 1).
+    pub color_offset: u8,
 }
 
 impl Variant {
-    pub const CONTRACT: Variant = Variant { codes: Codes::CONTRACT, orients: Orients::CONTRACT };
-    pub const CODES: Variant = Variant { codes: Codes::ALT, orients: Orients::CONTRACT };
-    pub const ORIENT: Variant = Variant { codes: Codes::CONTRACT, orients: Orients::ALT };
+    pub const CONTRACT: Variant = Variant {
+        codes: Codes::CONTRACT,
+        orients: Orients::CONTRACT,
+        a_clockwise: true,
+        xy_child: false,
+        color_offset: 1,
+    };
+    pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
+    pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
 }
 
 /// Menu choices; `Lab::boot` walks the documented menu script to reach them.
@@ -231,12 +264,37 @@ impl Lab {
         }
     }
 
-    /// Field as 14 rows x 6 columns of codes; row 0 is the hidden row.
+    /// The pivot's cell of player p's controllable piece, whichever puyo the X/Y bytes follow
+    /// (an item's X/Y are its own in every build).
+    pub fn pivot_xy(&self, p: usize) -> (u8, u8) {
+        let pc = self.piece(p);
+        if !self.v.xy_child || self.v.codes.is_item(pc.pivot) {
+            return (pc.x, pc.y);
+        }
+        let (dx, dy) = self.v.orients.delta(pc.orient);
+        ((pc.x as i32 - dx) as u8, (pc.y as i32 - dy) as u8)
+    }
+
+    /// Field as 14 rows x 6 columns of codes (the cell byte at the variant's colour offset);
+    /// row 0 is the hidden row.
     pub fn field(&self, p: usize) -> [[u8; 6]; 14] {
+        let off = self.v.color_offset as u16;
         let mut f = [[0u8; 6]; 14];
         for (y, row) in f.iter_mut().enumerate() {
             for (x, c) in row.iter_mut().enumerate() {
-                *c = self.ram(addr::FIELD[p] + 16 * y as u16 + 2 * (x as u16 + 1) + 1);
+                *c = self.ram(addr::FIELD[p] + 16 * y as u16 + 2 * (x as u16 + 1) + off);
+            }
+        }
+        f
+    }
+
+    /// The other byte of every cell (the one without the code), 14 rows x 6 columns.
+    pub fn field_other_bytes(&self, p: usize) -> [[u8; 6]; 14] {
+        let off = 1 - self.v.color_offset as u16;
+        let mut f = [[0u8; 6]; 14];
+        for (y, row) in f.iter_mut().enumerate() {
+            for (x, c) in row.iter_mut().enumerate() {
+                *c = self.ram(addr::FIELD[p] + 16 * y as u16 + 2 * (x as u16 + 1) + off);
             }
         }
         f
@@ -247,7 +305,7 @@ impl Lab {
         for (y, row) in self.field(p).iter().enumerate() {
             s += &format!("{y:2} ");
             for c in row {
-                s += &if *c == 0 { " .".to_string() } else { format!("{c:2x}") };
+                s += &if *c == self.v.codes.empty { " .".to_string() } else { format!("{c:2x}") };
             }
             s += "\n";
         }
@@ -300,7 +358,8 @@ enum Phase {
     Done,
 }
 
-/// Closed-loop steering of one player's piece: rotate, move, drop (Down held) until locked.
+/// Closed-loop steering of one player's piece: rotate, move the pivot to column `x`, drop (Down
+/// held) until locked.
 #[derive(Clone, Copy, Debug)]
 pub struct Placer {
     pub x: u8,
@@ -350,16 +409,19 @@ impl Placer {
                     }
                     self.tries += 1;
                     let pc = lab.piece(p);
+                    let (px, _) = lab.pivot_xy(p);
                     let item = !lab.v.codes.is_colour(pc.pivot);
                     let want = if !item && pc.orient != self.orient && self.tries < 40 {
-                        // clockwise is +1 in both numberings
-                        if (self.orient + 4 - pc.orient) % 4 == 3 { btn::B } else { btn::A }
-                    } else if pc.x > self.x && self.tries < 80 {
+                        // counter-clockwise when the target is a quarter turn that way, else clockwise
+                        let o = &lab.v.orients;
+                        let ccw = o.dir(pc.orient).counter_clockwise() == o.dir(self.orient);
+                        if ccw != lab.v.a_clockwise { btn::A } else { btn::B }
+                    } else if px > self.x && self.tries < 80 {
                         btn::LEFT
-                    } else if pc.x < self.x && self.tries < 80 {
+                    } else if px < self.x && self.tries < 80 {
                         btn::RIGHT
                     } else {
-                        self.reached = pc.x == self.x && (item || pc.orient == self.orient);
+                        self.reached = px == self.x && (item || pc.orient == self.orient);
                         self.phase = Phase::Drop;
                         continue;
                     };

@@ -1,1 +1,2 @@
+pub mod contract;
 pub mod labcart;

@@ -10,11 +10,12 @@ start_game:
     jsr draw_script
     jsr draw_walls
     jsr flush_attr
-    ; clear both fields: walls 00 08 at x = 0 and 7, cells 00 00
+    ; clear both fields: walls 00 08 at x = 0 and 7, cells empty
     ldx #0
 @f:
     txa
     and #$0F
+.if EMPTY = 0
     ldy #0
     cmp #1
     beq @wall
@@ -24,6 +25,10 @@ start_game:
     ldy #WALL
 @put:
     tya
+.else
+    tay
+    lda empty_row,y
+.endif
     sta FIELD1,x
     sta FIELD2,x
     inx
@@ -53,11 +58,16 @@ start_game:
     sta SHSTAT,x           ; force redraw of status/pending
     sta SHPEND,x
     sta SHSC0,x            ; force redraw of score
-    lda #ORI_UP
+.if EMPTY <> 0
+    lda #EMPTY              ; no piece yet
+    sta CURP,x
+    sta CURC,x
+.endif
+    lda #SPAWN_ORI
     sta ORI,x
-    lda #3
+    lda #START_X
     sta PX,x
-    lda #1
+    lda #START_Y
     sta PY,x
     lda #FALL_NORMAL
     sta DROPT,x
@@ -73,10 +83,16 @@ start_game:
     sta PEND+1
     sta PEND+2
     sta PEND+3
+.if EMPTY <> 0
+    lda #EMPTY              ; no next piece (P2 in 1P keeps this)
+.endif
     sta NEXTP
     sta NEXTC
     sta NEXTP+2
     sta NEXTC+2
+.if EMPTY <> 0
+    lda #0
+.endif
     sta WINNER
     sta PAUSED
     sta SPAWNANY
@@ -133,6 +149,20 @@ start_game:
     sta GSTATE
     jsr hide_sprites
     jmp screen_on
+
+.if EMPTY <> 0
+; one field row: walls 00 08, cells with the empty code in the code byte
+empty_row:
+    .byte $00, WALL
+    .repeat 6
+    .if CELL = 1
+    .byte $00, EMPTY
+    .else
+    .byte EMPTY, $00
+    .endif
+    .endrepeat
+    .byte $00, WALL
+.endif
 
 player_begin:
     jsr gen_next
@@ -362,10 +392,10 @@ ps_wait:
     sta PTYPE,x
     jsr gen_next
     lda #3
-    sta PX,x
+    sta IPX,x
     lda #1
-    sta PY,x
-    lda #ORI_UP
+    sta IPY,x
+    lda #SPAWN_ORI
     sta ORI,x
     lda #FALL_NORMAL
     sta DROPT,x
@@ -427,13 +457,13 @@ ps_active:
     lda PADNEW,x
     and #BTN_A
     beq :+
-    lda #1
+    lda #ROT_A
     jsr rotate
 :
     lda PADNEW,x
     and #BTN_B
     beq @norot
-    lda #$FF
+    lda #ROT_B
     jsr rotate
 @norot:
     ; horizontal movement
@@ -474,9 +504,9 @@ ps_active:
     lda #1
     jsr move
 @fall:
-    lda PX,x
+    lda IPX,x
     sta tx
-    ldy PY,x
+    ldy IPY,x
     iny
     sty ty
     lda ORI,x
@@ -496,7 +526,7 @@ ps_active:
 @tick:
     dec DROPT,x
     bne @done
-    inc PY,x
+    inc IPY,x
     lda PAD,x
     and #BTN_DOWN
     beq :+
@@ -528,28 +558,33 @@ ps_active:
 ; A = +1 / -1
 move:
     clc
-    adc PX,x
+    adc IPX,x
     sta tx
-    lda PY,x
+    lda IPY,x
     sta ty
     lda ORI,x
     sta tori
     jsr piece_fits
     bcs :+
     lda tx
-    sta PX,x
+    sta IPX,x
 :
     rts
 
-; A = +1 (A button, clockwise) / -1 (B button)
+; A = ROT_A (A button) / ROT_B (B button): a step mod 4, or a rot_tab half
 rotate:
     clc
     adc ORI,x
+.if ROT_TABLE
+    tay
+    lda rot_tab,y
+.else
     and #3
+.endif
     sta tori
-    lda PX,x
+    lda IPX,x
     sta tx
-    lda PY,x
+    lda IPY,x
     sta ty
     jsr piece_fits
     bcc @ok
@@ -578,9 +613,9 @@ rotate:
     bcs @fail
 @ok:
     lda tx
-    sta PX,x
+    sta IPX,x
     lda ty
-    sta PY,x
+    sta IPY,x
     lda tori
     sta ORI,x
 @fail:
@@ -590,7 +625,7 @@ rotate:
 cell_free:
     jsr cell_code
     bcs @blk
-    bne @blk                ; Z still comes from cell_code's load: clc and rts leave it alone
+    bne @blk                ; Z still comes from cell_code's empty test: clc and rts leave it alone
     rts                     ; C=0: inside and empty
 @blk:
     sec
@@ -632,16 +667,71 @@ piece_fits:
 @no:
     rts
 
-.ifdef ORIENT_ALT
-ori_dx: .byte 0, 1, 0, $FF       ; up right down left
-ori_dy: .byte $FF, 0, 1, 0
-.else
-ori_dx: .byte 0, $FF, 0, 1       ; down left up right
-ori_dy: .byte 1, 0, $FF, 0
+; (dx, dy) from the pivot to the child, by orientation value
+ori_dx:
+    .repeat 4, O
+    .if O = ORI_LEFT
+    .byte $FF
+    .elseif O = ORI_RIGHT
+    .byte 1
+    .else
+    .byte 0
+    .endif
+    .endrepeat
+ori_dy:
+    .repeat 4, O
+    .if O = ORI_UP
+    .byte $FF
+    .elseif O = ORI_DOWN
+    .byte 1
+    .else
+    .byte 0
+    .endif
+    .endrepeat
+
+.if ROT_TABLE
+; orientation after a turn, by orientation value: A button at 0..3, B button at 4..7
+.macro CW_OF o
+    .if o = ORI_UP
+    .byte ORI_RIGHT
+    .elseif o = ORI_RIGHT
+    .byte ORI_DOWN
+    .elseif o = ORI_DOWN
+    .byte ORI_LEFT
+    .else
+    .byte ORI_UP
+    .endif
+.endmacro
+.macro CCW_OF o
+    .if o = ORI_UP
+    .byte ORI_LEFT
+    .elseif o = ORI_LEFT
+    .byte ORI_DOWN
+    .elseif o = ORI_DOWN
+    .byte ORI_RIGHT
+    .else
+    .byte ORI_UP
+    .endif
+.endmacro
+rot_tab:
+    .repeat 4, O
+    .if A_CW
+    CW_OF O
+    .else
+    CCW_OF O
+    .endif
+    .endrepeat
+    .repeat 4, O
+    .if A_CW
+    CCW_OF O
+    .else
+    CW_OF O
+    .endif
+    .endrepeat
 .endif
 
 update_sprite_pos:
-    lda PX,x
+    lda IPX,x
     asl a
     asl a
     asl a
@@ -652,12 +742,33 @@ update_sprite_pos:
     adc #128
 :
     sta SPRX,x
-    lda PY,x
+    lda IPY,x
     asl a
     asl a
     asl a
     asl a
     sta SPRY,x
+.if XY_CHILD
+    ; publish the child's cell (an item has no child: its own X/Y)
+    lda IPX,x
+    ldy IPY,x
+    sty tmp0
+    ldy PTYPE,x
+    bne :+
+    ldy ORI,x
+    clc
+    adc ori_dx,y
+    sta PX,x
+    lda tmp0
+    clc
+    adc ori_dy,y
+    sta PY,x
+    rts
+:
+    sta PX,x
+    lda tmp0
+    sta PY,x
+.endif
     rts
 
 ; ---------------------------------------------------------------- lock
@@ -674,11 +785,11 @@ lock_piece:
     jmp @grav
 @big:
     ; clear columns PX and PX+1, rows 0..13
-    lda PX,x
+    lda IPX,x
     asl a
-    ora #1
+    ora #CELL
     tay
-    lda #0
+    lda #EMPTY
 :
     sta (ptr),y
     iny
@@ -689,13 +800,13 @@ lock_piece:
     adc #14
     tay
     cpy #$E0
-    lda #0
+    lda #EMPTY
     bcc :-
     jmp @grav
 @pair:
-    lda PX,x
+    lda IPX,x
     sta cx
-    lda PY,x
+    lda IPY,x
     sta cy
     jsr cell_free
     bcs :+
@@ -703,11 +814,11 @@ lock_piece:
     sta (ptr),y
 :
     ldy ORI,x
-    lda PX,x
+    lda IPX,x
     clc
     adc ori_dx,y
     sta cx
-    lda PY,x
+    lda IPY,x
     clc
     adc ori_dy,y
     sta cy
@@ -731,19 +842,19 @@ carbuncle_effect:
     lda #$FF
     sta tmp13               ; lowest touched colour
     ; below
-    lda PX,x
+    lda IPX,x
     sta cx
-    ldy PY,x
+    ldy IPY,x
     iny
     sty cy
     jsr carb_probe
     bcs :+
     sta tmp12               ; the colour below wins
 :
-    lda PX,x
+    lda IPX,x
     sta cx
     dec cx
-    lda PY,x
+    lda IPY,x
     sta cy
     jsr carb_probe
     inc cx
@@ -757,9 +868,9 @@ carbuncle_effect:
 :
     sta tmp12
     ; paint: below, left, right
-    lda PX,x
+    lda IPX,x
     sta cx
-    ldy PY,x
+    ldy IPY,x
     iny
     sty cy
     jsr carb_paint
@@ -819,10 +930,11 @@ cell_code:
     sta tmp7
     lda cx
     asl a
-    ora #1
+    ora #CELL
     ora tmp7
     tay
     lda (ptr),y
+    CMP_EMPTY
     clc
     rts
 @out:

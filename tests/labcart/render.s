@@ -600,7 +600,7 @@ next_mty: .byte 2, 3, 5, 6
 ; per cell index ci = 6*(y-1) + (x-1), y = 1..13, x = 1..6
 ci_off:
     .repeat 78, I
-    .byte 16*(I/6+1) + 2*(I .mod 6 + 1) + 1
+    .byte 16*(I/6+1) + 2*(I .mod 6 + 1) + CELL
     .endrepeat
 ci_ntlo:
     .repeat 78, I

@@ -22,9 +22,10 @@ ps_grav:
 gravity_step:
     lda #0
     sta tmp0
-    ldy #$CD                ; row 12, column 6 (colour bytes, walls harmless)
+    ldy #$CC+CELL           ; row 12, column 6 (code bytes; walls never move: the byte below is a wall too)
 @l:
     lda (ptr),y
+    CMP_EMPTY
     beq @next
     sta tmp1
     tya
@@ -32,6 +33,7 @@ gravity_step:
     adc #16
     tay
     lda (ptr),y
+    CMP_EMPTY
     bne @back
     lda tmp1
     sta (ptr),y
@@ -39,7 +41,7 @@ gravity_step:
     sec
     sbc #16
     tay
-    lda #0
+    lda #EMPTY
     sta (ptr),y
     lda #1
     sta tmp0
@@ -52,7 +54,7 @@ gravity_step:
 @next:
     dey
     dey
-    cpy #$FF                ; offsets $CD, $CB, ..., $01 (row 0), then stop
+    cpy #<(CELL-2)          ; offsets $CD, $CB, ..., $01 (row 0), then stop (one less each with CELL = 0)
     bne @l
     lda tmp0
     cmp #1
@@ -113,10 +115,18 @@ ps_check:
     sta PTIMER,x
     rts
 @finish:
-    ; spawn cell (3, 1) = offset $17
-    ldy #$17
+    ; spawn cell (3, 1) = offset $17; a pair spawning sideways or down also needs its child's cell
+    ldy #SPAWN_OFF
     lda (ptr),y
+    CMP_EMPTY
+.if SPAWN_DIR <> 2
+    bne @dead
+    ldy #SPAWN_COFF
+    lda (ptr),y
+    CMP_EMPTY
+.endif
     beq @alive
+@dead:
     lda #PS_DEAD
     sta PST,x
     lda #$FF
@@ -159,7 +169,7 @@ ps_pop:
     beq @n
     ldx rc_ci
     ldy ci_off,x
-    lda #0
+    lda #EMPTY
     sta (ptr),y
 @n:
     ldx rc_ci
@@ -226,7 +236,21 @@ find_groups:
     sta MARK,y
     dey
     bpl :-
-    ldy #$13                ; row 1, column 1
+.if CELL = 0
+    ; the walls' first byte is 00, which may be a colour or nuisance code: mark the walls visited
+    lda #1
+    ldy #104
+:
+    sta MARK,y
+    sta MARK+7,y
+    tya
+    sec
+    sbc #8
+    tay
+    lda #1
+    bcs :-
+.endif
+    ldy #$12+CELL           ; row 1, column 1
 fg_cell:
     sty tmp14               ; scan offset
     lda (ptr),y
@@ -327,7 +351,7 @@ fg_skip:
     iny
     tya
     and #$0F
-    cmp #$0F                ; right wall -> next row column 1
+    cmp #$0E+CELL           ; right wall -> next row column 1
     bne :+
     tya
     clc

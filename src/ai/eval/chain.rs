@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::potential::{self, DetectOptions};
 use super::template::Template;
-use crate::game::field::{FIELD_MASK, VISIBLE_MASK, WIDTH};
+use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
 use crate::game::{Color, Field, Rules};
 
 /// Weights of the chain evaluation (values are in arbitrary points; higher totals are better).
@@ -220,8 +220,21 @@ impl ChainEval {
             }
         }
         let (l2, l3) = links_23(field);
-        // Danger: the spawn column above 10, the columns next to it above 11 (they wall the piece in).
-        let danger = (h(3) - 10).max(0) + (h(2) - 11).max(0) + (h(4) - 11).max(0);
+        // Danger: a death column within two rows of its death cell (above 10 on the arcade rule), the
+        // columns next to one within two rows of the spawning pair's lowest row (above 11: they wall
+        // the piece in).
+        let wall_in = (HEIGHT - 2 - rules.spawn_bottom_row()) as i64;
+        let danger: i64 = (1..=WIDTH)
+            .map(|x| {
+                if rules.is_death_column(x) {
+                    (h(x) - (rules.safe_height(x) as i64 - 2)).max(0)
+                } else if (x > 1 && rules.is_death_column(x - 1)) || (x < WIDTH && rules.is_death_column(x + 1)) {
+                    (h(x) - wall_in).max(0)
+                } else {
+                    0
+                }
+            })
+            .sum();
         let static_terms = w.shape * shape
             + w.u_shape * u as f64
             + w.well * well as f64

@@ -43,26 +43,27 @@ impl Default for DetectOptions {
     }
 }
 
-/// The columns a piece can reach from the spawn column: walking out from `spawn_x`, a column of height
-/// 13 or more (its top in row 1 or above) blocks everything beyond it.
-pub fn reachable_columns(heights: &[usize; WIDTH], spawn_x: usize) -> (usize, usize) {
+/// The columns a piece can reach from the spawn column: walking out from `spawn_x`, a column whose top
+/// reaches the lowest row of the spawning pair (`bottom_row`: height 13 or more on the arcade rule, row 1)
+/// blocks everything beyond it.
+pub fn reachable_columns(heights: &[usize; WIDTH], spawn_x: usize, bottom_row: usize) -> (usize, usize) {
+    let block = HEIGHT - bottom_row;
     let mut lo = spawn_x;
-    while lo > 1 && heights[lo - 2] < 13 {
+    while lo > 1 && heights[lo - 2] < block {
         lo -= 1;
     }
     let mut hi = spawn_x;
-    while hi < WIDTH && heights[hi] < 13 {
+    while hi < WIDTH && heights[hi] < block {
         hi += 1;
     }
     (lo, hi)
 }
 
-/// Highest height (0-based, exclusive) a key may occupy in column `x`: the spawn column keeps its spawn
-/// cell free; other columns may use the top visible row.
+/// Highest height (0-based, exclusive) a key may occupy in column `x`: a column with a death cell keeps
+/// it free; other columns may use the top visible row (height 13 is the hidden row, which never pops).
 #[inline]
 fn key_limit(x: usize, rules: &Rules) -> usize {
-    let top = HEIGHT - 1; // height 13 is the hidden row, which never pops
-    if x == rules.spawn_x as usize { top - (rules.spawn_y as usize) } else { top }
+    rules.safe_height(x)
 }
 
 /// The group of `color` containing `seed`, within the visible rows.
@@ -97,7 +98,7 @@ fn room(heights: &[usize; WIDTH], x: usize) -> u32 {
 /// `extend_depth`, their extensions). Returns the number of trials simulated.
 pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl FnMut(&Potential)) -> u32 {
     let heights = field.heights();
-    let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize);
+    let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize, rules.spawn_bottom_row());
     let mut trials = 0;
     for x in lo..=hi {
         let h0 = heights[x - 1];

@@ -1,0 +1,249 @@
+//! Passive observation of one player: from consecutive frames of raw RAM and the pad bytes, the events
+//! the learner reasons about (a piece appears, the orientation byte changes, a piece locks and cells
+//! appear). Nothing here assumes which buttons are pressed or when, so a trace of a person playing
+//! gives the same kind of events as the bot's opening.
+
+use std::collections::VecDeque;
+
+use crate::emu::pad;
+
+use super::motion::TurnButton;
+use super::view::{RawField, View};
+
+/// Frames back in which a new press may explain a change (the game may react a frame or two late).
+const PRESS_WINDOW: usize = 3;
+
+/// Frames after a lock within which the pair's cells must appear in the field.
+const LOCK_WATCH_FRAMES: u32 = 90;
+
+/// A new piece became movable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpawnSeen {
+    /// Its pivot and child bytes.
+    pub pivot: u8,
+    /// The child byte.
+    pub child: u8,
+    /// X, Y and orientation bytes on its first movable frame.
+    pub x: u8,
+    /// Y byte.
+    pub y: u8,
+    /// Orientation byte.
+    pub o: u8,
+}
+
+/// The orientation byte changed while the piece could move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnSeen {
+    /// Orientation before and after.
+    pub from: u8,
+    /// Orientation after.
+    pub to: u8,
+    /// X / Y before.
+    pub xy: (u8, u8),
+    /// X / Y after.
+    pub xy_after: (u8, u8),
+    /// The button newly pressed just before, when exactly one of A / B was.
+    pub button: Option<TurnButton>,
+    /// Left or Right was held in the frames that may have caused the change.
+    pub sideways: bool,
+    /// The field on the frame before (to judge whether a kick was possible).
+    pub field: Box<RawField>,
+}
+
+/// A piece stopped being movable: its last movable state and the field until its cells showed up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockSeen {
+    /// Pivot / child bytes of the piece.
+    pub pivot: u8,
+    /// Child byte.
+    pub child: u8,
+    /// X, Y, orientation on the last movable frame.
+    pub x: u8,
+    /// Y byte.
+    pub y: u8,
+    /// Orientation byte.
+    pub o: u8,
+    /// The field on the last movable frame.
+    pub before: Box<RawField>,
+    /// The field on the first later frame in which at least two cells differ in one cell byte (or when
+    /// the watch ran out).
+    pub after: Box<RawField>,
+}
+
+/// What one frame showed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A piece became movable (`first` on the first one this observer saw).
+    Spawn {
+        /// The piece.
+        seen: SpawnSeen,
+        /// The field on that frame.
+        field: Box<RawField>,
+        /// The first movable piece of this observer.
+        first: bool,
+    },
+    /// The orientation byte changed.
+    Turn(TurnSeen),
+    /// A piece locked.
+    Lock(LockSeen),
+    /// A or B was newly pressed while the piece could move and the orientation did not change.
+    TurnRefused(RefusedSeen),
+}
+
+/// A turn press that changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedSeen {
+    /// The button.
+    pub button: TurnButton,
+    /// X, Y, orientation when it was pressed.
+    pub x: u8,
+    /// Y byte.
+    pub y: u8,
+    /// Orientation byte.
+    pub o: u8,
+    /// The field when it was pressed.
+    pub field: Box<RawField>,
+}
+
+/// X, Y, orientation and the field on a frame the piece could move.
+type Pose = (u8, u8, u8, Box<RawField>);
+
+#[derive(Clone, Debug)]
+struct Watch {
+    lock: LockSeen,
+    frames: u32,
+}
+
+/// One player's observer.
+#[derive(Clone, Debug, Default)]
+pub struct Observer {
+    prev: Option<View>,
+    /// Pads of the last frames, newest first: (held, newly pressed).
+    pads: VecDeque<(u8, u8)>,
+    /// For the same frames: the piece's X, Y, orientation and the field, when it could move.
+    poses: VecDeque<Option<Pose>>,
+    watch: Option<Watch>,
+    seen_piece: bool,
+    /// Pieces seen locking.
+    pub locks: u32,
+}
+
+impl Observer {
+    /// The last frame's view.
+    pub fn view(&self) -> Option<&View> {
+        self.prev.as_ref()
+    }
+
+    /// Feeds one frame: the player's bytes at its start and the pad held during it.
+    pub fn step(&mut self, view: View, pad_held: u8) -> Vec<Event> {
+        let mut out = Vec::new();
+        if let Some(w) = self.watch.as_mut() {
+            w.frames += 1;
+            let changed = (0..view.cell_bytes)
+                .map(|k| view.cells.iter().zip(w.lock.before.iter()).filter(|(a, b)| a[k] != b[k]).count())
+                .max()
+                .unwrap_or(0);
+            let respawn = view.active && self.prev.as_ref().is_some_and(|p| !p.active);
+            if changed >= 2 || respawn || w.frames >= LOCK_WATCH_FRAMES {
+                let mut w = self.watch.take().map(|w| w.lock);
+                if let Some(l) = w.as_mut() {
+                    // On a respawn the new frame may already hold the next piece's moves; the previous
+                    // frame is the last one that belongs to this lock.
+                    *l.after = if respawn && changed < 2 {
+                        self.prev.as_ref().map_or(view.cells, |p| p.cells)
+                    } else {
+                        view.cells
+                    };
+                }
+                out.extend(w.map(Event::Lock));
+            }
+        }
+        if let Some(prev) = self.prev.take() {
+            if view.active && !prev.active {
+                out.push(self.spawn(&view));
+            } else if view.active && prev.active && view.o != prev.o {
+                out.push(Event::Turn(TurnSeen {
+                    from: prev.o,
+                    to: view.o,
+                    xy: (prev.x, prev.y),
+                    xy_after: (view.x, view.y),
+                    button: self.take_turn_button(),
+                    sideways: self.pads.iter().take(PRESS_WINDOW).any(|&(h, _)| h & (pad::LEFT | pad::RIGHT) != 0),
+                    field: Box::new(prev.cells),
+                }));
+            } else if !view.active && prev.active {
+                self.locks += 1;
+                self.watch = Some(Watch {
+                    lock: LockSeen {
+                        pivot: prev.pivot,
+                        child: prev.child,
+                        x: prev.x,
+                        y: prev.y,
+                        o: prev.o,
+                        before: Box::new(prev.cells),
+                        after: Box::new(prev.cells),
+                    },
+                    frames: 0,
+                });
+            }
+        } else if view.active {
+            out.push(self.spawn(&view));
+        }
+        let last_held = self.pads.front().map_or(0, |&(h, _)| h);
+        self.pads.push_front((pad_held, pad_held & !last_held));
+        self.poses.push_front(view.active.then(|| (view.x, view.y, view.o, Box::new(view.cells))));
+        self.pads.truncate(PRESS_WINDOW + 1);
+        self.poses.truncate(PRESS_WINDOW + 1);
+        // A turn press that has just left the window without explaining a turn was refused, if the
+        // piece could move all along and still shows the same orientation.
+        if let (Some(&(_, new)), Some(Some((x, y, o, field)))) =
+            (self.pads.get(PRESS_WINDOW), self.poses.get(PRESS_WINDOW))
+        {
+            let button = match (new & pad::A != 0, new & pad::B != 0) {
+                (true, false) => Some(TurnButton::A),
+                (false, true) => Some(TurnButton::B),
+                _ => None,
+            };
+            let still = view.active && view.o == *o && self.poses.iter().all(|p| p.is_some());
+            if let Some(button) = button.filter(|_| still) {
+                out.push(Event::TurnRefused(RefusedSeen { button, x: *x, y: *y, o: *o, field: field.clone() }));
+            }
+        }
+        self.prev = Some(view);
+        out
+    }
+
+    fn spawn(&mut self, view: &View) -> Event {
+        let first = !self.seen_piece;
+        self.seen_piece = true;
+        Event::Spawn {
+            seen: SpawnSeen { pivot: view.pivot, child: view.child, x: view.x, y: view.y, o: view.o },
+            field: Box::new(view.cells),
+            first,
+        }
+    }
+
+    /// The one rotation button newly pressed in the last frames, consumed so one press explains one turn.
+    fn take_turn_button(&mut self) -> Option<TurnButton> {
+        let mut found: Option<(usize, TurnButton)> = None;
+        for (i, &(_, new)) in self.pads.iter().enumerate().take(PRESS_WINDOW) {
+            let a = new & pad::A != 0;
+            let b = new & pad::B != 0;
+            let this = match (a, b) {
+                (true, false) => TurnButton::A,
+                (false, true) => TurnButton::B,
+                (true, true) => return None,
+                (false, false) => continue,
+            };
+            if found.is_some_and(|(_, f)| f != this) {
+                return None;
+            }
+            found.get_or_insert((i, this));
+        }
+        let (i, b) = found?;
+        if let Some(p) = self.pads.get_mut(i) {
+            p.1 &= !(pad::A | pad::B);
+        }
+        Some(b)
+    }
+}

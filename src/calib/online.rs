@@ -1,0 +1,159 @@
+//! Calibration inside a running session: the learner watches every frame, the opening drives the bots'
+//! seats while the contract is not settled, and once it is, the session switches to the learned
+//! address file.
+
+use crate::memmap::schema::AddressFile;
+
+use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
+
+/// What the session should do with a seat this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatControl {
+    /// The opening drives the seat: hold `buttons`, ask no bot; `active` says whether a piece can move
+    /// (read from the bytes the learner trusts, not from the unsettled codes).
+    Opening {
+        /// Buttons to hold.
+        buttons: u8,
+        /// A piece can move.
+        active: bool,
+    },
+    /// The seat plays normally.
+    Bot,
+}
+
+/// The learner and the openings of one session.
+#[derive(Clone, Debug)]
+pub struct OnlineCalibration {
+    learner: Learner,
+    policies: Vec<OpeningPolicy>,
+    /// Per seat: the piece under way started before the contract settled, so the opening finishes it.
+    opening_piece: Vec<bool>,
+    was_active: Vec<bool>,
+    /// Per seat: pieces the opening drove after the contract settled, to test kicks.
+    kick_tests: Vec<u32>,
+    /// The learned file has been taken by the session.
+    applied: bool,
+    /// Colours in the file the session took.
+    applied_colours: usize,
+}
+
+impl OnlineCalibration {
+    /// Calibration for a session reading RAM with `map`; `None` in `off` mode.
+    pub fn new(map: &AddressFile, mode: CalibrateMode) -> Option<OnlineCalibration> {
+        if mode == CalibrateMode::Off {
+            return None;
+        }
+        let n = map.player.len();
+        let learner = Learner::new(map, mode);
+        let applied = learner.is_settled() && mode == CalibrateMode::Auto;
+        Some(OnlineCalibration {
+            learner,
+            policies: (0..n).map(OpeningPolicy::new).collect(),
+            opening_piece: vec![false; n],
+            was_active: vec![false; n],
+            kick_tests: vec![0; n],
+            applied,
+            applied_colours: 0,
+        })
+    }
+
+    /// The learner.
+    pub fn learner(&self) -> &Learner {
+        &self.learner
+    }
+
+    /// What the learner knows.
+    pub fn report(&self) -> CalibrationReport {
+        self.learner.report()
+    }
+
+    /// True once the contract is settled.
+    pub fn settled(&self) -> bool {
+        self.learner.is_settled()
+    }
+
+    /// Nothing more to learn from the opening: settled with kicks seen (or a piece per seat spent trying),
+    /// or failed.
+    pub fn finished(&self) -> bool {
+        let kicks_done = !self.learner.kicks_unknown() || self.kick_tests.iter().any(|&n| n >= 1);
+        let idle = self.opening_piece.iter().all(|&o| !o);
+        (self.settled() && kicks_done && idle) || self.failed()
+    }
+
+    /// True when calibration failed (not settled within the bound).
+    pub fn failed(&self) -> bool {
+        self.report().state == "failed"
+    }
+
+    /// How player `player` (address-file order) is driven during the frame whose RAM is `ram`. Call for
+    /// seats with a bot switched on, before [`OnlineCalibration::observe`].
+    pub fn control(&mut self, player: usize, ram: &[u8; 2048]) -> SeatControl {
+        if player >= self.policies.len() {
+            return SeatControl::Bot;
+        }
+        let active = self.learner.start().player.get(player).is_some_and(|p| super::view::View::read(ram, p).active);
+        let was = std::mem::replace(&mut self.was_active[player], active);
+        if active && !was {
+            let settled = self.learner.is_settled();
+            // One more piece per seat after settling, to see how turns kick, unless already seen.
+            let test =
+                settled && !self.trusted_movement() && self.learner.kicks_unknown() && self.kick_tests[player] < 1;
+            if test {
+                self.kick_tests[player] += 1;
+            }
+            self.opening_piece[player] = !settled || test;
+        }
+        if !active && !self.learner.is_settled() {
+            // Between pieces the opening holds nothing, but keeps the seat until the contract settles.
+            return SeatControl::Opening { buttons: self.policies[player].buttons(ram, &self.learner), active };
+        }
+        if self.opening_piece[player] {
+            SeatControl::Opening { buttons: self.policies[player].buttons(ram, &self.learner), active }
+        } else {
+            SeatControl::Bot
+        }
+    }
+
+    fn trusted_movement(&self) -> bool {
+        self.learner.start().movement.verified && self.learner.mode() == CalibrateMode::Auto
+    }
+
+    /// True when some player's piece can move, by the bytes the learner trusts (the spawn delay and X / Y):
+    /// the session's cue that the game has started, before the codes are known.
+    pub fn any_active(&self, ram: &[u8; 2048]) -> bool {
+        self.learner.start().player.iter().any(|p| super::view::View::read(ram, p).active)
+    }
+
+    /// Feeds the frame: its RAM and the pads held during it.
+    pub fn observe(&mut self, frame: &Frame<'_>) {
+        self.learner.observe(frame);
+    }
+
+    /// The learned address file when the contract has just settled, or when a colour was learned since
+    /// the last one (`auto` mode): the session decodes with it from then on.
+    pub fn take_learned(&mut self, rom_sha1: &str) -> Option<AddressFile> {
+        if !self.learner.is_settled() || self.learner.mode() != CalibrateMode::Auto {
+            return None;
+        }
+        if self.applied {
+            // A fully trusted file is never rewritten; a learned one grows when a new colour shows up.
+            let grown = self.learner.colour_codes().is_some_and(|m| m.pairs.len().min(6) > self.applied_colours);
+            if self.applied_colours == 0 || !grown {
+                return None;
+            }
+        }
+        let f = self.learner.address_file(rom_sha1)?;
+        self.applied = true;
+        self.applied_colours = f.codes.colors.len();
+        Some(f)
+    }
+
+    /// Forgets that the learned file was taken (after a contradiction unsettled the contract).
+    pub fn unsettled_again(&mut self) -> bool {
+        if self.applied && !self.learner.is_settled() {
+            self.applied = false;
+            return true;
+        }
+        false
+    }
+}

@@ -1,0 +1,270 @@
+//! The safe opening: raw pad presses for the bot's pieces while the contract is not settled, chosen so
+//! the learner sees what it needs before the bot commits to plans. Closed loop on RAM (each press waits
+//! for RAM to show its effect, or gives up), never writing RAM.
+//!
+//! Each piece: let it fall into open space (soft-dropping out of the top rows), turn it with A a full
+//! circle and once back and forth with B / A (which puyo X / Y follow, and the order of the orientation
+//! values), then turn it to the spawn value (odd pieces) or one A-turn further (even pieces) so locks
+//! show two neighbouring orientations, move it to a column of a fixed spread (so stacks stay low) and
+//! drop it.
+
+use crate::emu::pad;
+use crate::game::Orientation;
+use crate::memmap::{Turn, XyTracks};
+
+use super::learner::Learner;
+use super::view::View;
+
+/// Frames a press is held.
+const HOLD: u32 = 2;
+/// Frames to wait for RAM to show a press's effect before giving up on it.
+const PATIENCE: u32 = 20;
+/// Frames the pair may take to reach open space.
+const DESCEND_FRAMES: u32 = 150;
+/// Columns (of the X byte) the opening drops its pieces in, in turn.
+const COLUMNS: [u8; 5] = [1, 6, 2, 5, 4];
+/// The probe: a full circle with A, then B and A once each.
+const PROBE: [u8; 6] = [pad::A, pad::A, pad::A, pad::A, pad::B, pad::A];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Descend {
+        frames: u32,
+    },
+    Probe {
+        done: usize,
+    },
+    Turn {
+        presses: u32,
+    },
+    Move,
+    Drop,
+    /// Kick test: turn upright, go to the left wall, turn towards it (a sideways kick or a refusal),
+    /// then lie the pair down on its side and turn it towards the floor once it rests (an upward kick).
+    KickUpright {
+        presses: u32,
+    },
+    KickWall,
+    KickSideways,
+    KickLieDown {
+        presses: u32,
+    },
+    KickFloor,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Press {
+    button: u8,
+    before: (u8, u8, u8),
+    frames: u32,
+}
+
+/// The opening of one player.
+#[derive(Clone, Debug)]
+pub struct OpeningPolicy {
+    player: usize,
+    pieces: u32,
+    stage: Stage,
+    was_active: bool,
+    spawn_o: u8,
+    press: Option<Press>,
+}
+
+impl OpeningPolicy {
+    /// The opening for player `player` (0-based, in address-file order).
+    pub fn new(player: usize) -> OpeningPolicy {
+        OpeningPolicy { player, pieces: 0, stage: Stage::Drop, was_active: false, spawn_o: 0, press: None }
+    }
+
+    /// Pieces this opening has started.
+    pub fn pieces(&self) -> u32 {
+        self.pieces
+    }
+
+    /// The buttons to hold during the frame whose RAM is `ram`, given what the learner knows so far.
+    pub fn buttons(&mut self, ram: &[u8; 2048], learner: &Learner) -> u8 {
+        let Some(map) = learner.start().player.get(self.player) else { return 0 };
+        let v = View::read(ram, map);
+        if !v.active {
+            self.was_active = false;
+            self.press = None;
+            return 0;
+        }
+        if !self.was_active {
+            self.was_active = true;
+            self.pieces += 1;
+            self.spawn_o = v.o;
+            self.press = None;
+            self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
+                Stage::KickUpright { presses: 0 }
+            } else {
+                Stage::Descend { frames: 0 }
+            };
+        }
+        if let Some(b) = self.pressing(&v) {
+            return b;
+        }
+        loop {
+            match self.stage {
+                Stage::Descend { frames } => {
+                    let open = learner.is_open(&v.cells, v.x, v.y);
+                    if open || frames >= DESCEND_FRAMES || v.y >= 5 {
+                        // Out of time or too low for open space: probe anyway (turns next to something
+                        // still show the order of the orientation values).
+                        self.stage = if learner.movement().is_none() {
+                            Stage::Probe { done: 0 }
+                        } else {
+                            Stage::Turn { presses: 0 }
+                        };
+                        continue;
+                    }
+                    self.stage = Stage::Descend { frames: frames + 1 };
+                    // Open space needs two free columns each side: centre the pair first.
+                    if v.x < 3 {
+                        return self.start_press(pad::RIGHT, &v);
+                    }
+                    if v.x > 4 {
+                        return self.start_press(pad::LEFT, &v);
+                    }
+                    // Soft drop only out of the top rows: lower, a held Down could lock a resting pair.
+                    return if v.y < 2 { pad::DOWN } else { 0 };
+                }
+                Stage::Probe { done } => {
+                    if done >= PROBE.len() {
+                        self.stage = Stage::Turn { presses: 0 };
+                        continue;
+                    }
+                    self.stage = Stage::Probe { done: done + 1 };
+                    return self.start_press(PROBE[done], &v);
+                }
+                Stage::Turn { presses } => {
+                    let done = match self.target_orientation(learner) {
+                        Some(t) => t == v.o || presses >= 3,
+                        // Not known where one A-turn leads yet: make one.
+                        None => self.pieces % 2 == 1 || presses >= 1,
+                    };
+                    if done {
+                        self.stage = Stage::Move;
+                        continue;
+                    }
+                    self.stage = Stage::Turn { presses: presses + 1 };
+                    return self.start_press(pad::A, &v);
+                }
+                Stage::Move => {
+                    let target = COLUMNS[(self.pieces as usize - 1) % COLUMNS.len()];
+                    if v.x == target {
+                        self.stage = Stage::Drop;
+                        continue;
+                    }
+                    return self.start_press(if v.x > target { pad::LEFT } else { pad::RIGHT }, &v);
+                }
+                Stage::Drop => return pad::DOWN,
+                Stage::KickUpright { presses } => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    if v.o == c.value(Orientation::Up) || presses >= 3 {
+                        self.stage = Stage::KickWall;
+                        continue;
+                    }
+                    self.stage = Stage::KickUpright { presses: presses + 1 };
+                    return self.start_press(pad::A, &v);
+                }
+                Stage::KickWall => {
+                    if v.x == 1 {
+                        self.stage = Stage::KickSideways;
+                        continue;
+                    }
+                    return self.start_press(pad::LEFT, &v);
+                }
+                Stage::KickSideways => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    self.stage = Stage::KickLieDown { presses: 0 };
+                    // Upright at the left wall, a turn to the left is blocked by the wall.
+                    let b = if c.a_turns == Turn::Counterclockwise { pad::A } else { pad::B };
+                    return self.start_press(b, &v);
+                }
+                Stage::KickLieDown { presses } => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    let o = c.dir(v.o);
+                    if o.is_some_and(|o| o.dx() != 0) || presses >= 3 {
+                        self.stage = Stage::KickFloor;
+                        continue;
+                    }
+                    self.stage = Stage::KickLieDown { presses: presses + 1 };
+                    // Lie down towards the middle of the field, where there is room.
+                    let toward = if v.x <= 3 { Orientation::Right } else { Orientation::Left };
+                    let cw = o.is_some_and(|o| o.clockwise() == toward);
+                    let b = if cw == (c.a_turns == Turn::Clockwise) { pad::A } else { pad::B };
+                    return self.start_press(b, &v);
+                }
+                Stage::KickFloor => {
+                    let Some(c) = learner.movement() else { return pad::DOWN };
+                    let Some(d) = c.dir(v.o) else { return pad::DOWN };
+                    let (px, py) = match c.tracks {
+                        XyTracks::Pivot => (v.x as i32, v.y as i32),
+                        XyTracks::Child => (v.x as i32 - d.dx() as i32, v.y as i32 - d.dy() as i32),
+                    };
+                    let (cx, cy) = (px + d.dx() as i32, py + d.dy() as i32);
+                    let below_free = |x: i32, y: i32| learner.cell_free(&v, x, y + 1);
+                    if below_free(px, py) && below_free(cx, cy) {
+                        // Falling: soft drop while well above the stack, then let it settle by itself.
+                        let room = (py + 1..14).take_while(|&y| learner.cell_free(&v, px, y)).count();
+                        return if room > 3 && d.dx() != 0 { pad::DOWN } else { 0 };
+                    }
+                    // Resting on its side: turn towards the floor.
+                    self.stage = Stage::Drop;
+                    if d.dx() == 0 {
+                        return pad::DOWN;
+                    }
+                    let to_down = if d == Orientation::Right { Turn::Clockwise } else { Turn::Counterclockwise };
+                    let b = if to_down == c.a_turns { pad::A } else { pad::B };
+                    return self.start_press(b, &v);
+                }
+            }
+        }
+    }
+
+    /// Odd pieces keep the spawn value; even ones go one A-turn further, so locks show two neighbouring
+    /// orientation values.
+    fn target_orientation(&self, learner: &Learner) -> Option<u8> {
+        if self.pieces % 2 == 1 {
+            return Some(self.spawn_o);
+        }
+        learner.after_a.get(&self.spawn_o).copied().or_else(|| learner.motion.after_a(self.spawn_o))
+    }
+
+    fn start_press(&mut self, button: u8, v: &View) -> u8 {
+        self.press = Some(Press { button, before: (v.x, v.y, v.o), frames: 0 });
+        button
+    }
+
+    /// While a press is in flight: hold it, then wait for its effect. `None` when it is over.
+    fn pressing(&mut self, v: &View) -> Option<u8> {
+        let p = self.press.as_mut()?;
+        p.frames += 1;
+        let effect = match p.button {
+            pad::LEFT | pad::RIGHT => v.x != p.before.0,
+            _ => v.o != p.before.2,
+        };
+        if p.frames < HOLD && !effect {
+            return Some(p.button);
+        }
+        if effect || p.frames >= HOLD + PATIENCE {
+            let failed = !effect;
+            let button = p.button;
+            self.press = None;
+            if failed {
+                // A refused move or turn (a wall, a stack, an item that does not turn): stop trying.
+                self.stage = match (self.stage, button) {
+                    (Stage::Descend { .. }, _) => Stage::Probe { done: 0 },
+                    (Stage::KickUpright { .. } | Stage::KickWall, _) => Stage::KickLieDown { presses: 0 },
+                    (Stage::KickLieDown { .. }, _) => Stage::KickFloor,
+                    (Stage::Probe { .. } | Stage::Turn { .. }, _) => Stage::Move,
+                    _ => Stage::Drop,
+                };
+            }
+            // Release for a frame between presses: the game reacts to new presses.
+            return Some(0);
+        }
+        Some(0)
+    }
+}

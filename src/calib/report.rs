@@ -1,0 +1,268 @@
+//! What the learner knows, as the JSON `calibration` object of a headless run and as text.
+
+use serde::Serialize;
+
+use crate::game::Orientation;
+
+use super::CalibrateMode;
+use super::learner::{ItemKind, Learner};
+
+/// The learned codes; each `None` (JSON null) until seen.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CodesReport {
+    /// The empty cell.
+    pub empty: Option<u8>,
+    /// The colours' field codes, in order of their piece codes.
+    pub colors: Option<Vec<u8>>,
+    /// The colours' piece codes in the same order, when they differ from the field codes.
+    pub piece_colors: Option<Vec<u8>>,
+    /// Nuisance.
+    pub nuisance: Option<u8>,
+    /// Big Puyo's piece code.
+    pub big_puyo: Option<u8>,
+    /// Carbuncle's piece code.
+    pub carbuncle: Option<u8>,
+    /// Piece codes that did not land as pairs but whose item kind is not known yet.
+    pub unknown_items: Vec<u8>,
+}
+
+/// The value of each direction in the orientation byte; each `None` until settled.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OrientationReport {
+    /// Child below the pivot.
+    pub down: Option<u8>,
+    /// Child left of the pivot.
+    pub left: Option<u8>,
+    /// Child above the pivot.
+    pub up: Option<u8>,
+    /// Child right of the pivot.
+    pub right: Option<u8>,
+}
+
+/// Whether blocked turns were seen to kick (`None`: not seen).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KicksReport {
+    /// A turn to left / right blocked sideways moved the pivot a column.
+    pub sideways: Option<bool>,
+    /// A turn to down blocked below lifted the pivot a row.
+    pub up: Option<bool>,
+}
+
+/// A fact that is not settled: what it is, what was seen, and how to proceed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Unsettled {
+    /// The fact.
+    pub fact: String,
+    /// What the learner saw.
+    pub seen: String,
+    /// What the user can do.
+    pub advice: String,
+}
+
+/// The `calibration` object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CalibrationReport {
+    /// `"settled"`, `"learning"`, `"failed"` (not settled within the bound) or `"off"`.
+    pub state: String,
+    /// Pieces (of the player who locked most) it took to settle.
+    pub pieces_to_settle: Option<u32>,
+    /// Pieces seen so far.
+    pub pieces_seen: u32,
+    /// Codes.
+    pub codes: CodesReport,
+    /// Orientation values.
+    pub orientation: OrientationReport,
+    /// Which way A turns: `"clockwise"` / `"counterclockwise"`.
+    pub a_rotates: Option<String>,
+    /// Which puyo X / Y follow: `"pivot"` / `"child"`.
+    pub xy_tracks: Option<String>,
+    /// Which byte of a cell holds the colour.
+    pub color_byte_offset: Option<u8>,
+    /// Kicks seen.
+    pub kicks: KicksReport,
+    /// Orientation values pieces spawned with.
+    pub spawn_orientations: Vec<u8>,
+    /// Contradictions found (each sent the learner back to learning a fact).
+    pub contradictions: Vec<String>,
+    /// What is not settled, and how to proceed.
+    pub unsettled: Vec<Unsettled>,
+}
+
+impl Learner {
+    /// What is known so far, serialisable as the JSON `calibration` object.
+    pub fn report(&self) -> CalibrationReport {
+        let off = self.mode == CalibrateMode::Off;
+        let settled = self.is_settled();
+        let state = if off {
+            "off"
+        } else if settled {
+            "settled"
+        } else if self.pieces >= self.max_pieces {
+            "failed"
+        } else {
+            "learning"
+        };
+        let map = self.colour_codes();
+        let (colors, piece_colors) = match &map {
+            Some(m) if !m.pairs.is_empty() => {
+                let pc: Vec<u8> = m.pairs.keys().copied().collect();
+                (Some(m.field_codes()), if m.is_identity() { None } else { Some(pc) })
+            }
+            _ => (None, None),
+        };
+        let item = |kind: ItemKind| {
+            if self.trusted.codes {
+                return Some(match kind {
+                    ItemKind::BigPuyo => self.start.codes.big_puyo,
+                    _ => self.start.codes.carbuncle,
+                });
+            }
+            self.items.iter().find(|(_, k)| **k == kind).map(|(&c, _)| c)
+        };
+        let codes = CodesReport {
+            empty: self.empty_code(),
+            colors,
+            piece_colors,
+            nuisance: if self.trusted.codes { Some(self.start.codes.nuisance) } else { self.nuisance },
+            big_puyo: item(ItemKind::BigPuyo),
+            carbuncle: item(ItemKind::Carbuncle),
+            unknown_items: self.items.iter().filter(|(_, k)| **k == ItemKind::Unknown).map(|(&c, _)| c).collect(),
+        };
+        let m = &self.motion;
+        let orientation = OrientationReport {
+            down: m.value_of(Orientation::Down),
+            left: m.value_of(Orientation::Left),
+            up: m.value_of(Orientation::Up),
+            right: m.value_of(Orientation::Right),
+        };
+        let (sideways, up) = self.kicks();
+        CalibrationReport {
+            state: state.to_string(),
+            pieces_to_settle: if settled { self.settled_at } else { None },
+            pieces_seen: self.pieces,
+            codes,
+            orientation,
+            a_rotates: m.a_turns().map(|t| t.name().to_string()),
+            xy_tracks: m.tracks().map(|t| t.name().to_string()),
+            color_byte_offset: self.offset().map(|k| k as u8),
+            kicks: KicksReport { sideways, up },
+            spawn_orientations: self.spawn_values.iter().copied().collect(),
+            contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
+            unsettled: if off { Vec::new() } else { self.unsettled() },
+        }
+    }
+
+    fn unsettled(&self) -> Vec<Unsettled> {
+        let edit = "edit the address file by hand (mark what you checked verified = true), or record a trace of \
+                    a few pieces (puyobot record) and run puyobot calibrate on it";
+        let mut out = Vec::new();
+        let mut add = |fact: &str, seen: String, advice: &str| {
+            out.push(Unsettled { fact: fact.into(), seen, advice: advice.into() })
+        };
+        if self.empty_pattern.is_none() && !self.trusted.codes {
+            add(
+                "empty code",
+                "no movable piece yet: the spawn delay byte never read 0 with X / Y inside the field".into(),
+                "check the menu script and the spawn_delay, x and y addresses of the address file",
+            );
+        }
+        if self.offset().is_none() {
+            add(
+                "colour byte of a cell",
+                format!(
+                    "{} locks of two different colours; none filled exactly two empty cells in one cell byte",
+                    self.pieces
+                ),
+                &format!("the field address or layout may be wrong; set field.color_offset and verified, or {edit}"),
+            );
+        }
+        let m = &self.motion;
+        if m.settled().is_none() {
+            let what = |name: &'static str, known: bool| if known { None } else { Some(name) };
+            let missing: Vec<&str> = [
+                what("which puyo X/Y follow", m.tracks().is_some()),
+                what("which way A turns", m.a_turns().is_some()),
+                what("orientation values", Orientation::ALL.iter().all(|&d| m.value_of(d).is_some())),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            add(
+                "movement",
+                format!(
+                    "{} candidate contracts left ({}); turns seen with A: {:?}, with B: {:?}",
+                    m.count(),
+                    missing.join(", "),
+                    self.after_a,
+                    self.after_b
+                ),
+                &format!(
+                    "turn the pair with A in the middle of an empty field, drop pairs both upright and on their side; or {edit}"
+                ),
+            );
+        }
+        if self.colour_codes().is_none_or(|c| c.pairs.is_empty()) {
+            add(
+                "colour codes",
+                format!("piece codes seen in pairs: {:?}", self.pair_codes),
+                &format!("needs clean locks and the movement; or {edit}"),
+            );
+        }
+        out
+    }
+}
+
+impl CalibrationReport {
+    /// A short line for the window's HUD.
+    pub fn hud_line(&self) -> String {
+        match self.state.as_str() {
+            "settled" => format!("calibrated ({} pieces)", self.pieces_to_settle.unwrap_or(0)),
+            "off" => "calibration off".into(),
+            "failed" => "calibration FAILED: see log".into(),
+            _ => format!("calibrating... piece {}", self.pieces_seen + 1),
+        }
+    }
+
+    /// The report as text for people.
+    pub fn to_text(&self) -> String {
+        let opt = |v: Option<u8>| v.map_or("?".to_string(), |v| v.to_string());
+        let mut s = format!("calibration: {}", self.state);
+        if let Some(p) = self.pieces_to_settle {
+            s += &format!(" after {p} pieces");
+        }
+        s += "\n";
+        let c = &self.codes;
+        s += &format!(
+            "  codes: empty {}, colours {}, nuisance {}, Big Puyo {}, Carbuncle {}\n",
+            opt(c.empty),
+            c.colors.as_ref().map_or("?".into(), |v| format!("{v:?}")),
+            opt(c.nuisance),
+            opt(c.big_puyo),
+            opt(c.carbuncle)
+        );
+        if let Some(pc) = &c.piece_colors {
+            s += &format!("  piece codes of those colours: {pc:?}\n");
+        }
+        let o = &self.orientation;
+        s += &format!(
+            "  orientation: down {}, left {}, up {}, right {}\n",
+            opt(o.down),
+            opt(o.left),
+            opt(o.up),
+            opt(o.right)
+        );
+        s += &format!(
+            "  A turns {}, X/Y follow the {}, colour in cell byte {}\n",
+            self.a_rotates.as_deref().unwrap_or("?"),
+            self.xy_tracks.as_deref().unwrap_or("?"),
+            opt(self.color_byte_offset)
+        );
+        for c in &self.contradictions {
+            s += &format!("  contradiction: {c}\n");
+        }
+        for u in &self.unsettled {
+            s += &format!("  not settled: {}: saw {}; {}\n", u.fact, u.seen, u.advice);
+        }
+        s
+    }
+}

@@ -1,0 +1,187 @@
+//! The learned contract as address files: one complete file per mode plus a `roms.toml` that names the
+//! ROM, so `puyobot play --addresses DIR --calibrate off` plays it without learning again.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::config::Mode;
+use crate::game::Orientation;
+use crate::memmap::catalog::{Catalog, KnownRom, ModeFiles};
+use crate::memmap::load::validate;
+use crate::memmap::schema::AddressFile;
+use crate::memmap::{AddressSource, Movement};
+
+use super::learner::{ItemKind, Learner};
+
+/// The ROM the contract was learned on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LearnedRom {
+    /// Name for people.
+    pub name: String,
+    /// CRC32 of the bytes after the iNES header, 8 hex digits.
+    pub crc32: String,
+    /// SHA-1 of the bytes after the iNES header, 40 hex digits.
+    pub sha1: String,
+}
+
+/// A code no other entry of `used` takes, for codes the learner has not seen (they must stay distinct).
+fn free_code(used: &[u8], preferred: u8) -> u8 {
+    if !used.contains(&preferred) {
+        return preferred;
+    }
+    (0xF0..=0xFF).chain((0x40..0xF0).rev()).find(|c| !used.contains(c)).unwrap_or(preferred)
+}
+
+impl Learner {
+    /// The learned contract as a complete address file (each learned entry's source =
+    /// "learned from ROM <sha1> …"), when settled.
+    pub fn address_file(&self, rom_sha1: &str) -> Option<AddressFile> {
+        let start = self.start.clone();
+        self.apply_to(&start, rom_sha1)
+    }
+
+    /// `base` (an address file of any mode for the same cartridge) with everything learned written in;
+    /// `None` until settled or when the result would not validate.
+    pub fn apply_to(&self, base: &AddressFile, rom_sha1: &str) -> Option<AddressFile> {
+        if !self.is_settled() {
+            return None;
+        }
+        let mut f = base.clone();
+        let learned = |what: &str| format!("learned from ROM {rom_sha1} by puyobot's calibration: {what}");
+        let report = self.report();
+        if !self.trusted.codes {
+            let map = self.colour_codes()?;
+            let c = &mut f.codes;
+            c.empty = self.empty_code()?;
+            let mut pieces: Vec<u8> = self.colour_order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
+            pieces.extend(map.pairs.keys().filter(|p| !self.colour_order.contains(p)));
+            pieces.truncate(6);
+            c.colors = pieces.iter().filter_map(|&p| map.field(p)).collect();
+            c.piece_colors = (!map.is_identity()).then_some(pieces);
+            let mut used: Vec<u8> = vec![c.empty];
+            used.extend(&c.colors);
+            used.extend(c.piece_colors.iter().flatten());
+            let mut guessed = Vec::new();
+            let mut pick = |learned: Option<u8>, guess: u8, name: &str, used: &mut Vec<u8>| {
+                let v = learned.unwrap_or_else(|| {
+                    guessed.push(name.to_string());
+                    free_code(used, guess)
+                });
+                used.push(v);
+                v
+            };
+            c.wall = pick(Some(c.wall).filter(|w| !used.contains(w)), c.wall, "wall", &mut used);
+            c.nuisance = pick(report.codes.nuisance, c.nuisance, "nuisance", &mut used);
+            let item = |k: ItemKind| self.items.iter().find(|(_, v)| **v == k).map(|(&c, _)| c);
+            c.big_puyo = pick(item(ItemKind::BigPuyo), c.big_puyo, "big_puyo", &mut used);
+            c.carbuncle = pick(item(ItemKind::Carbuncle), c.carbuncle, "carbuncle", &mut used);
+            c.source = if guessed.is_empty() {
+                learned("empty, colours, nuisance and items")
+            } else {
+                learned(&format!(
+                    "empty and colours; not seen, so kept from the guess (or moved to a free code): {}",
+                    guessed.join(", ")
+                ))
+            };
+            c.verified = guessed.is_empty();
+        }
+        let m = self.movement()?;
+        if !self.trusted.orientation {
+            let o = &mut f.orientation;
+            o.up = m.value(Orientation::Up);
+            o.right = m.value(Orientation::Right);
+            o.down = m.value(Orientation::Down);
+            o.left = m.value(Orientation::Left);
+            o.source = learned("from turns and locks");
+            o.verified = true;
+        }
+        if !self.trusted.movement {
+            let (side, up) = self.kicks();
+            let base_m = &base.movement;
+            let kicks_seen = side.is_some() && up.is_some();
+            f.movement = Movement {
+                xy_tracks: m.tracks,
+                a_rotates: m.a_turns,
+                kick_sideways: side.unwrap_or(base_m.kick_sideways),
+                kick_up: up.unwrap_or(base_m.kick_up),
+                spawn: match self.spawn_values.iter().collect::<Vec<_>>()[..] {
+                    [&v] => Orientation::ALL.into_iter().find(|&o| m.value(o) == v),
+                    _ => base_m.spawn,
+                },
+                source: learned(if kicks_seen {
+                    "X/Y, A's direction and kicks"
+                } else {
+                    "X/Y and A's direction; kicks not seen, kept from the guess"
+                }),
+                verified: true,
+            };
+        }
+        if !self.trusted.offset {
+            let k = self.offset()? as u16;
+            for p in &mut f.player {
+                p.field.color_offset = k;
+                p.field.source = learned("colour byte of a cell");
+                p.field.verified = true;
+            }
+        }
+        f.meta.name = format!("{} (learned)", base.meta.name);
+        f.meta.source = learned(&format!("starting from {}", base.meta.source));
+        match validate("learned address file", &f) {
+            Ok(()) => Some(f),
+            Err(e) => {
+                log::warn!("calibration: the learned address file does not validate: {e}");
+                None
+            }
+        }
+    }
+}
+
+/// Writes a complete address folder: for every mode the file `source` holds for the cartridge entry
+/// `borrowed`, with what `learner` learned written in, and a `roms.toml` that names `rom`. Returns the
+/// files written.
+pub fn write_address_folder(
+    dir: &Path,
+    rom: &LearnedRom,
+    learner: &Learner,
+    source: &AddressSource,
+    borrowed: &ModeFiles,
+) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut written = Vec::new();
+    let mut rels: Vec<&str> = [Mode::Endless, Mode::VsHuman, Mode::AiVsAi].map(|m| borrowed.for_mode(m)).to_vec();
+    rels.dedup();
+    for rel in rels {
+        let base = source.address_file(rel)?;
+        let learned = learner
+            .apply_to(&base, &rom.sha1)
+            .with_context(|| format!("calibration is not settled; nothing learned to write for {rel}"))?;
+        let text = toml::to_string(&learned).with_context(|| format!("cannot write {rel} as TOML"))?;
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        let header = format!(
+            "# Written by puyobot's calibration on ROM {} (SHA-1 {}). Entries marked verified were learned\n\
+             # from that ROM; the others are the guesses of the file it started from.\n\n",
+            rom.name, rom.sha1
+        );
+        std::fs::write(&path, header + &text).with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(path);
+    }
+    let catalog = Catalog {
+        rom: vec![KnownRom {
+            name: format!("{} (learned)", rom.name),
+            crc32: rom.crc32.to_uppercase(),
+            sha1: rom.sha1.to_uppercase(),
+            source: "puyobot's calibration".into(),
+            verified: true,
+            modes: borrowed.clone(),
+        }],
+    };
+    let path = dir.join("roms.toml");
+    let text = toml::to_string(&catalog).context("cannot write roms.toml as TOML")?;
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    written.push(path);
+    Ok(written)
+}

@@ -1,0 +1,187 @@
+//! `puyobot train`: tunes an evaluation's `[ai.<name>]` weights by self-play (see [`crate::train`]).
+//!
+//! Without `--shard`/`--advance` it runs generations locally until `--generations` are done, saving the
+//! run directory after each, so running the same command again resumes. For a batch scheduler, each task
+//! runs `--shard I/N` (one slice of the next generation, written to a shard file) and one `--advance`
+//! afterwards merges the slices and moves the run on by one generation; the result is the same as a
+//! local run's.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, anyhow};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::sim::Shard;
+use crate::train::run::{self, before_after};
+use crate::train::{Fitness, Method, ParamSpace, Settings, State};
+
+/// Arguments of `puyobot train`.
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Method: the seed's tournament, or SPSA.
+    #[arg(long, value_enum, default_value = "spsa")]
+    pub method: Method,
+    /// Evaluation whose [ai.<name>] weights are trained (classic, chain).
+    #[arg(long, default_value = "classic")]
+    pub ai: String,
+    /// Fitness: endless first-big-chain length, endless score per pair (0 for a top-out), or battle win rate.
+    #[arg(long, value_enum, default_value = "score")]
+    pub fitness: Fitness,
+    /// Total generations of the run (a resumed run continues up to this).
+    #[arg(long, default_value_t = 20)]
+    pub generations: usize,
+    /// Games per candidate (endless) or per pairing (battle) in a generation.
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// Pieces per endless game.
+    #[arg(long, default_value_t = 100)]
+    pub pieces: usize,
+    /// Colours of the random pairs (3..=6).
+    #[arg(long, default_value_t = 4)]
+    pub colors: u8,
+    /// Pieces per side before a battle is a draw.
+    #[arg(long, default_value_t = 500)]
+    pub max_pieces: usize,
+    /// Tournament: population size.
+    #[arg(long, default_value_t = 8)]
+    pub population: usize,
+    /// Tournament: initial spread of the population around the configured weights (fraction).
+    #[arg(long, default_value_t = 0.2)]
+    pub spread: f64,
+    /// SPSA: step gain a.
+    #[arg(long, default_value_t = 0.2)]
+    pub spsa_a: f64,
+    /// SPSA: perturbation size c (fraction of each weight).
+    #[arg(long, default_value_t = 0.1)]
+    pub spsa_c: f64,
+    /// SPSA: stability constant A of the step schedule.
+    #[arg(long, default_value_t = 5.0)]
+    pub spsa_stability: f64,
+    /// Train only these float parameters of [ai.<name>] (comma-separated; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub params: Vec<String>,
+    /// Run seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Run directory: checkpoint.json, history.csv, weights.toml, progress.svg.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Config file whose [ai] table gives the starting weights and everything else.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Only play slice I of N of the next generation and write it to a shard file.
+    #[arg(long, value_name = "I/N", conflicts_with = "advance")]
+    pub shard: Option<Shard>,
+    /// Only merge the next generation's shard files and advance the run by one generation.
+    #[arg(long)]
+    pub advance: bool,
+    /// After the run, compare the starting and trained weights on this many fresh games (0 = skip).
+    #[arg(long, default_value_t = 0)]
+    pub eval_games: usize,
+}
+
+fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
+    Settings {
+        method: a.method,
+        eval: a.ai.clone(),
+        fitness: a.fitness,
+        seed: a.seed,
+        games: a.games,
+        pieces: a.pieces,
+        colors: a.colors.clamp(3, 6),
+        max_pieces: a.max_pieces,
+        population: a.population,
+        spread: a.spread,
+        spsa_a: a.spsa_a,
+        spsa_c: a.spsa_c,
+        spsa_stability: a.spsa_stability,
+        params: space.names().to_vec(),
+        config_crc: crc,
+    }
+}
+
+/// Runs `puyobot train`.
+pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
+    let config = super::sim::load_config(&a.config)?;
+    crate::ai::Bot::new(&a.ai, &config, 0)?;
+    let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
+    let crc = crc32fast::hash(serde_json::to_string(&config).context("cannot serialise the configuration")?.as_bytes());
+    let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
+    let pool = super::sim::pool(a.jobs)?;
+    if let Some(shard) = a.shard {
+        let results = pool.install(|| run::eval_shard(&state, &space, shard, &|| {}))?;
+        let path = run::write_shard(&a.out, &state, shard, results)?;
+        eprintln!("generation {}: shard {shard} written to {}", state.generation, path.display());
+        return Ok(());
+    }
+    if a.advance {
+        let results = run::read_shards(&a.out, &state)?;
+        state = run::advance(&state, &results)?;
+        finish_generation(&a.out, &state, &space)?;
+        return Ok(());
+    }
+    let per_gen = run::jobs_per_generation(&state) as u64;
+    let left = a.generations.saturating_sub(state.generation) as u64;
+    let bar = progress_bar(per_gen * left);
+    while state.generation < a.generations {
+        bar.set_message(format!("generation {}/{}{}", state.generation + 1, a.generations, best_note(&state)));
+        let results = pool.install(|| run::eval_shard(&state, &space, Shard::WHOLE, &|| bar.inc(1)))?;
+        state = run::advance(&state, &results)?;
+        finish_generation(&a.out, &state, &space)?;
+    }
+    bar.finish_and_clear();
+    if let Some(r) = state.history.last() {
+        println!("generation {}: fitness {:.4}", r.generation, r.fitness);
+    }
+    println!("{}", space.snippet(state.best()).map_err(|e| anyhow!(e))?);
+    if a.eval_games > 0 {
+        // A seed the training never drew its games from.
+        let seed = a.seed.wrapping_add(0x0E0A_1000_0000);
+        let (b, t) =
+            pool.install(|| before_after(&state.settings, &space, space.start(), state.best(), seed, a.eval_games))?;
+        let what = if a.fitness.is_battle() { "win rate against each other" } else { "fitness" };
+        println!("# {what} on {} fresh games: before {b:.4}, after {t:.4}", a.eval_games);
+    }
+    Ok(())
+}
+
+fn best_note(state: &State) -> String {
+    state.history.iter().map(|r| r.fitness).reduce(f64::max).map_or(String::new(), |f| format!(", best fitness {f:.3}"))
+}
+
+fn progress_bar(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} games  eta {eta}  {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Saves the run directory and redraws the plot (a plot that fails is only a warning).
+fn finish_generation(dir: &Path, state: &State, space: &ParamSpace) -> anyhow::Result<()> {
+    run::save(dir, state, space)?;
+    let fitness: Vec<(f64, f64)> = state.history.iter().map(|r| (r.generation as f64, r.fitness)).collect();
+    let weights: Vec<Vec<(f64, f64)>> = (0..space.names().len())
+        .map(|i| {
+            state.history.iter().map(|r| (r.generation as f64, r.weights.get(i).copied().unwrap_or(0.0))).collect()
+        })
+        .collect();
+    let title = format!(
+        "{} {} on {}, seed {}: fitness per generation",
+        state.settings.eval,
+        format!("{:?}", state.settings.method).to_lowercase(),
+        format!("{:?}", state.settings.fitness).to_lowercase(),
+        state.settings.seed
+    );
+    if let Err(e) = super::plot::training(&dir.join("progress.svg"), &title, &fitness, space.names(), &weights) {
+        log::warn!("{e:#}");
+    }
+    Ok(())
+}

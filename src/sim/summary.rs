@@ -1,0 +1,596 @@
+//! Run summaries of `sim endless` and `sim battle`: per-game records, raw totals that merge exactly, and
+//! the figures derived from them.
+//!
+//! A summary serialises to the JSON that `puyobot sim --json` prints. Every derived figure (means, rates,
+//! intervals, the Gaussian fit) is computed from integer totals by [`EndlessSummary::build`] and
+//! [`BattleSummary::build`], so shards merged with [`merge`] give the same bytes as one run. The one
+//! exception is `timing`: it merges exactly (sums and bucket counts) but is measured, so two runs of the
+//! same games never agree on it.
+
+use serde::{Deserialize, Serialize};
+
+use super::endless::{EndlessOutcome, MoveRecord};
+use super::shard::Shard;
+use super::stats::{Gaussian, Histogram, Timing, wilson};
+
+/// Length from which a chain counts as "big" for the first-big-chain figures.
+pub const BIG_CHAIN: u32 = 8;
+/// First-big-chain length counted separately (the strength target's "12 links or more").
+pub const LONG_CHAIN: u32 = 12;
+/// Slots of the puyos-on-field histogram: every count a 6×14 field can hold.
+pub const PUYO_SLOTS: usize = 85;
+/// Slots of the chain-length histogram; longer chains (impossible on a 6×14 field) share the last.
+pub const CHAIN_SLOTS: usize = 24;
+
+/// What identifies an endless run; shards of one run agree on all of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndlessRun {
+    /// Bot name.
+    pub ai: String,
+    /// Run seed.
+    pub seed: u64,
+    /// Colours.
+    pub colors: u8,
+    /// Pieces per game asked for.
+    pub pieces: usize,
+    /// Index of the run's first game.
+    pub first_game: usize,
+    /// Games in the whole run (all shards).
+    pub run_games: usize,
+    /// Fingerprint of the bot configuration and queue the run used (CRC32), so slices of different runs
+    /// do not merge.
+    pub config_crc: u32,
+}
+
+/// One endless game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndlessGame {
+    /// Game index.
+    pub game: usize,
+    /// Pieces placed.
+    pub pairs: u64,
+    /// Total score.
+    pub score: u64,
+    /// The first chain of [`BIG_CHAIN`]+ links: (length, 1-based pair index).
+    pub first_big_chain: Option<(u32, u64)>,
+    /// The longest chain.
+    pub largest_chain: u32,
+    /// Puyos on the field summed over the moves (mean = this / pairs).
+    pub puyos_sum: u64,
+    /// Most puyos on the field after a move.
+    pub puyos_max: u32,
+    /// Times the field was emptied.
+    pub field_clears: u32,
+    /// True when the game ended by topping out.
+    pub topped_out: bool,
+}
+
+impl EndlessGame {
+    /// Score per placed piece.
+    pub fn score_per_pair(&self) -> f64 {
+        if self.pairs == 0 { 0.0 } else { self.score as f64 / self.pairs as f64 }
+    }
+
+    /// Mean puyos on the field after a move.
+    pub fn puyos_mean(&self) -> f64 {
+        if self.pairs == 0 { 0.0 } else { self.puyos_sum as f64 / self.pairs as f64 }
+    }
+}
+
+/// Raw totals of endless games: counts, sums, maxima and histograms, which add up across games and shards.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndlessTotals {
+    /// Games.
+    pub games: u64,
+    /// Pieces placed.
+    pub pairs: u64,
+    /// Points.
+    pub score: u64,
+    /// Games that topped out.
+    pub topouts: u64,
+    /// Times the field was emptied.
+    pub field_clears: u64,
+    /// Games with a [`BIG_CHAIN`]+ chain.
+    pub big_games: u64,
+    /// Sum of the first big chains' lengths.
+    pub big_length_sum: u64,
+    /// Games whose first big chain has [`LONG_CHAIN`]+ links.
+    pub big_long: u64,
+    /// Sum of the first big chains' 1-based pair indices.
+    pub big_pair_sum: u64,
+    /// Longest chain.
+    pub largest_chain: u32,
+    /// Sum of each game's longest chain.
+    pub largest_chain_sum: u64,
+    /// Chains fired by length (index = length).
+    pub chains: Histogram,
+    /// Moves by puyos on the field after the move (index = puyos).
+    pub puyos: Histogram,
+}
+
+impl Default for EndlessTotals {
+    fn default() -> Self {
+        EndlessTotals {
+            games: 0,
+            pairs: 0,
+            score: 0,
+            topouts: 0,
+            field_clears: 0,
+            big_games: 0,
+            big_length_sum: 0,
+            big_long: 0,
+            big_pair_sum: 0,
+            largest_chain: 0,
+            largest_chain_sum: 0,
+            chains: Histogram::new(CHAIN_SLOTS),
+            puyos: Histogram::new(PUYO_SLOTS),
+        }
+    }
+}
+
+impl EndlessTotals {
+    /// Adds another set of totals.
+    pub fn merge(&mut self, o: &EndlessTotals) -> Result<(), String> {
+        self.games += o.games;
+        self.pairs += o.pairs;
+        self.score += o.score;
+        self.topouts += o.topouts;
+        self.field_clears += o.field_clears;
+        self.big_games += o.big_games;
+        self.big_length_sum += o.big_length_sum;
+        self.big_long += o.big_long;
+        self.big_pair_sum += o.big_pair_sum;
+        self.largest_chain = self.largest_chain.max(o.largest_chain);
+        self.largest_chain_sum += o.largest_chain_sum;
+        self.chains.merge(&o.chains).map_err(|e| format!("chain histogram: {e}"))?;
+        self.puyos.merge(&o.puyos).map_err(|e| format!("puyo histogram: {e}"))
+    }
+}
+
+/// Accumulates one endless game move by move, in constant memory.
+#[derive(Clone, Debug)]
+pub struct EndlessTally {
+    game: EndlessGame,
+    totals: EndlessTotals,
+    timing: Timing,
+}
+
+/// What a finished game contributes to a run.
+#[derive(Clone, Debug)]
+pub struct EndlessGameResult {
+    /// The game's own record.
+    pub game: EndlessGame,
+    /// Its totals.
+    pub totals: EndlessTotals,
+    /// Its think times.
+    pub timing: Timing,
+}
+
+impl EndlessTally {
+    /// An empty tally for game `game`.
+    pub fn new(game: usize) -> EndlessTally {
+        EndlessTally {
+            game: EndlessGame {
+                game,
+                pairs: 0,
+                score: 0,
+                first_big_chain: None,
+                largest_chain: 0,
+                puyos_sum: 0,
+                puyos_max: 0,
+                field_clears: 0,
+                topped_out: false,
+            },
+            totals: EndlessTotals::default(),
+            timing: Timing::new(),
+        }
+    }
+
+    /// Counts one move.
+    pub fn observe(&mut self, m: &MoveRecord) {
+        let g = &mut self.game;
+        g.pairs += 1;
+        g.score += m.score as u64;
+        if m.chain > 0 {
+            self.totals.chains.add(m.chain as usize);
+            g.largest_chain = g.largest_chain.max(m.chain);
+        }
+        if g.first_big_chain.is_none() && m.chain >= BIG_CHAIN {
+            g.first_big_chain = Some((m.chain, g.pairs));
+        }
+        g.puyos_sum += m.puyos as u64;
+        g.puyos_max = g.puyos_max.max(m.puyos);
+        self.totals.puyos.add(m.puyos as usize);
+        self.timing.add_move(m.think_us);
+    }
+
+    /// Closes the game with the loop's outcome and the player's CPU time.
+    pub fn finish(mut self, outcome: &EndlessOutcome, cpu_ns: Option<u64>) -> EndlessGameResult {
+        let g = &mut self.game;
+        g.topped_out = outcome.topped_out;
+        g.field_clears = outcome.field_clears;
+        let t = &mut self.totals;
+        t.games = 1;
+        t.pairs = g.pairs;
+        t.score = g.score;
+        t.topouts = g.topped_out as u64;
+        t.field_clears = g.field_clears as u64;
+        if let Some((len, at)) = g.first_big_chain {
+            t.big_games = 1;
+            t.big_length_sum = len as u64;
+            t.big_long = (len >= LONG_CHAIN) as u64;
+            t.big_pair_sum = at;
+        }
+        t.largest_chain = g.largest_chain;
+        t.largest_chain_sum = g.largest_chain as u64;
+        self.timing.cpu_ns = cpu_ns;
+        EndlessGameResult { game: self.game, totals: self.totals, timing: self.timing }
+    }
+}
+
+/// Think-time figures derived from [`Timing`], with the raw aggregates for merging.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimingReport {
+    /// How the per-move figures were measured (`wall`: around each decision, on the playing thread).
+    pub clock: String,
+    /// Mean per move (ms).
+    pub ms_per_move_mean: f64,
+    /// Median per move (ms, to about 4 %).
+    pub ms_per_move_median: f64,
+    /// 95th percentile per move (ms, to about 4 %).
+    pub ms_per_move_p95: f64,
+    /// Thread CPU time per move averaged over the run (ms), when the platform reports it.
+    pub cpu_ms_per_move_mean: Option<f64>,
+    /// The raw aggregates.
+    pub raw: Timing,
+}
+
+impl TimingReport {
+    /// Derives the figures from `raw`.
+    pub fn new(raw: Timing) -> TimingReport {
+        TimingReport {
+            clock: "wall".into(),
+            ms_per_move_mean: raw.mean_ms(),
+            ms_per_move_median: raw.quantile_ms(0.5),
+            ms_per_move_p95: raw.quantile_ms(0.95),
+            cpu_ms_per_move_mean: raw.cpu_mean_ms(),
+            raw,
+        }
+    }
+}
+
+/// The figures of an endless run (or of one shard of it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndlessSummary {
+    /// Always `endless`.
+    pub mode: String,
+    /// What identifies the run.
+    #[serde(flatten)]
+    pub run: EndlessRun,
+    /// The slice this summary covers; absent for the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Games in this summary.
+    pub games: u64,
+    /// Games that topped out.
+    pub topouts: u64,
+    /// Mean score per game.
+    pub score_mean: f64,
+    /// Score per pair over all games.
+    pub score_per_pair: f64,
+    /// Fraction of games with a chain of [`BIG_CHAIN`]+ links.
+    pub first_big_chain_rate: f64,
+    /// Mean length of the first big chain, over games that have one.
+    pub first_big_chain_mean: f64,
+    /// Fraction of all games whose first big chain has [`LONG_CHAIN`]+ links.
+    pub first_big_chain_ge12: f64,
+    /// Mean pair index of the first big chain, over games that have one.
+    pub first_big_chain_pair_mean: f64,
+    /// The longest chain.
+    pub largest_chain: u32,
+    /// Mean of each game's longest chain.
+    pub largest_chain_mean: f64,
+    /// Chains fired by length (index = length, up to the longest).
+    pub chain_histogram: Vec<u64>,
+    /// Moves by puyos on the field (index = puyos, up to the most).
+    pub puyos_histogram: Vec<u64>,
+    /// Puyos on the field: the Gaussian fitted to the histogram (its mean is the mean over moves).
+    pub puyos_fit: Gaussian,
+    /// Most puyos on the field.
+    pub puyos_max: u32,
+    /// Field clears.
+    pub field_clears: u64,
+    /// Think time per move.
+    pub timing: TimingReport,
+    /// The raw totals everything above is derived from.
+    pub totals: EndlessTotals,
+    /// Per-game figures, by game index.
+    pub runs: Vec<EndlessGame>,
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+impl EndlessSummary {
+    /// Derives the summary from the run's identity, its totals, timing and per-game records.
+    pub fn build(
+        run: EndlessRun,
+        shard: Option<Shard>,
+        totals: EndlessTotals,
+        timing: Timing,
+        runs: Vec<EndlessGame>,
+    ) -> EndlessSummary {
+        let t = &totals;
+        EndlessSummary {
+            mode: "endless".into(),
+            run,
+            shard: shard.filter(|s| !s.is_whole()),
+            games: t.games,
+            topouts: t.topouts,
+            score_mean: ratio(t.score, t.games),
+            score_per_pair: ratio(t.score, t.pairs),
+            first_big_chain_rate: ratio(t.big_games, t.games),
+            first_big_chain_mean: ratio(t.big_length_sum, t.big_games),
+            first_big_chain_ge12: ratio(t.big_long, t.games),
+            first_big_chain_pair_mean: ratio(t.big_pair_sum, t.big_games),
+            largest_chain: t.largest_chain,
+            largest_chain_mean: ratio(t.largest_chain_sum, t.games),
+            chain_histogram: t.chains.trimmed().to_vec(),
+            puyos_histogram: t.puyos.trimmed().to_vec(),
+            puyos_fit: t.puyos.gaussian(),
+            puyos_max: t.puyos.max_value().unwrap_or(0) as u32,
+            field_clears: t.field_clears,
+            timing: TimingReport::new(timing),
+            totals,
+            runs,
+        }
+    }
+
+    /// Combines the games of `results` (any order) into a summary.
+    pub fn from_results(
+        run: EndlessRun,
+        shard: Option<Shard>,
+        results: Vec<EndlessGameResult>,
+    ) -> Result<EndlessSummary, String> {
+        let mut totals = EndlessTotals::default();
+        let mut timing = Timing::new();
+        let mut runs = Vec::with_capacity(results.len());
+        for r in results {
+            totals.merge(&r.totals)?;
+            timing.merge(&r.timing);
+            runs.push(r.game);
+        }
+        runs.sort_by_key(|g| g.game);
+        Ok(EndlessSummary::build(run, shard, totals, timing, runs))
+    }
+}
+
+/// What identifies a battle run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BattleRun {
+    /// Player 1's bot.
+    pub p1: String,
+    /// Player 2's bot.
+    pub p2: String,
+    /// Run seed.
+    pub seed: u64,
+    /// Colours.
+    pub colors: u8,
+    /// Pieces per side before a game is called a draw.
+    pub max_pieces: usize,
+    /// Index of the run's first game.
+    pub first_game: usize,
+    /// Games in the whole run (all shards).
+    pub run_games: usize,
+    /// Fingerprint of the bot configuration (CRC32).
+    pub config_crc: u32,
+}
+
+/// One battle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BattleGame {
+    /// Game index.
+    pub game: usize,
+    /// 1 or 2 for the winner, 0 for a draw.
+    pub winner: u8,
+    /// Frames played.
+    pub frames: u64,
+    /// Pieces placed by each side.
+    pub pieces: [u32; 2],
+    /// Longest chain of each side.
+    pub largest_chain: [u32; 2],
+    /// Nuisance sent by each side.
+    pub nuisance_sent: [u32; 2],
+}
+
+/// The figures of a battle run (or of one shard of it). The per-game records are the raw data: every
+/// figure is derived from their integers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BattleSummary {
+    /// Always `battle`.
+    pub mode: String,
+    /// What identifies the run.
+    #[serde(flatten)]
+    pub run: BattleRun,
+    /// The slice this summary covers; absent for the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Games in this summary.
+    pub games: u64,
+    /// Wins of player 1.
+    pub p1_wins: u64,
+    /// Wins of player 2.
+    pub p2_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Player 1's win rate with a 95 % Wilson interval: (rate, low, high).
+    pub p1_win_rate: (f64, f64, f64),
+    /// Player 2's win rate with a 95 % Wilson interval.
+    pub p2_win_rate: (f64, f64, f64),
+    /// Mean pieces per side per game.
+    pub mean_pieces: f64,
+    /// Mean frames per game.
+    pub mean_frames: f64,
+    /// Longest chain of each side.
+    pub largest_chain: [u32; 2],
+    /// Mean of each side's per-game longest chain.
+    pub largest_chain_mean: [f64; 2],
+    /// Per-game figures, by game index.
+    pub runs: Vec<BattleGame>,
+}
+
+impl BattleSummary {
+    /// Derives the summary from the per-game records (any order).
+    pub fn build(run: BattleRun, shard: Option<Shard>, mut runs: Vec<BattleGame>) -> BattleSummary {
+        runs.sort_by_key(|g| g.game);
+        let n = runs.len() as u64;
+        let p1_wins = runs.iter().filter(|r| r.winner == 1).count() as u64;
+        let p2_wins = runs.iter().filter(|r| r.winner == 2).count() as u64;
+        let pieces: u64 = runs.iter().map(|r| r.pieces[0] as u64 + r.pieces[1] as u64).sum();
+        let frames: u64 = runs.iter().map(|r| r.frames).sum();
+        let side_max = |s: usize| runs.iter().map(|r| r.largest_chain[s]).max().unwrap_or(0);
+        let side_sum = |s: usize| runs.iter().map(|r| r.largest_chain[s] as u64).sum::<u64>();
+        BattleSummary {
+            mode: "battle".into(),
+            run,
+            shard: shard.filter(|s| !s.is_whole()),
+            games: n,
+            p1_wins,
+            p2_wins,
+            draws: n - p1_wins - p2_wins,
+            p1_win_rate: wilson(p1_wins, n),
+            p2_win_rate: wilson(p2_wins, n),
+            mean_pieces: ratio(pieces, 2 * n),
+            mean_frames: ratio(frames, n),
+            largest_chain: [side_max(0), side_max(1)],
+            largest_chain_mean: [ratio(side_sum(0), n), ratio(side_sum(1), n)],
+            runs,
+        }
+    }
+}
+
+/// A summary of either mode.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Summary {
+    /// `sim endless`.
+    Endless(Box<EndlessSummary>),
+    /// `sim battle`.
+    Battle(Box<BattleSummary>),
+}
+
+impl Summary {
+    /// Reads a summary from `sim --json` output.
+    pub fn from_json(text: &str) -> Result<Summary, String> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        match v.get("mode").and_then(|m| m.as_str()) {
+            Some("endless") => {
+                serde_json::from_value(v).map(|s| Summary::Endless(Box::new(s))).map_err(|e| e.to_string())
+            }
+            Some("battle") => {
+                serde_json::from_value(v).map(|s| Summary::Battle(Box::new(s))).map_err(|e| e.to_string())
+            }
+            other => Err(format!("key \"mode\": expected \"endless\" or \"battle\", found {other:?}")),
+        }
+    }
+
+    /// The JSON `sim --json` prints.
+    pub fn to_json(&self) -> String {
+        // Serialising plain data with string keys cannot fail.
+        match self {
+            Summary::Endless(s) => serde_json::to_string(s.as_ref()),
+            Summary::Battle(s) => serde_json::to_string(s.as_ref()),
+        }
+        .unwrap_or_default()
+    }
+}
+
+/// Checks that the slices' shards are exactly `0/N … N-1/N` once each, and that their games are exactly
+/// the run's.
+fn check_slices(shards: &[Option<Shard>], games: &[usize], first: usize, run_games: usize) -> Result<(), String> {
+    let n = match shards.first() {
+        Some(Some(s)) => s.count,
+        Some(None) if shards.len() == 1 => 1,
+        Some(None) => return Err("a whole run cannot be merged with other files".into()),
+        None => return Err("nothing to merge".into()),
+    };
+    let mut seen = vec![false; n];
+    for s in shards {
+        let s = s.unwrap_or(Shard::WHOLE);
+        if s.count != n {
+            return Err(format!("shard {s} does not belong to a run split in {n}"));
+        }
+        if std::mem::replace(&mut seen[s.index], true) {
+            return Err(format!("shard {s} is given twice"));
+        }
+    }
+    if let Some(i) = seen.iter().position(|s| !s) {
+        return Err(format!("shard {i}/{n} is missing"));
+    }
+    let want: Vec<usize> = (first..first + run_games).collect();
+    if games != want.as_slice() {
+        return Err(format!("the slices hold {} games, the run has {run_games} (from game {first})", games.len()));
+    }
+    Ok(())
+}
+
+/// Merges the slices of one run into the summary the whole run gives. The slices must come from the same
+/// run (same identity) and cover every shard once.
+pub fn merge(parts: Vec<Summary>) -> Result<Summary, String> {
+    match parts.first() {
+        None => Err("nothing to merge".into()),
+        Some(Summary::Endless(first)) => {
+            let run = first.run.clone();
+            let mut shards = Vec::new();
+            let mut totals = EndlessTotals::default();
+            let mut timing = Timing::new();
+            let mut runs = Vec::new();
+            for (i, p) in parts.into_iter().enumerate() {
+                let Summary::Endless(p) = p else { return Err(format!("file {}: a battle among endless runs", i + 1)) };
+                if p.run != run {
+                    return Err(format!("file {}: from another run ({:?} vs {:?})", i + 1, p.run, run));
+                }
+                shards.push(p.shard);
+                totals.merge(&p.totals).map_err(|e| format!("file {}: {e}", i + 1))?;
+                timing.merge(&p.timing.raw);
+                runs.extend(p.runs);
+            }
+            runs.sort_by_key(|g| g.game);
+            let games: Vec<usize> = runs.iter().map(|g| g.game).collect();
+            check_slices(&shards, &games, run.first_game, run.run_games)?;
+            Ok(Summary::Endless(Box::new(EndlessSummary::build(run, None, totals, timing, runs))))
+        }
+        Some(Summary::Battle(first)) => {
+            let run = first.run.clone();
+            let mut shards = Vec::new();
+            let mut runs = Vec::new();
+            for (i, p) in parts.into_iter().enumerate() {
+                let Summary::Battle(p) = p else { return Err(format!("file {}: an endless run among battles", i + 1)) };
+                if p.run != run {
+                    return Err(format!("file {}: from another run ({:?} vs {:?})", i + 1, p.run, run));
+                }
+                shards.push(p.shard);
+                runs.extend(p.runs);
+            }
+            runs.sort_by_key(|g| g.game);
+            let games: Vec<usize> = runs.iter().map(|g| g.game).collect();
+            check_slices(&shards, &games, run.first_game, run.run_games)?;
+            Ok(Summary::Battle(Box::new(BattleSummary::build(run, None, runs))))
+        }
+    }
+}
+
+/// Plays one endless game of up to `n` pieces with `player` and tallies it as game `game`, in constant
+/// memory, with the player's CPU time.
+pub fn play_endless_tallied<P: super::Player>(
+    player: P,
+    pieces: &mut dyn super::PieceSource,
+    rules: &crate::game::Rules,
+    n: usize,
+    game: usize,
+) -> EndlessGameResult {
+    let mut timed = super::stats::CpuTimed::new(player);
+    let mut tally = EndlessTally::new(game);
+    let outcome = super::endless::play_endless_streaming(&mut timed, pieces, rules, n, &mut |m| tally.observe(m));
+    tally.finish(&outcome, timed.cpu_ns)
+}

@@ -1,0 +1,110 @@
+//! `sim --shard I/N` slices merge (`sim merge`) into exactly the JSON of the whole run.
+//!
+//! `timing` is the one part that cannot match: it is measured wall and CPU time, which differs between
+//! any two runs of the same games. It merges exactly (sums and bucket counts); every other byte of the
+//! merged JSON must equal the single run's.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn puyobot(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot")).args(args).output().expect("puyobot runs");
+    assert!(out.status.success(), "puyobot {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("puyobot-sim-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+/// The JSON text with the `timing` object cut out: everything before `"timing":` and from `,"totals":`.
+fn without_timing(json: &str) -> (String, String) {
+    let start = json.find("\"timing\":").expect("a timing object");
+    let end = json.find(",\"totals\":").expect("totals after timing");
+    (json[..start].to_string(), json[end..].to_string())
+}
+
+fn shards_merge_to_the_whole_run(base: &[&str], n: usize, tag: &str) -> String {
+    let whole = puyobot(&[base, &["--json"]].concat());
+    let mut files: Vec<PathBuf> = Vec::new();
+    // Shards in reverse order, so the merge cannot rely on the files' order.
+    for i in (0..n).rev() {
+        let shard = format!("{i}/{n}");
+        let text = puyobot(&[base, &["--json", "--shard", &shard]].concat());
+        assert!(text.contains(&format!("\"shard\":\"{shard}\"")), "a shard says which it is");
+        let f = tmp(&format!("{tag}-{i}.json"));
+        std::fs::write(&f, text).expect("write shard");
+        files.push(f);
+    }
+    let mut args = vec!["sim", "merge"];
+    args.extend(files.iter().map(|f| f.to_str().expect("UTF-8 path")));
+    let merged = puyobot(&args);
+    if whole.contains("\"timing\":") {
+        assert_eq!(without_timing(&merged), without_timing(&whole));
+    } else {
+        assert_eq!(merged, whole);
+    }
+    // Leaving a shard out is an error that names it.
+    let mut short = vec![Path::new("sim"), Path::new("merge")];
+    short.extend(files.iter().skip(1).map(|f| f.as_path()));
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot")).args(&short).output().expect("puyobot runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing"), "{}", String::from_utf8_lossy(&out.stderr));
+    whole
+}
+
+#[test]
+fn endless_shards_merge_to_the_single_run_json() {
+    let base = ["sim", "endless", "--ai", "classic", "--games", "7", "--pieces", "60", "--seed", "11", "--colors", "5"];
+    let whole = shards_merge_to_the_whole_run(&base, 3, "endless");
+    assert!(whole.contains("\"games\":7"), "{whole}");
+    assert!(whole.contains("\"puyos_histogram\":["));
+}
+
+#[test]
+fn battle_shards_merge_to_the_single_run_json() {
+    let base =
+        ["sim", "battle", "--p1", "classic", "--p2", "random", "--games", "5", "--max-pieces", "80", "--seed", "4"];
+    shards_merge_to_the_whole_run(&base, 2, "battle");
+}
+
+#[test]
+fn merging_slices_of_different_runs_is_refused() {
+    let a =
+        puyobot(&["sim", "endless", "--ai", "random", "--games", "2", "--pieces", "10", "--json", "--shard", "0/2"]);
+    let b = puyobot(&[
+        "sim", "endless", "--ai", "random", "--games", "2", "--pieces", "10", "--json", "--shard", "1/2", "--seed", "9",
+    ]);
+    let (fa, fb) = (tmp("other-a.json"), tmp("other-b.json"));
+    std::fs::write(&fa, a).expect("write");
+    std::fs::write(&fb, b).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["sim", "merge"])
+        .args([&fa, &fb])
+        .output()
+        .expect("puyobot runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another run"));
+}
+
+#[test]
+fn plot_draws_the_chain_histogram_and_the_puyo_curve() {
+    let svg = tmp("plot.svg");
+    puyobot(&[
+        "sim",
+        "endless",
+        "--ai",
+        "classic",
+        "--games",
+        "2",
+        "--pieces",
+        "80",
+        "--plot",
+        svg.to_str().expect("UTF-8"),
+    ]);
+    let text = std::fs::read_to_string(&svg).expect("the plot was written");
+    assert!(text.starts_with("<svg"), "an SVG file");
+    assert!(text.contains("chains fired by length") && text.contains("Gaussian: mean"), "both panels and the fit");
+}
