@@ -125,7 +125,12 @@ fn bots_are_deterministic_for_a_seed_including_sampled_futures() {
     config.chain.detect_extend = 0;
     let mut refined = config.clone();
     refined.search.refine_top = 3;
-    for (name, config) in [("classic", &config), ("chain", &config), ("chain", &refined), ("random", &config)] {
+    let mut beam = config.clone();
+    beam.search.beam_width = 4;
+    beam.search.beam_depth = 2;
+    for (name, config) in
+        [("classic", &config), ("chain", &config), ("chain", &refined), ("chain", &beam), ("random", &config)]
+    {
         let run = || {
             let mut bot = Bot::new(name, config, 42).expect("bot");
             let mut pieces = RandomPieces::new(9, 4);

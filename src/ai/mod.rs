@@ -2,11 +2,13 @@
 //!
 //! - [`movegen`]: reachable lock placements with the input paths the driver presses;
 //! - [`search`]: 2-ply search (current + next piece), optional sampled third ply;
+//! - [`beam`]: a narrow beam over sampled futures behind the 2-ply search;
 //! - [`eval`]: `classic` (the seed Famicom bot) and `chain` (potential-chain builder);
 //! - [`ignition`]: when to fire;
 //! - [`bot`]: [`Bot`], a [`crate::sim::Player`];
 //! - [`config`]: the `[ai]` table of `config.toml`.
 
+pub mod beam;
 pub mod bot;
 pub mod config;
 pub mod eval;

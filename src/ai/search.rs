@@ -29,13 +29,27 @@ pub struct SearchOptions {
     pub refine_top: usize,
     /// Worker threads for the first ply (1 = the calling thread only).
     pub threads: usize,
+    /// With `samples`, width of a beam run over each sampled future instead of the `refine_top`
+    /// third ply (0 = no beam).
+    pub beam_width: usize,
+    /// Sampled pairs each beam searches beyond the known current and next pair.
+    pub beam_depth: u32,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { depth: 2, samples: 8, colors: 4, refine_top: 6, threads: 1, moves: MoveRules::default() }
+        SearchOptions {
+            depth: 2,
+            samples: 8,
+            colors: 4,
+            refine_top: 6,
+            threads: 1,
+            beam_width: 0,
+            beam_depth: 2,
+            moves: MoveRules::default(),
+        }
     }
 }
 
@@ -169,6 +183,13 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
     let moves = movegen::generate(input.field, input.current, input.start, &opts.moves);
     if moves.is_empty() {
         return None;
+    }
+    if let Some(next) = input.next
+        && opts.depth >= 2
+        && opts.samples > 0
+        && opts.beam_width > 0
+    {
+        return super::beam::search(input.field, input.current, next, moves, eval, rules, opts, seed);
     }
     let samples = if opts.samples > 0 { sample_pairs(opts.samples, opts.colors, seed) } else { Vec::new() };
     let deeper: Vec<Piece> = match input.next {

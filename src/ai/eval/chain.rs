@@ -25,6 +25,9 @@ pub struct ChainWeights {
     pub keys: f64,
     /// Per unit of room beside the trigger column.
     pub room: f64,
+    /// Per puyo the best potential chain would leave on the field (negative: junk that is not part of
+    /// the chain takes the room a longer chain needs).
+    pub junk: f64,
     /// Per 2-link (a pair of same-colour puyos not part of a larger group).
     pub link2: f64,
     /// Per 3-link (a puyo with two same-colour neighbours).
@@ -74,6 +77,7 @@ impl Default for ChainWeights {
             trigger_height: 0.0,
             keys: -300.0,
             room: 100.0,
+            junk: 0.0,
             link2: 100.0,
             link3: 150.0,
             shape: -40.0,
@@ -186,7 +190,8 @@ impl ChainEval {
                 + w.score * p.score as f64 / 1000.0
                 + w.trigger_height * p.trigger_height as f64
                 + w.keys * p.keys as f64
-                + w.room * p.room as f64;
+                + w.room * p.room as f64
+                + w.junk * p.remaining as f64;
             if v > best {
                 best = v;
                 best_chains = p.chains;

@@ -24,6 +24,8 @@ pub struct Potential {
     pub trigger_height: u32,
     /// Room beside the trigger: columns on each side no higher than it (lower ones count twice).
     pub room: u32,
+    /// Puyos left on the field once the chain has run (keys that did not pop included): the build's junk.
+    pub remaining: u32,
 }
 
 /// How hard the detector looks.
@@ -132,6 +134,7 @@ pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl
                     keys: k as u32 + 1,
                     trigger_height: h0 as u32,
                     room: room(&heights, x),
+                    remaining: trial.count(),
                 };
                 visit(&found);
                 if opts.extend_depth > 0 {
@@ -200,6 +203,7 @@ fn extend(
                         chains: summary.chains,
                         score: summary.score,
                         keys: base.keys + k as u32 + 1,
+                        remaining: sim.count(),
                         ..base
                     };
                     visit(&found);

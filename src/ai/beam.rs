@@ -1,0 +1,194 @@
+//! Beam search over sampled futures, after the strong open-source bots: the current and next pair are
+//! searched in full, then each of a few sampled futures (unseen pairs drawn from the colours in play) is
+//! searched by a narrow beam that keeps the best fields whatever first placement they come from. A first
+//! placement is worth the mean, over the futures, of the best field it still has in the beam at the end;
+//! one the beam dropped is worth that future's worst survivor. Deterministic for a given seed.
+
+use std::collections::HashSet;
+
+use super::eval::Evaluation;
+use super::movegen::{self, Move, PiecePosition};
+use super::search::{Candidate, DEATH, SearchOptions, SearchResult, sample_pairs};
+use crate::game::{Field, Piece, Rules};
+
+/// A field in the beam, with the first placement (index into the candidates) it descends from.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    root: usize,
+    field: Field,
+    /// Puyos popped along the line (the evaluation's waste term).
+    waste: u32,
+    value: f64,
+}
+
+/// Every child of the frontier's fields with `piece`, evaluated; lines that top out are dropped.
+fn expand(frontier: &[Node], piece: Piece, eval: &Evaluation, rules: &Rules, opts: &SearchOptions) -> Vec<Node> {
+    let spawn = PiecePosition::spawn(rules);
+    let mut out = Vec::with_capacity(frontier.len() * 22);
+    for n in frontier {
+        let moves = movegen::placements(&n.field, piece, spawn, &opts.moves);
+        for &p in moves.as_slice() {
+            let mut field = n.field;
+            let Ok(s) = field.play(piece, p, rules) else { continue };
+            if field.is_game_over(rules) {
+                continue;
+            }
+            let waste = n.waste + s.cleared;
+            out.push(Node { root: n.root, field, waste, value: eval.evaluate(&field, waste, rules) });
+        }
+    }
+    out
+}
+
+/// Keeps the `width` best nodes, one per (first placement, field): symmetric placements and
+/// transposed orders would otherwise fill the beam with copies.
+fn prune(mut nodes: Vec<Node>, width: usize) -> Vec<Node> {
+    nodes.sort_by(|a, b| b.value.total_cmp(&a.value));
+    let mut seen = HashSet::with_capacity(width * 2);
+    let mut kept = Vec::with_capacity(width);
+    for n in nodes {
+        if kept.len() == width {
+            break;
+        }
+        if seen.insert((n.root, n.field)) {
+            kept.push(n);
+        }
+    }
+    kept
+}
+
+/// Searches `moves` (the current piece's placements) with `next` known and `opts.samples` sampled
+/// futures of `opts.beam_depth` pairs each. `None` when no placement is valid.
+#[allow(clippy::too_many_arguments)]
+pub fn search(
+    field: &Field,
+    current: Piece,
+    next: Piece,
+    moves: Vec<Move>,
+    eval: &Evaluation,
+    rules: &Rules,
+    opts: &SearchOptions,
+    seed: u64,
+) -> Option<SearchResult> {
+    let mut candidates = Vec::with_capacity(moves.len());
+    let mut roots = Vec::with_capacity(moves.len());
+    for m in moves {
+        let mut f = *field;
+        let Ok(chain) = f.play(current, m.placement, rules) else { continue };
+        let alive = !f.is_game_over(rules);
+        if alive {
+            roots.push(Node { root: candidates.len(), field: f, waste: chain.cleared, value: 0.0 });
+        }
+        candidates.push(Candidate { placement: m.placement, path: m.path, value: DEATH, chain, field: f });
+    }
+    if candidates.is_empty() {
+        return None;
+    }
+    // The known next pair, in full: this gives every candidate its plain 2-ply value.
+    let level = expand(&roots, next, eval, rules, opts);
+    for n in &level {
+        let c = &mut candidates[n.root];
+        if n.value > c.value {
+            c.value = n.value;
+        }
+    }
+    // Roots alive now but with no surviving reply top out on the next pair: a little better than now.
+    for r in &roots {
+        if candidates[r.root].value == DEATH {
+            candidates[r.root].value = DEATH * 0.5;
+        }
+    }
+    let start = prune(level, opts.beam_width.max(1));
+    if !start.is_empty() && opts.samples > 0 {
+        let runs: Vec<(Vec<f64>, f64)> = (0..opts.samples as u64)
+            .map(|i| {
+                let future = sample_pairs(opts.beam_depth, opts.colors, seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let mut frontier = start.clone();
+                for &piece in &future {
+                    let children = expand(&frontier, piece, eval, rules, opts);
+                    if children.is_empty() {
+                        break;
+                    }
+                    frontier = prune(children, opts.beam_width);
+                }
+                let mut best = vec![f64::NEG_INFINITY; candidates.len()];
+                let mut worst = f64::INFINITY;
+                for n in &frontier {
+                    best[n.root] = best[n.root].max(n.value);
+                    worst = worst.min(n.value);
+                }
+                (best, worst)
+            })
+            .collect();
+        let in_beam: Vec<bool> = (0..candidates.len()).map(|r| start.iter().any(|n| n.root == r)).collect();
+        let mut floor = f64::INFINITY;
+        for (r, c) in candidates.iter_mut().enumerate() {
+            if !in_beam[r] {
+                continue;
+            }
+            let total: f64 = runs.iter().map(|(best, worst)| if best[r].is_finite() { best[r] } else { *worst }).sum();
+            c.value = total / runs.len() as f64;
+            floor = floor.min(c.value);
+        }
+        // Placements the beam never kept rank below every one it did, in their 2-ply order.
+        if floor.is_finite() {
+            for (r, c) in candidates.iter_mut().enumerate() {
+                if !in_beam[r] && c.value > DEATH * 0.25 {
+                    c.value = floor.min(c.value) - 1.0;
+                }
+            }
+        }
+    }
+    let mut best = 0;
+    for (i, c) in candidates.iter().enumerate() {
+        if c.value > candidates[best].value {
+            best = i;
+        }
+    }
+    Some(SearchResult { candidates, best })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::eval::ChainEval;
+    use crate::ai::eval::ChainWeights;
+    use crate::game::{Cell, Color, Pair};
+
+    fn pair(a: usize, b: usize) -> Piece {
+        Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]))
+    }
+
+    fn run(field: &Field, opts: &SearchOptions, seed: u64) -> SearchResult {
+        let rules = Rules::puyo1();
+        let eval = Evaluation::Chain(Box::new(ChainEval::new(ChainWeights::default()).expect("gtr exists")));
+        let moves = movegen::generate(field, pair(0, 1), PiecePosition::spawn(&rules), &opts.moves);
+        search(field, pair(0, 1), pair(2, 3), moves, &eval, &rules, opts, seed).expect("placements")
+    }
+
+    #[test]
+    fn the_beam_never_picks_a_top_out_and_values_every_live_placement() {
+        // Column 3 stands to row 2: a placement on it tops out.
+        let mut f = Field::from_rows(&["RG....", "GB...."]);
+        for k in 0..11 {
+            f.set(3, 13 - k, Cell::Nuisance);
+        }
+        let opts = SearchOptions { samples: 3, beam_width: 6, beam_depth: 2, ..SearchOptions::default() };
+        let r = run(&f, &opts, 5);
+        let best = r.best();
+        assert!(!best.field.is_game_over(&Rules::puyo1()), "best {} tops out", best.placement);
+        for c in &r.candidates {
+            let dead = c.field.is_game_over(&Rules::puyo1());
+            assert_eq!(c.value == DEATH, dead, "{} valued {}", c.placement, c.value);
+        }
+    }
+
+    #[test]
+    fn the_beam_is_deterministic_for_a_seed_and_the_futures_depend_on_it() {
+        let f = Field::from_rows(&["R.....", "G.....", "GB..Y.", "GRRBYY"]);
+        let opts = SearchOptions { samples: 4, beam_width: 8, beam_depth: 2, ..SearchOptions::default() };
+        let values = |seed| run(&f, &opts, seed).candidates.iter().map(|c| c.value.to_bits()).collect::<Vec<_>>();
+        assert_eq!(values(1), values(1));
+        assert_ne!(values(1), values(2), "different seeds should sample different futures");
+    }
+}
