@@ -4,11 +4,8 @@
 //! and no top-out, AI vs AI to a winner with 0 mismatches, and the `--write-addresses` folder must play
 //! the same build with `--calibrate off` and 0 mismatches.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::contract::{BuildError, Contract};
 use std::process::Command;
 
 use serde_json::Value;
@@ -157,42 +154,5 @@ fn committed_builds_as_unknown_dumps_are_calibrated_and_played() {
     ];
     for b in &builds {
         full_check(b, &dir, &guessed);
-    }
-}
-
-/// Contracts drawn from a seed (`PUYOBOT_CONTRACT_SEED`, printed), built by `tests/labcart/build.sh`:
-/// nobody wrote an address file for them. `PUYOBOT_CONTRACT_VARIANTS=N` draws N (default 2).
-#[test]
-fn drawn_contract_builds_are_calibrated_and_played() {
-    let seed = std::env::var("PUYOBOT_CONTRACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0xCA1B_0008u64);
-    let n: u64 = std::env::var("PUYOBOT_CONTRACT_VARIANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
-    println!("contract seed {seed} (PUYOBOT_CONTRACT_SEED), {n} variants (PUYOBOT_CONTRACT_VARIANTS)");
-    let dir = scratch("drawn");
-    let guessed = guessed_folder(&dir);
-    for i in 0..n {
-        let c = Contract::random(seed.wrapping_add(i));
-        let rom = dir.join(format!("drawn-{i}.nes"));
-        match c.build(&rom) {
-            Ok(()) => {}
-            Err(BuildError::NoAssembler) => {
-                println!("skipped: {}", BuildError::NoAssembler);
-                return;
-            }
-            Err(e) => panic!("contract {c}: {e}"),
-        }
-        println!("variant {i}: {c}");
-        let o = c.orients;
-        let b = Build {
-            name: format!("drawn-{i}"),
-            rom,
-            empty: c.empty,
-            colours: c.colours().to_vec(),
-            ori: [o.up, o.right, o.down, o.left],
-            a_cw: c.a_clockwise,
-            xy_child: c.xy_child,
-            color_offset: c.color_offset,
-            nuisance: c.nuisance,
-        };
-        full_check(&b, &dir, &guessed);
     }
 }
