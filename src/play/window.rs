@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 
-use crate::emu::Emu;
+use crate::emu::{Emu, SaveStates};
 use crate::game::{Field, Item, Piece, Placement, field::bit};
 use crate::memmap::schema::ScreenLayout;
 use crate::ui::{GhostCell, HudInfo, HudPlayer, Viewable};
