@@ -8,6 +8,7 @@ pub mod host;
 pub mod faults;
 pub mod mock;
 pub mod record;
+pub mod replay;
 pub mod rom;
 pub mod state;
 
