@@ -186,11 +186,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
             stop_at_game_over: cfg.play.stop_at_game_over,
             until_calibrated: only,
         };
-        let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
-        let machine = FaultyPads::new(Recorder::new(Emu::new(&image, true)?, false), spec, cfg.play.seed);
-        let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
-        session.set_calibration(calibration, &image.hash.sha1);
-        let summary = headless::run(&mut session, limits, &name, cfg.play.seed, cfg.play.speed)?;
+        let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits)?;
         let run = HeadlessRun::of(&session, &summary);
         if only && !args.json {
             print!("{}", summary.calibration.to_text());
@@ -225,6 +221,24 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     session.set_calibration(calibration, &image.hash.sha1);
     let session = run_window(session, &cfg, &name, args.frames)?;
     write_learned(&session, args, &cfg, &rom, &borrowed)
+}
+
+/// A headless session on a recording, fault-injecting host, run to `limits`.
+pub fn run_headless(
+    cfg: &Config,
+    image: &RomImage,
+    name: &str,
+    map: AddressFile,
+    seats: Vec<crate::play::Seat>,
+    limits: Limits,
+) -> anyhow::Result<(Session<FaultyPads<Recorder<Emu>>>, Summary)> {
+    let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
+    let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
+    let machine = FaultyPads::new(Recorder::new(Emu::new(image, true)?, false), spec, cfg.play.seed);
+    let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
+    session.set_calibration(calibration, &image.hash.sha1);
+    let summary = headless::run(&mut session, limits, name, cfg.play.seed, cfg.play.speed)?;
+    Ok((session, summary))
 }
 
 /// Frames a `--calibrate only` run may take (ten minutes of game time).

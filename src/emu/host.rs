@@ -9,8 +9,8 @@ use tetanes_core::prelude::*;
 use tetanes_core::video::VideoFilter;
 
 use super::Machine;
-use super::state::SaveStates;
 use super::rom::RomImage;
+use super::state::SaveStates;
 
 /// What went wrong inside the emulator.
 #[derive(Debug, thiserror::Error)]

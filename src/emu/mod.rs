@@ -4,8 +4,8 @@
 //! at a time. [`Emu`] is the real console; [`mock::MockGame`] is a small software model of the RAM
 //! contract for tests that must not depend on a cartridge.
 
-pub mod host;
 pub mod faults;
+pub mod host;
 pub mod mock;
 pub mod record;
 pub mod replay;

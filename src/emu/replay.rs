@@ -61,12 +61,14 @@ pub enum ReplayError {
 /// Run-length encodes a pad log.
 pub fn encode_pads(log: &[[u8; 2]]) -> String {
     let mut out = String::new();
-    let mut i = 0;
+    let (mut i, mut tokens) = (0, 0);
     while i < log.len() {
         let run = log[i..].iter().take_while(|p| **p == log[i]).count();
-        if !out.is_empty() {
-            out.push(if out.len() % 100 < 12 { '\n' } else { ' ' });
+        if tokens > 0 {
+            // Sixteen tokens a line keeps the file readable and diffable.
+            out.push(if tokens % 16 == 0 { '\n' } else { ' ' });
         }
+        tokens += 1;
         out.push_str(&format!("{run}x{:02X}{:02X}", log[i][0], log[i][1]));
         i += run;
     }
@@ -105,8 +107,7 @@ impl Replay {
     /// Reads and checks a file (version, hash shapes, pads).
     pub fn load(path: &Path) -> Result<(Replay, Vec<[u8; 2]>), ReplayError> {
         let name = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ReplayError::Io { path: name.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ReplayError::Io { path: name.clone(), source })?;
         Replay::parse(&name, &text)
     }
 
