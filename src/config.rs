@@ -88,6 +88,9 @@ pub struct PlaySettings {
     pub threaded_bots: bool,
     /// In headless runs, stop when a player tops out (endless) or a winner is known (2P).
     pub stop_at_game_over: bool,
+    /// Pad faults injected between the session and the console, e.g. `"drop=0.05,delay=2,extra=0.01"`;
+    /// empty = none. See [`crate::emu::faults::FaultSpec::parse`].
+    pub faults: String,
 }
 
 impl Default for PlaySettings {
@@ -105,6 +108,7 @@ impl Default for PlaySettings {
             unknown_rom_addresses: String::new(),
             threaded_bots: true,
             stop_at_game_over: true,
+            faults: String::new(),
         }
     }
 }
@@ -200,6 +204,11 @@ impl Config {
                 });
             }
         }
+        crate::emu::faults::FaultSpec::parse(&self.play.faults).map_err(|message| ConfigError {
+            file: file.into(),
+            key: "play.faults".into(),
+            message,
+        })?;
         self.key_bindings(file)?;
         Ok(())
     }

@@ -19,6 +19,8 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
+    /// Run a saved headless run again (`play --save-inputs`) and check it matches bit for bit.
+    Replay(cli::replay::ReplayArgs),
     /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.
     Soak(cli::soak::SoakArgs),
     /// Tune an evaluation's weights by self-play (tournament or SPSA), resumable and shardable.
@@ -32,6 +34,7 @@ fn main() -> std::process::ExitCode {
         Command::Chain(args) => cli::chain::run(args),
         Command::Play(args) => cli::play::run(args),
         Command::Sim(args) => cli::sim::run(args),
+        Command::Replay(args) => cli::replay::run(args),
         Command::Soak(args) => cli::soak::run(args),
         Command::Train(args) => cli::train::run(args),
     };

@@ -3,6 +3,7 @@
 pub mod chain;
 pub mod play;
 pub mod plot;
+pub mod replay;
 pub mod sim;
 pub mod soak;
 pub mod train;

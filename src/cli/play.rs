@@ -8,10 +8,12 @@ use clap::Args;
 
 use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_folder};
 use crate::config::{Config, DEFAULT_FILE, EmuSpeedSetting, Mode};
-use crate::emu::{Emu, RomImage, rom};
+use crate::emu::faults::{FaultSpec, FaultyPads};
+use crate::emu::replay::{Replay, VERSION as REPLAY_VERSION, encode_pads};
+use crate::emu::{Emu, Machine, Recorder, RomImage, ram_hash, rom};
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::memmap::{AddressFile, AddressSource};
-use crate::play::{Limits, Session, headless, seats_for};
+use crate::play::{Limits, Session, Summary, headless, seats_for};
 
 /// Arguments of `puyobot play`.
 #[derive(Debug, Clone, Default, Args)]
@@ -71,6 +73,13 @@ pub struct PlayArgs {
     /// After the run, write what calibration learned as a complete address folder.
     #[arg(long, value_name = "DIR")]
     pub write_addresses: Option<PathBuf>,
+    /// Headless: pad faults between the bots and the console, e.g. "drop=0.05,delay=2,extra=0.01"
+    /// (overrides play.faults; seeded by --seed).
+    #[arg(long)]
+    pub faults: Option<String>,
+    /// Headless: save the pads of every frame as a replay file (`puyobot replay FILE` runs it again).
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    pub save_inputs: Option<PathBuf>,
 }
 
 /// Reads the config file and applies the flags on top.
@@ -106,6 +115,9 @@ pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
     }
     if let Some(a) = &args.addresses {
         p.addresses_dir = a.display().to_string();
+    }
+    if let Some(f) = &args.faults {
+        p.faults = f.clone();
     }
     if let Some(b) = &args.p1_ai {
         cfg.bots.p1 = b.clone();
@@ -164,11 +176,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     let only = cfg.play.calibrate == CalibrateMode::Only;
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
-    let emu = Emu::new(&image, args.headless)?;
     let threaded = cfg.play.threaded_bots;
     let seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
-    let mut session = Session::new(emu, map, mode, seats, cfg.play.menu);
-    session.set_calibration(calibration, &image.hash.sha1);
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
     if args.headless || only {
         let limits = Limits {
@@ -177,13 +186,30 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
             stop_at_game_over: cfg.play.stop_at_game_over,
             until_calibrated: only,
         };
-        let summary = headless::run(&mut session, limits, &name, cfg.play.seed, cfg.play.speed)?;
+        let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits)?;
+        let run = HeadlessRun::of(&session, &summary);
         if only && !args.json {
             print!("{}", summary.calibration.to_text());
         } else if args.json {
-            println!("{}", summary.to_json());
+            println!("{}", run.json);
         } else {
             print!("{}", summary.to_text());
+            println!("ram hash {}  faults injected {}", run.ram_hash, run.faults_injected);
+        }
+        if let Some(path) = &args.save_inputs {
+            let replay = Replay {
+                version: REPLAY_VERSION,
+                rom_sha1: image.hash.sha1.clone(),
+                rom_name: image.name.clone(),
+                seed: cfg.play.seed,
+                frames: args.frames,
+                pieces: args.pieces,
+                ram_hash: run.ram_hash.clone(),
+                config: cfg.to_toml(),
+                pads: encode_pads(session.machine().inner().log()),
+            };
+            replay.save(path)?;
+            eprintln!("wrote {}", path.display());
         }
         write_learned(&session, args, &cfg, &rom, &borrowed)?;
         if only && summary.calibration.state != "settled" {
@@ -191,8 +217,28 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    let mut session = Session::new(Emu::new(&image, false)?, map, mode, seats, cfg.play.menu);
+    session.set_calibration(calibration, &image.hash.sha1);
     let session = run_window(session, &cfg, &name, args.frames)?;
     write_learned(&session, args, &cfg, &rom, &borrowed)
+}
+
+/// A headless session on a recording, fault-injecting host, run to `limits`.
+pub fn run_headless(
+    cfg: &Config,
+    image: &RomImage,
+    name: &str,
+    map: AddressFile,
+    seats: Vec<crate::play::Seat>,
+    limits: Limits,
+) -> anyhow::Result<(Session<FaultyPads<Recorder<Emu>>>, Summary)> {
+    let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
+    let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
+    let machine = FaultyPads::new(Recorder::new(Emu::new(image, true)?, false), spec, cfg.play.seed);
+    let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
+    session.set_calibration(calibration, &image.hash.sha1);
+    let summary = headless::run(&mut session, limits, name, cfg.play.seed, cfg.play.speed)?;
+    Ok((session, summary))
 }
 
 /// Frames a `--calibrate only` run may take (ten minutes of game time).
@@ -214,8 +260,8 @@ fn mode_files(cfg: &Config, image: &RomImage) -> anyhow::Result<ModeFiles> {
 }
 
 /// `--write-addresses DIR`: the learned contract as a complete address folder.
-fn write_learned(
-    session: &Session<Emu>,
+fn write_learned<M: Machine>(
+    session: &Session<M>,
     args: &PlayArgs,
     cfg: &Config,
     rom: &LearnedRom,
@@ -258,4 +304,32 @@ fn run_window(
     let mut view = crate::ui::session_view::WindowSession::new(session);
     run_window(&mut view, opts)?;
     Ok(view.session)
+}
+
+/// What a headless run reports beyond the summary: the final RAM hash and the faults injected.
+#[derive(Debug, Clone)]
+pub struct HeadlessRun {
+    /// Final RAM hash, 16 hex digits.
+    pub ram_hash: String,
+    /// Faults the host injected.
+    pub faults_injected: u32,
+    /// The summary as JSON with `ram_hash`, `faults_injected` and `faults` (by kind) added.
+    pub json: String,
+}
+
+impl HeadlessRun {
+    /// Reads the machine after a run.
+    pub fn of(session: &Session<FaultyPads<Recorder<Emu>>>, summary: &Summary) -> HeadlessRun {
+        let machine = session.machine();
+        let ram_hash = format!("{:016x}", ram_hash(machine.ram()));
+        let counts = machine.counts();
+        let mut value = serde_json::to_value(summary).unwrap_or_default();
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert("ram_hash".into(), ram_hash.clone().into());
+            obj.insert("faults_injected".into(), counts.total().into());
+            obj.insert("faults".into(), serde_json::to_value(counts).unwrap_or_default());
+        }
+        let json = serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        HeadlessRun { ram_hash, faults_injected: counts.total(), json }
+    }
 }

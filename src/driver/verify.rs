@@ -5,7 +5,7 @@
 //! resolving: the next piece becoming controllable. Nuisance that fell in between (2P) is accounted for:
 //! each column may carry extra nuisance on top of the predicted stack.
 
-use crate::game::{Cell, ChainSummary, Field, HEIGHT, Piece, Placement, Rules, WIDTH};
+use crate::game::{Cell, ChainSummary, Field, HEIGHT, Orientation, Piece, Placement, Rules, WIDTH};
 
 /// A prediction waiting for the game to finish resolving.
 #[derive(Clone, Debug)]
@@ -42,6 +42,11 @@ pub enum Check {
 pub struct Verifier {
     last: Option<(Field, Piece, Placement)>,
     pending: Option<Prediction>,
+    /// Outcomes of the poses one frame of input could reach from the last one seen (a faulty pad can
+    /// move the piece on the very frame it locks, after RAM was last read).
+    nearby: Vec<Prediction>,
+    /// Locks that RAM showed one input away from the last pose seen (counted, not mismatches).
+    pub moved_at_lock: u64,
     /// Comparisons made.
     pub checks: u64,
     /// Comparisons that failed.
@@ -60,6 +65,20 @@ impl Verifier {
         let mut after = before;
         match after.play(piece, placement, rules) {
             Ok(summary) => {
+                self.nearby.clear();
+                for dx in [-1i8, 0, 1] {
+                    for orientation in [Orientation::Up, Orientation::Right, Orientation::Down, Orientation::Left] {
+                        let x = placement.x as i8 + dx;
+                        let alt = Placement { x: x.clamp(0, 127) as u8, orientation };
+                        if x < 1 || alt == placement {
+                            continue;
+                        }
+                        let mut f = before;
+                        if let Ok(summary) = f.play(piece, alt, rules) {
+                            self.nearby.push(Prediction { before, piece, placement: alt, after: f, summary });
+                        }
+                    }
+                }
                 self.pending = Some(Prediction { before, piece, placement, after, summary });
                 self.pending.as_ref()
             }
@@ -72,9 +91,23 @@ impl Verifier {
 
     /// The next piece became controllable: compares `field` (RAM) with the pending prediction.
     pub fn on_spawn(&mut self, field: &Field, label: &str) -> Option<(Prediction, Check)> {
-        let p = self.pending.take()?;
+        let mut p = self.pending.take()?;
         self.checks += 1;
-        let check = compare(&p.after, field);
+        let mut check = compare(&p.after, field);
+        if matches!(check, Check::Mismatch { .. })
+            && let Some((i, c)) = self
+                .nearby
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (i, compare(&n.after, field)))
+                .find(|(_, c)| matches!(c, Check::Match { .. }))
+        {
+            // The model is right; the piece moved after the last read. Predict from where it locked.
+            p = self.nearby.swap_remove(i);
+            check = c;
+            self.moved_at_lock += 1;
+        }
+        self.nearby.clear();
         if let Check::Mismatch { cells } = &check {
             self.mismatches += 1;
             log::warn!(
@@ -95,6 +128,7 @@ impl Verifier {
     pub fn reset(&mut self) {
         self.last = None;
         self.pending = None;
+        self.nearby.clear();
     }
 }
 

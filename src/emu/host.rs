@@ -10,6 +10,7 @@ use tetanes_core::video::VideoFilter;
 
 use super::Machine;
 use super::rom::RomImage;
+use super::state::SaveStates;
 
 /// What went wrong inside the emulator.
 #[derive(Debug, thiserror::Error)]
@@ -76,21 +77,6 @@ impl Emu {
         self.deck.frame_buffer().as_slice()
     }
 
-    /// Saves the whole machine (compressed) into a byte vector.
-    pub fn save_state(&mut self) -> Result<Vec<u8>, EmuError> {
-        let mut out = Vec::new();
-        self.deck.save_state(&mut out).map_err(EmuError::State)?;
-        Ok(out)
-    }
-
-    /// Restores a state made by [`Emu::save_state`] and re-applies the pads (loading clears them).
-    pub fn load_state(&mut self, state: &[u8]) -> Result<(), EmuError> {
-        self.deck.load_state(state).map_err(EmuError::State)?;
-        let pads = self.pads;
-        self.set_pads(pads);
-        Ok(())
-    }
-
     /// The underlying deck, for debugging tools.
     pub fn deck(&self) -> &ControlDeck {
         &self.deck
@@ -116,5 +102,21 @@ impl Machine for Emu {
 
     fn frame_number(&self) -> u32 {
         self.deck.frame_number()
+    }
+}
+
+impl SaveStates for Emu {
+    fn save_state(&mut self) -> Result<Vec<u8>, EmuError> {
+        let mut out = Vec::new();
+        self.deck.save_state(&mut out).map_err(EmuError::State)?;
+        Ok(out)
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> Result<(), EmuError> {
+        self.deck.load_state(state).map_err(EmuError::State)?;
+        // Loading clears the pads; the held buttons belong to the player, not to the saved moment.
+        let pads = self.pads;
+        self.set_pads(pads);
+        Ok(())
     }
 }

@@ -4,12 +4,18 @@
 //! at a time. [`Emu`] is the real console; [`mock::MockGame`] is a small software model of the RAM
 //! contract for tests that must not depend on a cartridge.
 
+pub mod faults;
 pub mod host;
 pub mod mock;
+pub mod record;
+pub mod replay;
 pub mod rom;
+pub mod state;
 
 pub use host::{Emu, EmuError};
+pub use record::{Recorder, ram_hash};
 pub use rom::{RomError, RomHash, RomImage};
+pub use state::SaveStates;
 
 /// Pad bits as the NES shifts them out: A, B, Select, Start, Up, Down, Left, Right.
 pub mod pad {
@@ -47,6 +53,10 @@ pub mod pad {
 }
 
 /// A console the bot can play: RAM to read, pads to set, frames to run.
+///
+/// Nothing here writes RAM, and the session only ever holds a `Machine`: the game's memory changes only
+/// because the game ran on the pads it was given. Save states, which do rewrite RAM, are a separate
+/// capability ([`SaveStates`]) that the window uses and the session does not have.
 pub trait Machine {
     /// CPU RAM $0000–$07FF as it stands after the last frame.
     fn ram(&self) -> &[u8; 2048];

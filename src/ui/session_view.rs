@@ -3,7 +3,7 @@
 use anyhow::Context;
 
 use super::{GhostCell, HudInfo, HudPlayer, Viewable};
-use crate::emu::Emu;
+use crate::emu::{Emu, SaveStates};
 use crate::game::{Field, Item, Piece, Placement, field::bit};
 use crate::memmap::schema::ScreenLayout;
 

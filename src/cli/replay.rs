@@ -1,0 +1,86 @@
+//! `puyobot replay FILE`: runs a saved headless run again and checks it comes out bit for bit the same:
+//! the pads of every frame, the final RAM hash and the JSON report (timings aside).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::config::Config;
+use crate::emu::replay::Replay;
+use crate::emu::{RomImage, rom};
+use crate::play::{Limits, seats_for};
+
+use super::play::{HeadlessRun, load_game, run_headless};
+
+/// Arguments of `puyobot replay`.
+#[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// The replay file (written by `puyobot play --headless --save-inputs FILE`).
+    pub file: PathBuf,
+    /// The ROM, when the one named in the file's configuration is elsewhere (its hash must match).
+    #[arg(long)]
+    pub rom: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `puyobot replay`.
+pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+    let (replay, log) = Replay::load(&args.file)?;
+    let label = format!("{} (key `config`)", args.file.display());
+    let mut cfg = Config::parse(&label, &replay.config)?;
+    if let Some(r) = &args.rom {
+        cfg.play.rom = r.display().to_string();
+    }
+    let image = match cfg.rom_path() {
+        Some(p) => RomImage::from_path(&p)?,
+        None => rom::labcart().context("the built-in open test cartridge is missing; pass --rom PATH")?,
+    };
+    if image.hash.sha1 != replay.rom_sha1 {
+        bail!(
+            "{}: key `rom_sha1`: the replay was recorded on {} (SHA-1 {}), but {} has SHA-1 {}; pass --rom PATH",
+            args.file.display(),
+            replay.rom_name,
+            replay.rom_sha1,
+            image.name,
+            image.hash.sha1
+        );
+    }
+    let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
+    let seats = seats_for(cfg.play.mode, &map, &cfg, cfg.play.threaded_bots).map_err(anyhow::Error::msg)?;
+    let limits = Limits {
+        frames: replay.frames,
+        pieces: replay.pieces,
+        stop_at_game_over: cfg.play.stop_at_game_over,
+        until_calibrated: false,
+    };
+    let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits)?;
+    let run = HeadlessRun::of(&session, &summary);
+    let again = session.machine().inner().log();
+    if let Some(f) = (0..log.len().max(again.len())).find(|&i| log.get(i) != again.get(i)) {
+        bail!(
+            "the replay diverged at frame {f}: the file has pads {:?}, this run pressed {:?} ({} vs {} frames)",
+            log.get(f),
+            again.get(f),
+            log.len(),
+            again.len()
+        );
+    }
+    if run.ram_hash != replay.ram_hash.to_ascii_lowercase() {
+        bail!("same pads but the final RAM hash differs: file {}, this run {}", replay.ram_hash, run.ram_hash);
+    }
+    if args.json {
+        println!("{}", run.json);
+    } else {
+        print!("{}", summary.to_text());
+        println!(
+            "ram hash {}  faults injected {}  (matches the file, {} frames)",
+            run.ram_hash,
+            run.faults_injected,
+            log.len()
+        );
+    }
+    Ok(())
+}
