@@ -13,5 +13,6 @@ pub mod game;
 pub mod memmap;
 pub mod play;
 pub mod sim;
+pub mod trace;
 pub mod train;
 pub mod ui;

@@ -1,6 +1,6 @@
 //! The module layering stays true: a layer uses only layers below it.
 //!
-//! Order (low to high): game < sim < ai < emu < memmap < calib, train < driver
+//! Order (low to high): game < sim < ai < emu < memmap, trace < calib, train < driver
 //! < play < ui < config < cli (the configuration reads every layer's
 //! tables; the command line reads the configuration). The pure layers (`game`, `sim`, `ai`) therefore
 //! never see the emulator, the RAM map, the driver, the session, the window,
@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("ai", 2),
     ("emu", 3),
     ("memmap", 4),
+    ("trace", 4),
     ("calib", 5),
     ("train", 5),
     ("driver", 6),

@@ -34,6 +34,9 @@ pub enum EmuError {
     /// A save state could not be written or read.
     #[error("save state: {0}")]
     State(DeckError),
+    /// The host refused an operation (e.g. loading a state while a trace is recorded).
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// One NES running one cartridge.

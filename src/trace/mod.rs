@@ -1,0 +1,15 @@
+//! RAM traces: every frame's pad bytes and CPU-RAM changes, written while a person (or the bot) plays,
+//! so the learner can be run offline on a real cartridge nobody at the project has (`docs/trace-format.md`).
+//!
+//! - [`format`]: the file layout (header, blocks of frames, end record), the RAM-diff codec and the errors;
+//! - [`writer`]: [`TraceWriter`] (frames in, bytes out) and [`TraceRecorder`], a [`crate::emu::Machine`]
+//!   wrapper that records what the console is given and reads RAM, never writes it;
+//! - [`reader`]: [`TraceReader`], frames out one at a time, with what a truncated file still holds.
+
+pub mod format;
+pub mod reader;
+pub mod writer;
+
+pub use format::{MAGIC, TraceError, TraceHeader, VERSION};
+pub use reader::{FrameRef, TraceEnd, TraceReader};
+pub use writer::{TraceRecorder, TraceStats, TraceWriter};

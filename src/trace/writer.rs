@@ -1,0 +1,247 @@
+//! Writing traces: [`TraceWriter`] turns frames into the file format, [`TraceRecorder`] sits between a
+//! session (or the window) and the console and hands every frame to a writer.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use flate2::Compression;
+use flate2::write::DeflateEncoder;
+
+use crate::emu::{EmuError, Machine, SaveStates, ram_hash};
+
+use super::format::{
+    BLOCK_FRAMES, MAGIC, RAM_SIZE, TAG_BLOCK, TAG_END, TraceError, TraceHeader, VERSION, encode_frame,
+};
+
+/// What a finished trace holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    /// Frames recorded.
+    pub frames: u64,
+    /// Bytes written, header and end record included.
+    pub bytes: u64,
+}
+
+/// Writes a trace: the header at once, frames in blocks, the end record on [`TraceWriter::finish`].
+#[derive(Debug)]
+pub struct TraceWriter<W: Write> {
+    out: W,
+    label: String,
+    prev: Option<Box<[u8; RAM_SIZE]>>,
+    block: Vec<u8>,
+    block_first: u64,
+    block_frames: usize,
+    stats: TraceStats,
+}
+
+impl TraceWriter<BufWriter<File>> {
+    /// Creates (or replaces) the file at `path` and writes the header.
+    pub fn create(path: &Path, header: &TraceHeader) -> Result<Self, TraceError> {
+        let label = path.display().to_string();
+        let file = File::create(path).map_err(|source| TraceError::Io { file: label.clone(), source })?;
+        TraceWriter::new(BufWriter::new(file), &label, header)
+    }
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// Writes the header to `out`; `label` names the destination in errors.
+    pub fn new(mut out: W, label: &str, header: &TraceHeader) -> Result<Self, TraceError> {
+        let body = header.encode();
+        let mut head = Vec::with_capacity(body.len() + 18);
+        head.extend_from_slice(&MAGIC);
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        head.extend_from_slice(&body);
+        head.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        out.write_all(&head).map_err(|source| TraceError::Io { file: label.to_string(), source })?;
+        Ok(TraceWriter {
+            out,
+            label: label.to_string(),
+            prev: None,
+            block: Vec::new(),
+            block_first: 0,
+            block_frames: 0,
+            stats: TraceStats { frames: 0, bytes: head.len() as u64 },
+        })
+    }
+
+    fn io(&self, source: std::io::Error) -> TraceError {
+        TraceError::Io { file: self.label.clone(), source }
+    }
+
+    /// Adds one frame: RAM at its start and the pads held during it.
+    pub fn push(&mut self, pads: [u8; 2], ram: &[u8; RAM_SIZE]) -> Result<(), TraceError> {
+        encode_frame(&mut self.block, pads, self.prev.as_deref(), ram);
+        match self.prev.as_mut() {
+            Some(p) => p.copy_from_slice(ram),
+            None => self.prev = Some(Box::new(*ram)),
+        }
+        self.block_frames += 1;
+        self.stats.frames += 1;
+        if self.block_frames >= BLOCK_FRAMES {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the frames buffered so far as one block and flushes it to the file.
+    pub fn flush_block(&mut self) -> Result<(), TraceError> {
+        if self.block_frames == 0 {
+            return Ok(());
+        }
+        let mut enc = DeflateEncoder::new(Vec::with_capacity(self.block.len() / 4), Compression::default());
+        enc.write_all(&self.block).map_err(|e| self.io(e))?;
+        let packed = enc.finish().map_err(|e| self.io(e))?;
+        let mut head = Vec::with_capacity(19);
+        head.push(TAG_BLOCK);
+        head.extend_from_slice(&(self.block_first as u32).to_le_bytes());
+        head.extend_from_slice(&(self.block_frames as u16).to_le_bytes());
+        head.extend_from_slice(&(self.block.len() as u32).to_le_bytes());
+        head.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+        head.extend_from_slice(&crc32fast::hash(&self.block).to_le_bytes());
+        self.out.write_all(&head).map_err(|e| self.io(e))?;
+        self.out.write_all(&packed).map_err(|e| self.io(e))?;
+        self.out.flush().map_err(|e| self.io(e))?;
+        self.stats.bytes += (head.len() + packed.len()) as u64;
+        self.block.clear();
+        self.block_first += self.block_frames as u64;
+        self.block_frames = 0;
+        Ok(())
+    }
+
+    /// Frames and bytes so far (bytes count only blocks already written).
+    pub fn stats(&self) -> TraceStats {
+        self.stats
+    }
+
+    /// Writes the last block and the end record (`final_ram`: RAM after the last frame) and returns the
+    /// destination.
+    pub fn finish(mut self, final_ram: &[u8; RAM_SIZE]) -> Result<(W, TraceStats), TraceError> {
+        self.flush_block()?;
+        let mut end = Vec::with_capacity(17);
+        end.push(TAG_END);
+        end.extend_from_slice(&(self.stats.frames as u32).to_le_bytes());
+        end.extend_from_slice(&ram_hash(final_ram).to_le_bytes());
+        let crc = crc32fast::hash(&end[1..]);
+        end.extend_from_slice(&crc.to_le_bytes());
+        self.out.write_all(&end).map_err(|e| self.io(e))?;
+        self.out.flush().map_err(|e| self.io(e))?;
+        self.stats.bytes += end.len() as u64;
+        Ok((self.out, self.stats))
+    }
+}
+
+/// A machine that writes every frame it runs to a trace: RAM at the start of the frame and the pads held
+/// during it. It only reads the inner machine's RAM. With no writer it is a plain pass-through.
+///
+/// A write error stops the recording (the game goes on) and is returned by [`TraceRecorder::finish`].
+/// Dropped without `finish`, it finishes the file itself and logs any error.
+pub struct TraceRecorder<M: Machine, W: Write = BufWriter<File>> {
+    inner: M,
+    pads: [u8; 2],
+    writer: Option<TraceWriter<W>>,
+    error: Option<TraceError>,
+    finished: Option<TraceStats>,
+}
+
+impl<M: Machine, W: Write> std::fmt::Debug for TraceRecorder<M, W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceRecorder")
+            .field("recording", &self.writer.is_some())
+            .field("frames", &self.writer.as_ref().map(|w| w.stats().frames))
+            .finish()
+    }
+}
+
+impl<M: Machine, W: Write> TraceRecorder<M, W> {
+    /// Wraps `inner`, recording to `writer` when there is one.
+    pub fn new(inner: M, writer: Option<TraceWriter<W>>) -> Self {
+        TraceRecorder { inner, pads: [0; 2], writer, error: None, finished: None }
+    }
+
+    /// True while frames are being written.
+    pub fn recording(&self) -> bool {
+        self.writer.is_some()
+    }
+
+    /// The wrapped machine.
+    pub fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    /// The wrapped machine, mutably (the window's picture). Not a way around the no-write rule: the
+    /// session only ever sees this wrapper as a [`Machine`].
+    pub fn inner_mut(&mut self) -> &mut M {
+        &mut self.inner
+    }
+
+    /// Ends the recording: writes the last block and the end record. `Ok(None)` when nothing was being
+    /// recorded; the first write error when one stopped the recording.
+    pub fn finish(&mut self) -> Result<Option<TraceStats>, TraceError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if let Some(w) = self.writer.take() {
+            let (_, stats) = w.finish(self.inner.ram())?;
+            self.finished = Some(stats);
+        }
+        Ok(self.finished)
+    }
+
+    /// Frames recorded so far.
+    pub fn frames(&self) -> u64 {
+        self.writer.as_ref().map(|w| w.stats().frames).or(self.finished.map(|s| s.frames)).unwrap_or(0)
+    }
+}
+
+impl<M: Machine, W: Write> Machine for TraceRecorder<M, W> {
+    fn ram(&self) -> &[u8; 2048] {
+        self.inner.ram()
+    }
+
+    fn set_pads(&mut self, pads: [u8; 2]) {
+        self.pads = pads;
+        self.inner.set_pads(pads);
+    }
+
+    fn clock_frame(&mut self) -> Result<(), EmuError> {
+        if let Some(w) = self.writer.as_mut()
+            && let Err(e) = w.push(self.pads, self.inner.ram())
+        {
+            log::error!("recording stopped: {e}");
+            self.error = Some(e);
+            self.writer = None;
+        }
+        self.inner.clock_frame()
+    }
+
+    fn frame_number(&self) -> u32 {
+        self.inner.frame_number()
+    }
+}
+
+impl<M: Machine + SaveStates, W: Write> SaveStates for TraceRecorder<M, W> {
+    fn save_state(&mut self) -> Result<Vec<u8>, EmuError> {
+        self.inner.save_state()
+    }
+
+    /// Refused while recording: a loaded state rewrites RAM behind the game's back, and the trace must
+    /// hold only what the game did with the pads it was given.
+    fn load_state(&mut self, state: &[u8]) -> Result<(), EmuError> {
+        if self.writer.is_some() {
+            return Err(EmuError::Refused("loading a save state is off while a trace is being recorded".into()));
+        }
+        self.inner.load_state(state)
+    }
+}
+
+impl<M: Machine, W: Write> Drop for TraceRecorder<M, W> {
+    fn drop(&mut self) {
+        if self.writer.is_some()
+            && let Err(e) = self.finish()
+        {
+            log::error!("could not finish the trace: {e}");
+        }
+    }
+}
