@@ -19,6 +19,10 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
+    /// Record a trace (every frame's pads and RAM changes) while you play with the keyboard, or with --bot.
+    Record(cli::record::RecordArgs),
+    /// Run the self-calibrating learner on a recorded trace: what it learned, what stays unknown.
+    Calibrate(cli::calibrate::CalibrateArgs),
     /// Run a saved headless run again (`play --save-inputs`) and check it matches bit for bit.
     Replay(cli::replay::ReplayArgs),
     /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.
@@ -35,6 +39,8 @@ fn main() -> std::process::ExitCode {
         Command::Play(args) => cli::play::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Replay(args) => cli::replay::run(args),
+        Command::Record(args) => cli::record::run(args),
+        Command::Calibrate(args) => cli::calibrate::run(args),
         Command::Soak(args) => cli::soak::run(args),
         Command::Train(args) => cli::train::run(args),
     };

@@ -20,8 +20,10 @@
 
 pub mod codes;
 pub mod learner;
+pub mod menu;
 pub mod motion;
 pub mod observe;
+pub mod offline;
 pub mod online;
 pub mod policy;
 pub mod report;
@@ -31,6 +33,8 @@ pub mod write;
 use serde::{Deserialize, Serialize};
 
 pub use learner::{ItemKind, Learner, MAX_PIECES};
+pub use menu::{MenuReport, MenuWatcher};
+pub use offline::{OfflineCalibration, OfflineReport};
 pub use online::{OnlineCalibration, SeatControl};
 pub use policy::OpeningPolicy;
 pub use report::{CalibrationReport, CodesReport, KicksReport, OrientationReport, Unsettled};

@@ -14,6 +14,20 @@ use crate::emu::{Emu, Machine, Recorder, RomImage, ram_hash, rom};
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::memmap::{AddressFile, AddressSource};
 use crate::play::{Limits, Session, Summary, headless, seats_for};
+use crate::trace::{TraceHeader, TraceRecorder, TraceWriter};
+
+/// The machine of a headless run: pad faults on top, then the replay log, then the trace recorder next
+/// to the console (so the trace holds exactly what the console was given).
+pub type HeadlessMachine = FaultyPads<Recorder<TraceRecorder<Emu>>>;
+
+/// Who presses the pads of a recorded run (the trace header's `players`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Players {
+    /// The bots, as `puyobot play` sets them up (and the menu script).
+    Bots,
+    /// A person at the keyboard: every bot off, no menu script.
+    Person,
+}
 
 /// Arguments of `puyobot play`.
 #[derive(Debug, Clone, Default, Args)]
@@ -80,6 +94,9 @@ pub struct PlayArgs {
     /// Headless: save the pads of every frame as a replay file (`puyobot replay FILE` runs it again).
     #[arg(long, value_name = "FILE", requires = "headless")]
     pub save_inputs: Option<PathBuf>,
+    /// Record every frame's pads and RAM changes to a trace file (`puyobot calibrate FILE` learns from it).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
 }
 
 /// Reads the config file and applies the flags on top.
@@ -162,7 +179,52 @@ pub fn load_game(cfg: &Config) -> anyhow::Result<(RomImage, String, AddressFile)
 
 /// Runs `puyobot play`.
 pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
-    let cfg = merged_config(args)?;
+    run_with(args, Players::Bots)
+}
+
+/// The trace writer of `--record FILE`, with the header filled in.
+fn trace_writer(
+    args: &PlayArgs,
+    cfg: &Config,
+    image: &RomImage,
+    players: Players,
+) -> anyhow::Result<Option<TraceWriter<std::io::BufWriter<std::fs::File>>>> {
+    let Some(path) = &args.record else { return Ok(None) };
+    let mut header = TraceHeader::for_rom(image);
+    header.set("mode", cfg.play.mode.name());
+    header.set(
+        "players",
+        match players {
+            Players::Person => "keyboard",
+            Players::Bots => "bot",
+        },
+    );
+    header.set("menu", if cfg.play.menu { "script" } else { "person" });
+    header.set("seed", &cfg.play.seed.to_string());
+    header.set("speed", &cfg.play.speed.to_string());
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        header.set("recorded_unix_time", &t.as_secs().to_string());
+    }
+    Ok(Some(TraceWriter::create(path, &header)?))
+}
+
+/// Finishes a recording and says where it went.
+fn finish_trace(recorder: &mut TraceRecorder<Emu>, args: &PlayArgs) -> anyhow::Result<()> {
+    if let (Some(stats), Some(path)) = (recorder.finish()?, &args.record) {
+        eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
+    }
+    Ok(())
+}
+
+/// Runs `puyobot play` (or `puyobot record`) with the pads pressed by `players`.
+pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
+    let mut cfg = merged_config(args)?;
+    if players == Players::Person {
+        if args.headless {
+            bail!("--headless needs --bot: without a window nobody can press the keys");
+        }
+        cfg.play.menu = false;
+    }
     if args.print_config {
         print!("{}", cfg.to_toml());
         return Ok(());
@@ -177,7 +239,11 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let only = cfg.play.calibrate == CalibrateMode::Only;
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
     let threaded = cfg.play.threaded_bots;
-    let seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
+    let mut seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
+    if players == Players::Person {
+        seats.iter_mut().for_each(|s| s.bot_on = false);
+    }
+    let trace = trace_writer(args, &cfg, &image, players)?;
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
     if args.headless || only {
         let limits = Limits {
@@ -186,7 +252,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
             stop_at_game_over: cfg.play.stop_at_game_over,
             until_calibrated: only,
         };
-        let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits)?;
+        let (mut session, summary) = run_headless(&cfg, &image, &name, map, seats, limits, trace)?;
+        finish_trace(session.machine_mut().inner_mut().inner_mut(), args)?;
         let run = HeadlessRun::of(&session, &summary);
         if only && !args.json {
             print!("{}", summary.calibration.to_text());
@@ -217,13 +284,17 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let mut session = Session::new(Emu::new(&image, false)?, map, mode, seats, cfg.play.menu);
+    let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
+    let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
-    let session = run_window(session, &cfg, &name, args.frames)?;
+    let result = run_window(session, &cfg, &name, args.frames);
+    let mut session = result?;
+    finish_trace(session.machine_mut(), args)?;
     write_learned(&session, args, &cfg, &rom, &borrowed)
 }
 
-/// A headless session on a recording, fault-injecting host, run to `limits`.
+/// A headless session on a recording, fault-injecting host, run to `limits`; `trace` records every frame
+/// the console runs.
 pub fn run_headless(
     cfg: &Config,
     image: &RomImage,
@@ -231,10 +302,12 @@ pub fn run_headless(
     map: AddressFile,
     seats: Vec<crate::play::Seat>,
     limits: Limits,
-) -> anyhow::Result<(Session<FaultyPads<Recorder<Emu>>>, Summary)> {
+    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
+) -> anyhow::Result<(Session<HeadlessMachine>, Summary)> {
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
-    let machine = FaultyPads::new(Recorder::new(Emu::new(image, true)?, false), spec, cfg.play.seed);
+    let console = TraceRecorder::new(Emu::new(image, true)?, trace);
+    let machine = FaultyPads::new(Recorder::new(console, false), spec, cfg.play.seed);
     let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
     let summary = headless::run(&mut session, limits, name, cfg.play.seed, cfg.play.speed)?;
@@ -280,11 +353,11 @@ fn write_learned<M: Machine>(
 }
 
 fn run_window(
-    session: Session<Emu>,
+    session: Session<TraceRecorder<Emu>>,
     cfg: &Config,
     name: &str,
     max_frames: Option<u64>,
-) -> anyhow::Result<Session<Emu>> {
+) -> anyhow::Result<Session<TraceRecorder<Emu>>> {
     use crate::ui::{EmuSpeed, WindowOptions, run_window};
     let keys = cfg.key_bindings("config")?;
     let emu_speed = match cfg.play.emu_speed {
@@ -294,7 +367,11 @@ fn run_window(
         EmuSpeedSetting::Max => EmuSpeed::Max,
     };
     let opts = WindowOptions {
-        title: format!("puyobot - {name} - {}", cfg.play.mode),
+        title: format!(
+            "puyobot - {name} - {}{}",
+            cfg.play.mode,
+            if session.machine().recording() { " - RECORDING" } else { "" }
+        ),
         emu_speed,
         keys,
         max_frames,
@@ -319,7 +396,7 @@ pub struct HeadlessRun {
 
 impl HeadlessRun {
     /// Reads the machine after a run.
-    pub fn of(session: &Session<FaultyPads<Recorder<Emu>>>, summary: &Summary) -> HeadlessRun {
+    pub fn of(session: &Session<HeadlessMachine>, summary: &Summary) -> HeadlessRun {
         let machine = session.machine();
         let ram_hash = format!("{:016x}", ram_hash(machine.ram()));
         let counts = machine.counts();

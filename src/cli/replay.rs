@@ -56,7 +56,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         stop_at_game_over: cfg.play.stop_at_game_over,
         until_calibrated: false,
     };
-    let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits)?;
+    let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits, None)?;
     let run = HeadlessRun::of(&session, &summary);
     let again = session.machine().inner().log();
     if let Some(f) = (0..log.len().max(again.len())).find(|&i| log.get(i) != again.get(i)) {

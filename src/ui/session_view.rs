@@ -3,31 +3,50 @@
 use anyhow::Context;
 
 use super::{GhostCell, HudInfo, HudPlayer, Viewable};
-use crate::emu::{Emu, SaveStates};
+use crate::emu::{Emu, Machine, SaveStates};
 use crate::game::{Field, Item, Piece, Placement, field::bit};
 use crate::memmap::schema::ScreenLayout;
+use crate::trace::TraceRecorder;
 
 use crate::play::session::Session;
 
 /// Number of save-state slots the window offers (1..=9).
 pub const SLOTS: usize = 9;
 
-/// A session on the emulator, with in-memory save-state slots.
-pub struct WindowSession {
+/// A console the window can show: a [`Machine`] with save states and a picture.
+pub trait Screen: Machine + SaveStates {
+    /// The last frame as 256×240 RGBA bytes.
+    fn frame_rgba(&mut self) -> &[u8];
+}
+
+impl Screen for Emu {
+    fn frame_rgba(&mut self) -> &[u8] {
+        Emu::frame_rgba(self)
+    }
+}
+
+impl Screen for TraceRecorder<Emu> {
+    fn frame_rgba(&mut self) -> &[u8] {
+        self.inner_mut().frame_rgba()
+    }
+}
+
+/// A session on the emulator (or on a recorder around it), with in-memory save-state slots.
+pub struct WindowSession<M: Screen = Emu> {
     /// The game.
-    pub session: Session<Emu>,
+    pub session: Session<M>,
     slots: Vec<Option<Vec<u8>>>,
 }
 
-impl std::fmt::Debug for WindowSession {
+impl<M: Screen> std::fmt::Debug for WindowSession<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WindowSession").field("session", &self.session).finish()
     }
 }
 
-impl WindowSession {
+impl<M: Screen> WindowSession<M> {
     /// Wraps a session.
-    pub fn new(session: Session<Emu>) -> WindowSession {
+    pub fn new(session: Session<M>) -> WindowSession<M> {
         WindowSession { session, slots: vec![None; SLOTS + 1] }
     }
 }
@@ -78,7 +97,7 @@ fn ghost(screen: &ScreenLayout, cells: &[(usize, usize)]) -> Vec<GhostCell> {
         .collect()
 }
 
-impl Viewable for WindowSession {
+impl<M: Screen> Viewable for WindowSession<M> {
     fn step_frame(&mut self) -> anyhow::Result<()> {
         self.session.step_frame().context("emulation stopped")
     }

@@ -1,0 +1,30 @@
+//! `puyobot record`: a person plays (or, with `--bot`, the bots play) while every frame's pads and RAM
+//! changes go into a trace file for `puyobot calibrate`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::play::{PlayArgs, Players, run_with};
+
+/// Arguments of `puyobot record`.
+#[derive(Debug, Clone, Args)]
+pub struct RecordArgs {
+    /// The trace file to write (replaced if it exists).
+    #[arg(long, value_name = "TRACE")]
+    pub out: PathBuf,
+    /// Let the bots play (and walk the menus) as `puyobot play` does; without it every bot is off and
+    /// the person at the keyboard plays pad 1, menus included.
+    #[arg(long)]
+    pub bot: bool,
+    /// Everything `puyobot play` takes (`--rom`, `--mode`, `--headless --frames N` with `--bot`, …).
+    #[command(flatten)]
+    pub play: PlayArgs,
+}
+
+/// Runs `puyobot record`.
+pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
+    let mut play = args.play.clone();
+    play.record = Some(args.out.clone());
+    run_with(&play, if args.bot { Players::Bots } else { Players::Person })
+}
