@@ -4,9 +4,8 @@
 //! cargo run --release --example fuzz -- --target T --cases N [--seed S] [--only K] [--max-seconds T]
 //! ```
 //!
-//! Targets: `decoder`, `address-file`, `config`, `field-file`, `queue-file`, `rom` (and `trace`, once the
-//! RAM recorder's format lands). Inputs start from the repository's real files. Each case runs under
-//! `catch_unwind`; a panic's message is recorded and its input written to `target/fuzz-failures/`. Case
+//! Targets: `decoder`, `address-file`, `config`, `field-file`, `queue-file`, `rom`, `trace`. Inputs start
+//! from the repository's real files. Each case runs under `catch_unwind`; a panic's message is recorded and its input written to `target/fuzz-failures/`. Case
 //! K of seed S is made from its own RNG, so `--seed S --only K` replays exactly that case. The last line
 //! printed is `N cases, P panics`; the exit status is 1 when P > 0.
 

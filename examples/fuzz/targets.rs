@@ -12,6 +12,7 @@ use puyobot::emu::{Emu, RomImage};
 use puyobot::game::text::{format_field, parse_field, parse_queue};
 use puyobot::game::{Cell, Color, Field, HEIGHT, MAX_COLORS, Rules, WIDTH};
 use puyobot::memmap::{AddressFile, Catalog, Decoder, parse_address_file};
+use puyobot::trace::TraceReader;
 
 use super::mutate::{FuzzRng, mutate_bytes, mutate_text, mutate_toml_values};
 
@@ -54,11 +55,9 @@ pub fn by_name(name: &str, root: &Path) -> Result<Box<dyn Target>, String> {
     })
 }
 
-/// HOOK for the RAM recorder's trace files (`src/trace/`, being written now). When it lands: seed from the
-/// recorded traces in the repository, mutate with `mutate_bytes` (and truncation at record boundaries),
-/// and run the trace reader on each case, like `RomTarget`. Until then `--target trace` is refused.
-fn trace_target(_root: &Path) -> Result<Box<dyn Target>, String> {
-    Err("the trace target is not available yet: the RAM recorder's trace format (src/trace/) has not landed".into())
+/// The trace target, seeded from the recorded traces under `tests/fixtures/trace/`.
+fn trace_target(root: &Path) -> Result<Box<dyn Target>, String> {
+    Ok(Box::new(TraceTarget::new(root)?))
 }
 
 /// Reads every `*.toml` file under `dir`, recursively, sorted by path (so a seed picks the same file on
@@ -552,6 +551,168 @@ impl Target for RomTarget {
         let _ = self.catalog.identify(&rom);
         if case.deep {
             let _ = Emu::new(&rom, true);
+        }
+        true
+    }
+}
+
+// ---- trace ----
+
+/// Trace files (`src/trace/`): the committed traces under `tests/fixtures/trace/`, cut anywhere, with bytes
+/// flipped, with header fields and record headers edited, and with a block whose inflated frames were
+/// mutated and packed again with a correct CRC (so the frame decoder itself is reached); and random bytes.
+/// Each case is read frame by frame to its end; one accepted case in 16 also goes through the offline
+/// learner with the open cartridge's 1P address file.
+struct TraceTarget {
+    seeds: Vec<Vec<u8>>,
+    map: AddressFile,
+}
+
+impl TraceTarget {
+    fn new(root: &Path) -> Result<TraceTarget, String> {
+        let seeds: Vec<Vec<u8>> =
+            files_with_ext(&root.join("tests/fixtures/trace"), "trace")?.into_iter().map(|(_, b)| b).collect();
+        if seeds.is_empty() {
+            return Err("no .trace files in tests/fixtures/trace".into());
+        }
+        let map = puyobot::memmap::AddressSource::Builtin
+            .address_file("labcart/1p-endless.toml")
+            .map_err(|e| e.to_string())?;
+        Ok(TraceTarget { seeds, map })
+    }
+}
+
+/// Offsets of the records after the header (`B` blocks and the `E` end record) of a well-formed trace.
+fn trace_records(bytes: &[u8]) -> Vec<usize> {
+    let le32 = |i: usize| bytes.get(i..i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let mut out = Vec::new();
+    let Some(len) = le32(10) else { return out };
+    let mut at = 14 + len + 4;
+    while let Some(&tag) = bytes.get(at) {
+        out.push(at);
+        if tag != b'B' {
+            break;
+        }
+        let Some(packed) = le32(at + 11) else { break };
+        at += 19 + packed;
+    }
+    out
+}
+
+/// Inflates block `at`, mutates its frames, deflates them again and fixes the block's lengths and CRC.
+fn repack_block(rng: &mut FuzzRng, bytes: &mut Vec<u8>, at: usize) {
+    use std::io::{Read, Write};
+    let Some(head) = bytes.get(at..at + 19) else { return };
+    let packed_len = u32::from_le_bytes([head[11], head[12], head[13], head[14]]) as usize;
+    let Some(packed) = bytes.get(at + 19..at + 19 + packed_len) else { return };
+    let mut raw = Vec::new();
+    if flate2::read::DeflateDecoder::new(packed).read_to_end(&mut raw).is_err() {
+        return;
+    }
+    if rng.random_bool(0.5) && raw.len() > 2 {
+        // A frame's pad bytes or RAM-run header: small numbers matter most.
+        let i = rng.random_range(0..raw.len());
+        raw[i] = *[0u8, 1, 2, 0x7F, 0x80, 0xFF].choose(rng).unwrap_or(&0);
+    } else {
+        mutate_bytes(rng, &mut raw, &[]);
+    }
+    let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    if enc.write_all(&raw).is_err() {
+        return;
+    }
+    let Ok(new_packed) = enc.finish() else { return };
+    let mut head = head.to_vec();
+    head[7..11].copy_from_slice(&(raw.len() as u32).to_le_bytes());
+    head[11..15].copy_from_slice(&(new_packed.len() as u32).to_le_bytes());
+    head[15..19].copy_from_slice(&crc32fast::hash(&raw).to_le_bytes());
+    let mut out = bytes[..at].to_vec();
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&new_packed);
+    out.extend_from_slice(&bytes[at + 19 + packed_len..]);
+    *bytes = out;
+}
+
+impl Target for TraceTarget {
+    fn generate(&self, rng: &mut FuzzRng) -> Case {
+        let pick = rng.random_range(0..self.seeds.len());
+        let mut bytes = self.seeds[pick].clone();
+        let mut note = format!("tests/fixtures/trace seed {pick}");
+        let records = trace_records(&bytes);
+        for _ in 0..rng.random_range(1..=2) {
+            match rng.random_range(0..8) {
+                0 => {
+                    // Cut anywhere, or at or around a record boundary.
+                    let n = match records.choose(rng) {
+                        Some(&r) if rng.random_bool(0.5) => (r as i64 + rng.random_range(-2..=20)).max(0) as usize,
+                        _ => rng.random_range(0..=bytes.len()),
+                    };
+                    bytes.truncate(n.min(bytes.len()));
+                }
+                1 | 2 => {
+                    if let Some(&r) = records.choose(rng) {
+                        repack_block(rng, &mut bytes, r);
+                    }
+                }
+                3 => {
+                    // A record header field: tag, first frame, frame count, lengths.
+                    if let Some(&r) = records.choose(rng) {
+                        let i = r + rng.random_range(0..19);
+                        if i < bytes.len() {
+                            bytes[i] = if rng.random_bool(0.5) {
+                                rng.random()
+                            } else {
+                                *[0u8, 1, 0xFF, b'B', b'E'].choose(rng).unwrap_or(&0)
+                            };
+                        }
+                    }
+                }
+                4 => {
+                    // The version, the header length or a header byte.
+                    let i = rng.random_range(8..(64.min(bytes.len()).max(9)));
+                    if i < bytes.len() {
+                        bytes[i] = rng.random();
+                    }
+                }
+                5 | 6 => mutate_bytes(rng, &mut bytes, &self.seeds),
+                _ => {
+                    note = "random bytes".into();
+                    let n = rng.random_range(0..256);
+                    bytes = (0..n).map(|_| rng.random()).collect();
+                    if rng.random_bool(0.5) && bytes.len() >= 8 {
+                        bytes[..8].copy_from_slice(&puyobot::trace::MAGIC);
+                    }
+                }
+            }
+        }
+        let deep = rng.random_ratio(1, 16);
+        Case { parts: vec![(".trace", bytes)], pick, deep, note }
+    }
+
+    fn run(&self, case: &Case) -> bool {
+        let Ok(mut reader) = TraceReader::new(&case.parts[0].1[..], "fuzz.trace") else { return false };
+        let mut learner = case.deep.then(|| puyobot::calib::OfflineCalibration::new(&self.map));
+        let mut frames = 0u64;
+        loop {
+            match reader.next_frame() {
+                Ok(Some((pads, ram))) => {
+                    frames += 1;
+                    if let Some(l) = learner.as_mut() {
+                        l.observe(&puyobot::calib::Frame { ram, pads });
+                    }
+                }
+                Ok(None) => {
+                    assert!(reader.end().is_some(), "the reader stopped without saying how the file ended");
+                    break;
+                }
+                Err(e) => {
+                    assert!(e.to_string().starts_with("fuzz.trace"), "an error that does not name the file: {e}");
+                    break;
+                }
+            }
+        }
+        assert_eq!(reader.frames(), frames);
+        if let Some(l) = learner {
+            let _ = l.report().to_text();
         }
         true
     }
