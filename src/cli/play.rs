@@ -25,7 +25,8 @@ pub type HeadlessMachine = FaultyPads<Recorder<TraceRecorder<Emu>>>;
 pub enum Players {
     /// The bots, as `puyobot play` sets them up (and the menu script).
     Bots,
-    /// A person at the keyboard: every bot off, no menu script.
+    /// A person at the keyboard on pad 1 (that seat's bot off, any pad-2 bot as the mode sets it), no menu
+    /// script.
     Person,
 }
 
@@ -241,7 +242,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let threaded = cfg.play.threaded_bots;
     let mut seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
     if players == Players::Person {
-        seats.iter_mut().for_each(|s| s.bot_on = false);
+        seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let trace = trace_writer(args, &cfg, &image, players)?;
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };

@@ -13,11 +13,12 @@ pub struct RecordArgs {
     /// The trace file to write (replaced if it exists).
     #[arg(long, value_name = "TRACE")]
     pub out: PathBuf,
-    /// Let the bots play (and walk the menus) as `puyobot play` does; without it every bot is off and
-    /// the person at the keyboard plays pad 1, menus included.
+    /// Let the bots play (and walk the menus) as `puyobot play` does; without it the person at the
+    /// keyboard plays pad 1, menus included (a pad-2 bot still plays in `vs-human`).
     #[arg(long)]
     pub bot: bool,
-    /// Everything `puyobot play` takes (`--rom`, `--mode`, `--headless --frames N` with `--bot`, …).
+    /// Everything `puyobot play` takes (`--rom`, `--mode`, `--headless --frames N` with `--bot`, …). A
+    /// person's recording defaults to `--mode endless`.
     #[command(flatten)]
     pub play: PlayArgs,
 }
@@ -26,5 +27,8 @@ pub struct RecordArgs {
 pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
     let mut play = args.play.clone();
     play.record = Some(args.out.clone());
+    if !args.bot && play.mode.is_none() {
+        play.mode = Some(crate::config::Mode::Endless);
+    }
     run_with(&play, if args.bot { Players::Bots } else { Players::Person })
 }
