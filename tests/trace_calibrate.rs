@@ -340,3 +340,33 @@ fn recording_does_not_change_what_the_console_does() {
     assert!(differed, "RAM never changed: the comparison proves nothing");
     assert_eq!(rec.finish().expect("finish").map(|s| s.frames), Some(3000));
 }
+
+#[test]
+fn record_in_a_window_writes_the_same_format_under_xvfb() {
+    if Command::new("xvfb-run").arg("--help").output().is_err() {
+        eprintln!("SKIPPED: xvfb-run not found");
+        return;
+    }
+    let dir = scratch("window");
+    let trace = dir.join("window.trace");
+    let t = trace.to_str().expect("utf-8");
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["record", "--out", t, "--emu-speed", "max", "--frames", "300", "--config", "/dev/null"])
+        .output()
+        .expect("xvfb-run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Nobody pressed a key: no Start, so the game stays on the title and play never starts.
+    let j = ok_json(&["calibrate", t, "--json"]);
+    assert_eq!(j["trace"]["complete"], true, "{j:#}");
+    assert_eq!(j["trace"]["frames"], 300);
+    assert_eq!(j["trace"]["meta"]["players"], "keyboard");
+    assert_eq!(j["trace"]["meta"]["menu"], "person");
+    assert_eq!(j["trace"]["meta"]["mode"], "endless");
+    assert!(j["menu"]["mode_byte"].is_null() && j["menu"]["play_started_frame"].is_null(), "{:#}", j["menu"]);
+    let facts: Vec<&str> =
+        j["menu"]["unknown"].as_array().expect("unknown").iter().filter_map(|u| u["fact"].as_str()).collect();
+    assert_eq!(facts, ["menu cursor byte", "mode byte when play starts"]);
+    assert_eq!(j["calibration"]["state"], "unsettled");
+}
