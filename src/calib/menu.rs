@@ -313,3 +313,68 @@ impl MenuReport {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memmap::AddressSource;
+
+    fn start() -> AddressFile {
+        AddressSource::Builtin.address_file("labcart/1p-endless.toml").unwrap()
+    }
+
+    /// Menus where $0040 counts every frame, $0095 follows Up / Down and $0210 moves by 16 with it; play
+    /// starts at frame 200 with the mode byte 2.
+    fn run(presses: &[(u64, u8)]) -> MenuReport {
+        let map = start();
+        let p = &map.player[0];
+        let mut w = MenuWatcher::new(&map);
+        let mut ram = [0u8; 2048];
+        ram[p.spawn_delay.addr as usize] = 0xFF;
+        ram[MODE_BYTE as usize] = 2;
+        let mut cursor: u8 = 0;
+        for f in 0..260u64 {
+            let pads = presses.iter().find(|(at, _)| *at == f).map_or(0, |(_, b)| *b);
+            if f == 200 {
+                ram[p.spawn_delay.addr as usize] = 0;
+                ram[p.x.addr as usize] = 3;
+                ram[p.y.addr as usize] = 1;
+            }
+            w.observe(&Frame { ram: &ram, pads: [pads, 0] });
+            // The frame's effect, seen at the start of the next one (two frames late for the cursor).
+            ram[0x40] = ram[0x40].wrapping_add(1);
+            if let Some((_, b)) = presses.iter().find(|(at, _)| *at + 1 == f) {
+                cursor = if *b == pad::DOWN { (cursor + 1) % 3 } else { (cursor + 2) % 3 };
+                ram[0x95] = cursor;
+                ram[0x210] = 40 + 16 * cursor;
+            }
+        }
+        w.report()
+    }
+
+    #[test]
+    fn the_cursor_is_the_byte_that_steps_by_one_after_up_and_down() {
+        let r = run(&[(20, pad::DOWN), (40, pad::DOWN), (60, pad::UP), (80, pad::DOWN), (100, pad::DOWN)]);
+        let c = r.cursor.clone().expect("cursor found");
+        assert_eq!(c.address, 0x95, "{r:?}");
+        let mut v = c.values_seen.clone();
+        v.sort();
+        assert_eq!(v, [0, 1, 2]);
+        assert_eq!(c.hits, 5);
+        assert_eq!(c.down_adds, Some(1));
+        assert_eq!(r.other_candidates.first().map(|c| c.address), Some(0x210), "{r:?}");
+        assert!(r.other_candidates.iter().all(|c| c.address != 0x40), "the frame counter is no cursor");
+        assert_eq!(r.play_started_frame, Some(200));
+        assert_eq!(r.mode_byte.as_ref().map(|m| (m.value, m.meaning.as_str())), Some((2, "2P")));
+        assert!(r.unknown.is_empty(), "{:?}", r.unknown);
+    }
+
+    #[test]
+    fn one_press_settles_nothing_and_says_what_would() {
+        let r = run(&[(20, pad::DOWN)]);
+        assert!(r.cursor.is_none());
+        assert_eq!(r.unknown.len(), 1);
+        assert!(r.unknown[0].advice.contains("press Down and Up"), "{:?}", r.unknown);
+        assert_eq!(r.mode_byte.map(|m| m.value), Some(2));
+    }
+}

@@ -116,7 +116,9 @@ impl TraceHeader {
     /// The header for a recording of `rom`, with no metadata yet.
     pub fn for_rom(rom: &RomImage) -> TraceHeader {
         let mut ines = [0u8; INES_HEADER_LEN];
-        ines.copy_from_slice(&rom.bytes[..INES_HEADER_LEN.min(rom.bytes.len())]);
+        for (d, s) in ines.iter_mut().zip(&rom.bytes) {
+            *d = *s;
+        }
         let mut meta = BTreeMap::new();
         meta.insert("rom_name".to_string(), rom.name.clone());
         meta.insert("puyobot".to_string(), env!("CARGO_PKG_VERSION").to_string());
@@ -157,8 +159,12 @@ impl TraceHeader {
         for (k, v) in &self.meta {
             text.push_str(&format!("{k} = {v}\n"));
         }
+        let mut cut = text.len().min(u16::MAX as usize);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
         let mut text = text.into_bytes();
-        text.truncate(u16::MAX as usize);
+        text.truncate(cut);
         out.extend_from_slice(&(text.len() as u16).to_le_bytes());
         out.extend_from_slice(&text);
         out

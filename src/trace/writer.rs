@@ -245,3 +245,69 @@ impl<M: Machine, W: Write> Drop for TraceRecorder<M, W> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::mock::MockGame;
+    use crate::trace::TraceReader;
+
+    #[test]
+    fn the_recorder_writes_ram_at_the_start_of_each_frame_with_its_pads() {
+        let header = TraceHeader::for_rom(&crate::emu::rom::labcart().unwrap());
+        let writer = TraceWriter::new(Vec::new(), "mem", &header).unwrap();
+        let mut rec = TraceRecorder::new(MockGame::new(1, 4, 7), Some(writer));
+        let mut seen = Vec::new();
+        for i in 0..400u32 {
+            let pads = [[0u8, 0x40, 0x01, 0x20][i as usize % 4], (i % 3) as u8];
+            rec.set_pads(pads);
+            seen.push((pads, *rec.ram()));
+            rec.clock_frame().unwrap();
+        }
+        let last = *rec.ram();
+        let w = rec.writer.take().unwrap();
+        let (bytes, stats) = w.finish(&last).unwrap();
+        assert_eq!(stats.frames, 400);
+        let mut r = TraceReader::new(&bytes[..], "mem").unwrap();
+        let mut i = 0;
+        while let Some((pads, ram)) = r.next_frame().unwrap() {
+            assert_eq!((pads, *ram), seen[i], "frame {i}");
+            i += 1;
+        }
+        assert_eq!(i, 400);
+        assert!(seen.iter().any(|s| s.1 != seen[0].1), "RAM never changed: the comparison proves nothing");
+        assert_eq!(r.end(), Some(&crate::trace::TraceEnd::Complete { frames: 400, final_ram_hash: ram_hash(&last) }));
+    }
+
+    /// A sink that fails after `left` bytes.
+    struct Full {
+        left: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left < buf.len() {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.left -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_stops_the_recording_but_not_the_game_and_is_reported() {
+        let header = TraceHeader::for_rom(&crate::emu::rom::labcart().unwrap());
+        let writer = TraceWriter::new(Full { left: 300 }, "full.trace", &header).unwrap();
+        let mut rec = TraceRecorder::new(MockGame::new(1, 4, 7), Some(writer));
+        for _ in 0..(BLOCK_FRAMES * 2) {
+            rec.clock_frame().unwrap();
+        }
+        assert!(!rec.recording());
+        assert_eq!(rec.inner().frame_number() as usize, BLOCK_FRAMES * 2);
+        let e = rec.finish().unwrap_err().to_string();
+        assert!(e.contains("full.trace") && e.contains("disk full"), "{e}");
+    }
+}
