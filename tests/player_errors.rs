@@ -139,8 +139,10 @@ fn an_address_file_missing_a_key_is_refused_with_the_key() {
     assert!(e.to_string().starts_with("my.toml:"), "{e}");
     // Either the unknown key or the missing one is named.
     assert!(e.key == "xx_unused" || e.key == "x", "{e}");
-    let text = builtin("1p-endless.toml")
-        .replace("x = { addr = 0x0669, source = \"S1: falling pair X, 1..6\", verified = false }\n", "");
+    let text = builtin("1p-endless.toml").replace(
+        "x = { addr = 0x0669, source = \"Data Crystal RAM map: falling pair X, 1..6\", verified = false }\n",
+        "",
+    );
     let e = parse_address_file("my.toml", &text).unwrap_err();
     assert_eq!(e.key, "x", "{e}");
     assert!(e.to_string().contains("missing field `x`"), "{e}");
