@@ -7,7 +7,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_folder};
-use crate::config::{Config, DEFAULT_FILE, EmuSpeedSetting, Mode};
+use crate::config::{Config, DEFAULT_FILE, Mode};
+use crate::emu::EmuSpeed;
 use crate::emu::faults::{FaultSpec, FaultyPads};
 use crate::emu::replay::{Replay, VERSION as REPLAY_VERSION, encode_pads};
 use crate::emu::{Emu, Machine, Recorder, RomImage, ram_hash, rom};
@@ -29,7 +30,7 @@ pub struct PlayArgs {
     pub speed: Option<u8>,
     /// Emulator speed in the window.
     #[arg(long, value_enum)]
-    pub emu_speed: Option<EmuSpeedSetting>,
+    pub emu_speed: Option<EmuSpeed>,
     /// No window: run as fast as possible and print a summary (needs --frames or --pieces).
     #[arg(long)]
     pub headless: bool,
@@ -285,17 +286,11 @@ fn run_window(
     name: &str,
     max_frames: Option<u64>,
 ) -> anyhow::Result<Session<Emu>> {
-    use crate::ui::{EmuSpeed, WindowOptions, run_window};
+    use crate::ui::{WindowOptions, run_window};
     let keys = cfg.key_bindings("config")?;
-    let emu_speed = match cfg.play.emu_speed {
-        EmuSpeedSetting::X1 => EmuSpeed::X1,
-        EmuSpeedSetting::X2 => EmuSpeed::X2,
-        EmuSpeedSetting::X4 => EmuSpeed::X4,
-        EmuSpeedSetting::Max => EmuSpeed::Max,
-    };
     let opts = WindowOptions {
         title: format!("puyobot - {name} - {}", cfg.play.mode),
-        emu_speed,
+        emu_speed: cfg.play.emu_speed,
         keys,
         max_frames,
         screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
