@@ -86,6 +86,24 @@ fn the_command_line_reports_a_bad_rom_without_panicking() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// The ROM may come first, as emulator front ends take it; the positional form reaches the same checks.
+#[test]
+fn the_rom_may_be_given_as_a_positional_argument() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "/nonexistent/y.nes", "--headless", "--frames", "1", "--config", "/dev/null"])
+        .output()
+        .expect("run puyobot");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error: ROM file /nonexistent/y.nes does not exist"), "{err}");
+    let both = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "a.nes", "--rom", "b.nes", "--headless", "--frames", "1"])
+        .output()
+        .expect("run puyobot");
+    assert!(!both.status.success());
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"), "two ROMs must be refused");
+}
+
 #[test]
 fn a_malformed_config_names_the_file_the_key_and_what_was_expected() {
     let path = tmp("bad-config.toml", b"[play]\nspeed = \"fast\"\n");

@@ -19,7 +19,10 @@ use crate::play::{Limits, Session, Summary, headless, seats_for};
 /// Arguments of `puyobot play`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct PlayArgs {
-    /// ROM file (iNES). Without it, the open test cartridge is played.
+    /// ROM file (iNES), as emulator front ends take it: `puyobot play ROM`. Same as `--rom`.
+    #[arg(value_name = "ROM", conflicts_with = "rom")]
+    pub rom_file: Option<PathBuf>,
+    /// ROM file (iNES). Without it (and without `ROM`), the open test cartridge is played.
     #[arg(long)]
     pub rom: Option<PathBuf>,
     /// Game mode.
@@ -90,7 +93,7 @@ pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
         None => Config::load(std::path::Path::new(DEFAULT_FILE), false)?,
     };
     let p = &mut cfg.play;
-    if let Some(r) = &args.rom {
+    if let Some(r) = args.rom.as_ref().or(args.rom_file.as_ref()) {
         p.rom = r.display().to_string();
     }
     if let Some(m) = args.mode {
