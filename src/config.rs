@@ -8,55 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// Which game the bot plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// 1P Endless, the bot on pad 1.
-    Endless,
-    /// 2P, a person on pad 1 and the bot on pad 2.
-    VsHuman,
-    /// 2P, a bot on each pad.
-    AiVsAi,
-}
-
-impl Mode {
-    /// The name used on the command line and in files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Endless => "endless",
-            Mode::VsHuman => "vs-human",
-            Mode::AiVsAi => "ai-vs-ai",
-        }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// How fast the emulator runs in a window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-pub enum EmuSpeedSetting {
-    /// Real time (60 frames per second).
-    #[serde(rename = "1")]
-    #[value(name = "1")]
-    X1,
-    /// Twice real time.
-    #[serde(rename = "2")]
-    #[value(name = "2")]
-    X2,
-    /// Four times real time.
-    #[serde(rename = "4")]
-    #[value(name = "4")]
-    X4,
-    /// As fast as the machine can go.
-    #[serde(rename = "max")]
-    #[value(name = "max")]
-    Max,
-}
+use crate::emu::EmuSpeed;
+pub use crate::memmap::Mode;
 
 /// The `[play]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,7 +22,7 @@ pub struct PlaySettings {
     /// Bot speed 0..=10.
     pub speed: u8,
     /// Emulator speed in a window.
-    pub emu_speed: EmuSpeedSetting,
+    pub emu_speed: EmuSpeed,
     /// Seed for the bots (recorded in the output).
     pub seed: u64,
     /// Walk the menus from power-on (false = leave them to the person).
@@ -99,7 +52,7 @@ impl Default for PlaySettings {
             mode: Mode::AiVsAi,
             rom: String::new(),
             speed: 7,
-            emu_speed: EmuSpeedSetting::X1,
+            emu_speed: EmuSpeed::X1,
             seed: 1,
             menu: true,
             allow_unknown_rom: false,

@@ -107,13 +107,26 @@ fn the_search_prefers_the_placement_that_fires_a_chain_for_classic() {
 }
 
 #[test]
-fn evaluations_are_deterministic() {
+fn evaluations_depend_only_on_the_field() {
     let rules = Rules::puyo1();
     let f = two_chain(true);
-    let chain = ChainEval::new(ChainWeights::default()).expect("eval");
-    assert_eq!(chain.evaluate(&f, 3, &rules).to_bits(), chain.evaluate(&f, 3, &rules).to_bits());
+    // The same field built cell by cell in another order, and fresh evaluators: no hidden state may leak in.
+    let mut g = Field::default();
+    for y in (0..14).rev() {
+        for x in (1..=6).rev() {
+            g.set(x, y, f.get(x, y));
+        }
+    }
+    assert_eq!(f, g);
+    let chain_a = ChainEval::new(ChainWeights::default()).expect("eval");
+    let chain_b = ChainEval::new(ChainWeights::default()).expect("eval");
+    let _warm_up = chain_a.evaluate(&two_chain(false), 3, &rules);
+    assert_eq!(chain_a.evaluate(&f, 3, &rules).to_bits(), chain_b.evaluate(&g, 3, &rules).to_bits());
     let w = ClassicWeights::default();
-    assert_eq!(classic::evaluate(&f, &w).to_bits(), classic::evaluate(&f, &w).to_bits());
+    assert_eq!(classic::evaluate(&f, &w).to_bits(), classic::evaluate(&g, &w).to_bits());
+    // And the evaluations do look at the field: the danger column changes both.
+    assert_ne!(chain_a.evaluate(&f, 3, &rules), chain_a.evaluate(&two_chain(false), 3, &rules));
+    assert_ne!(classic::evaluate(&f, &w), classic::evaluate(&two_chain(false), &w));
 }
 
 #[test]

@@ -10,12 +10,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::calib::{guessed_folder, play_json};
 use common::contract::{BuildError, Contract};
 use common::labcart::{Lab, MenuChoice};
-use puyobot::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
-use puyobot::memmap::AddressSource;
+use puyobot::calib::CalibrationReport;
 use serde_json::Value;
 
 const DEFAULT_SEED: u64 = 0xCA1B_0008;
@@ -54,26 +53,8 @@ fn build(c: &Contract, name: &str) -> Option<PathBuf> {
     }
 }
 
-/// Run the learner with the opening policy on every seat of the guessed file `file` for `pieces`
-/// pieces of the player who locked most, or until settled when `until_settled`.
 fn learn(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> CalibrationReport {
-    let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
-    let mut learner = Learner::new(&map, CalibrateMode::Auto);
-    let mut policies: Vec<OpeningPolicy> = (0..map.player.len()).map(OpeningPolicy::new).collect();
-    let mut ram = [0u8; 2048];
-    for _ in 0..pieces * 600 {
-        ram.copy_from_slice(&lab.deck.wram()[..2048]);
-        let mut pads = [0u8; 2];
-        for (i, p) in policies.iter_mut().enumerate() {
-            pads[map.player[i].pad as usize - 1] = p.buttons(&ram, &learner);
-        }
-        learner.observe(&Frame { ram: &ram, pads });
-        lab.frame(pads[0], pads[1]);
-        if (until_settled && learner.is_settled()) || learner.report().pieces_seen >= pieces {
-            break;
-        }
-    }
-    learner.report()
+    common::calib::learn(lab, file, pieces, until_settled).report()
 }
 
 /// The report names exactly the contract's values; `Err` says what differs.
@@ -169,38 +150,6 @@ fn drawn_contracts_items_are_learned_when_they_come() {
 
 // ---- end to end through `puyobot play`
 
-/// The real cartridge's guessed files as they ship, with a catalogue that lists only the real
-/// cartridge (so every build is an unknown dump).
-fn guessed_folder(dir: &Path) -> PathBuf {
-    let out = dir.join("guessed");
-    std::fs::create_dir_all(&out).expect("folder");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("addresses");
-    for file in ["1p-endless.toml", "2p.toml", "ai-vs-ai.toml"] {
-        std::fs::copy(root.join(file), out.join(file)).expect("copy a guessed file");
-    }
-    let roms = std::fs::read_to_string(root.join("roms.toml")).expect("roms.toml");
-    let cut = roms.find("# The open test cartridge").expect("catalogue layout");
-    std::fs::write(out.join("roms.toml"), &roms[..cut]).expect("write");
-    out
-}
-
-fn play(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .arg("play")
-        .arg("--rom")
-        .arg(rom)
-        .arg("--allow-unknown-rom")
-        .arg("--addresses")
-        .arg(addresses)
-        .args(["--headless", "--json", "--speed", "10"])
-        .args(args)
-        .output()
-        .expect("run puyobot");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "puyobot play {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
-
 /// The JSON `calibration` object names exactly the built values.
 fn check_json(c: &Contract, what: &str, j: &Value) {
     let r: CalibrationReport = CalibrationReport {
@@ -249,14 +198,15 @@ fn drawn_contracts_calibrate_and_play_end_to_end() {
         let Some(rom) = build(c, &format!("play-{i}")) else { return };
         let learned = dir.join(format!("learned-{i}"));
         let learned_arg = learned.to_str().expect("utf-8 path");
-        let endless = play(&rom, &guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
+        let endless =
+            play_json(&rom, &guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
         check_json(c, "endless", &endless["calibration"]);
         no_mismatch(&endless, &format!("contract {i} endless"));
         let p1 = &endless["players"][0];
         assert!(p1["pieces"].as_u64().unwrap_or(0) >= 300, "contract {i}: {p1:#}");
         assert_eq!(p1["topped_out"], false, "contract {i} topped out");
 
-        let battle = play(&rom, &guessed, &["--mode", "ai-vs-ai", "--frames", "200000"]);
+        let battle = play_json(&rom, &guessed, &["--mode", "ai-vs-ai", "--frames", "200000"]);
         check_json(c, "ai-vs-ai", &battle["calibration"]);
         let nuisance = &battle["calibration"]["codes"]["nuisance"];
         assert!(
@@ -267,7 +217,7 @@ fn drawn_contracts_calibrate_and_play_end_to_end() {
         no_mismatch(&battle, &format!("contract {i} ai-vs-ai"));
         assert!(battle["winner"].is_string(), "contract {i}: no winner: {battle:#}");
 
-        let again = play(&rom, &learned, &["--mode", "endless", "--pieces", "100", "--calibrate", "off"]);
+        let again = play_json(&rom, &learned, &["--mode", "endless", "--pieces", "100", "--calibrate", "off"]);
         assert_eq!(again["calibration"]["state"], "off");
         no_mismatch(&again, &format!("contract {i} with the learned folder"));
         assert!(again["players"][0]["pieces"].as_u64().unwrap_or(0) >= 100, "contract {i}: {again:#}");

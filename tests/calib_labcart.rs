@@ -5,30 +5,9 @@
 mod common;
 
 use common::labcart::{Lab, MenuChoice, ROM_CODES, ROM_CONTRACT, ROM_ORIENT, Variant};
-use puyobot::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
-use puyobot::memmap::AddressSource;
+use puyobot::calib::CalibrationReport;
 
-/// Plays `pieces` pieces (of the player who locked most) with the opening on every seat, or until
-/// settled when `until_settled`.
-fn run(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> Learner {
-    let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
-    let mut learner = Learner::new(&map, CalibrateMode::Auto);
-    let mut policies: Vec<OpeningPolicy> = (0..map.player.len()).map(OpeningPolicy::new).collect();
-    let mut ram = [0u8; 2048];
-    for _ in 0..pieces * 600 {
-        ram.copy_from_slice(&lab.deck.wram()[..2048]);
-        let mut pads = [0u8; 2];
-        for (i, p) in policies.iter_mut().enumerate() {
-            pads[map.player[i].pad as usize - 1] = p.buttons(&ram, &learner);
-        }
-        learner.observe(&Frame { ram: &ram, pads });
-        lab.frame(pads[0], pads[1]);
-        if (until_settled && learner.is_settled()) || learner.report().pieces_seen >= pieces {
-            break;
-        }
-    }
-    learner
-}
+use common::calib::learn as run;
 
 fn check(r: &CalibrationReport, v: Variant) {
     assert_eq!(r.state, "settled", "{}", r.to_text());

@@ -4,10 +4,11 @@
 //! and no top-out, AI vs AI to a winner with 0 mismatches, and the `--write-addresses` folder must play
 //! the same build with `--calibrate off` and 0 mismatches.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use std::process::Command;
-
+use common::calib::{guessed_folder, play_json as play};
 use serde_json::Value;
 
 /// A build and the values it was built with.
@@ -31,22 +32,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The real cartridge's guessed files as they ship (menus included: their closed-loop steps must find
-/// the open cartridge's mode option too), with a catalogue that lists only the real cartridge (so every
-/// build here is an unknown dump).
-fn guessed_folder(dir: &Path) -> PathBuf {
-    let out = dir.join("guessed");
-    std::fs::create_dir_all(&out).expect("folder");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("addresses");
-    for file in ["1p-endless.toml", "2p.toml", "ai-vs-ai.toml"] {
-        std::fs::copy(root.join(file), out.join(file)).expect("copy a guessed file");
-    }
-    let roms = std::fs::read_to_string(root.join("roms.toml")).expect("roms.toml");
-    let cut = roms.find("# The open test cartridge").expect("catalogue layout");
-    std::fs::write(out.join("roms.toml"), &roms[..cut]).expect("write");
-    out
-}
-
 /// A committed build made unknown (one CHR byte changed: the game is the same).
 fn committed(dir: &Path, file: &str) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labcart").join(file);
@@ -57,23 +42,6 @@ fn committed(dir: &Path, file: &str) -> PathBuf {
     let out = dir.join(file);
     std::fs::write(&out, bytes).expect("write");
     out
-}
-
-fn play(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .arg("play")
-        .arg("--rom")
-        .arg(rom)
-        .arg("--allow-unknown-rom")
-        .arg("--addresses")
-        .arg(addresses)
-        .args(["--headless", "--json", "--speed", "10"])
-        .args(args)
-        .output()
-        .expect("run puyobot");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "puyobot play {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
 fn check_learned(b: &Build, c: &Value) {

@@ -86,6 +86,24 @@ fn the_command_line_reports_a_bad_rom_without_panicking() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// The ROM may come first, as emulator front ends take it; the positional form reaches the same checks.
+#[test]
+fn the_rom_may_be_given_as_a_positional_argument() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "/nonexistent/y.nes", "--headless", "--frames", "1", "--config", "/dev/null"])
+        .output()
+        .expect("run puyobot");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error: ROM file /nonexistent/y.nes does not exist"), "{err}");
+    let both = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "a.nes", "--rom", "b.nes", "--headless", "--frames", "1"])
+        .output()
+        .expect("run puyobot");
+    assert!(!both.status.success());
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"), "two ROMs must be refused");
+}
+
 #[test]
 fn a_malformed_config_names_the_file_the_key_and_what_was_expected() {
     let path = tmp("bad-config.toml", b"[play]\nspeed = \"fast\"\n");
@@ -139,8 +157,10 @@ fn an_address_file_missing_a_key_is_refused_with_the_key() {
     assert!(e.to_string().starts_with("my.toml:"), "{e}");
     // Either the unknown key or the missing one is named.
     assert!(e.key == "xx_unused" || e.key == "x", "{e}");
-    let text = builtin("1p-endless.toml")
-        .replace("x = { addr = 0x0669, source = \"S1: falling pair X, 1..6\", verified = false }\n", "");
+    let text = builtin("1p-endless.toml").replace(
+        "x = { addr = 0x0669, source = \"Data Crystal RAM map: falling pair X, 1..6\", verified = false }\n",
+        "",
+    );
     let e = parse_address_file("my.toml", &text).unwrap_err();
     assert_eq!(e.key, "x", "{e}");
     assert!(e.to_string().contains("missing field `x`"), "{e}");

@@ -9,9 +9,9 @@ use puyobot::emu::{Emu, Machine, RomImage, pad};
 use puyobot::memmap::AddressSource;
 use puyobot::play::{Limits, Session, Summary, headless, seats_for};
 
-fn rom(name: &str) -> Option<RomImage> {
+fn rom(name: &str) -> RomImage {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/labcart").join(name);
-    Some(RomImage::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+    RomImage::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A session as `puyobot play` builds it: identified by hash, address file for the mode, menus walked.
@@ -36,13 +36,13 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
     Session::new(Emu::new(image, true).expect("emulator"), map, mode, seats, true)
 }
 
-fn endless(name: &str) -> Option<Summary> {
-    let image = rom(name)?;
+fn endless(name: &str) -> Summary {
+    let image = rom(name);
     let mut s = session(&image, Mode::Endless, 10);
     let limits = Limits { frames: Some(60_000), pieces: Some(300), stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, name, 1, 10).expect("run");
     eprintln!("{}", r.to_text());
-    Some(r)
+    r
 }
 
 fn assert_clean_endless(r: &Summary) {
@@ -56,28 +56,22 @@ fn assert_clean_endless(r: &Summary) {
 
 #[test]
 fn endless_300_pieces_on_the_contract_build() {
-    if let Some(r) = endless("puyolab.nes") {
-        assert_clean_endless(&r);
-    }
+    assert_clean_endless(&endless("puyolab.nes"));
 }
 
 #[test]
 fn endless_300_pieces_with_other_codes() {
-    if let Some(r) = endless("puyolab-codes.nes") {
-        assert_clean_endless(&r);
-    }
+    assert_clean_endless(&endless("puyolab-codes.nes"));
 }
 
 #[test]
 fn endless_300_pieces_with_other_orientation_values() {
-    if let Some(r) = endless("puyolab-orient.nes") {
-        assert_clean_endless(&r);
-    }
+    assert_clean_endless(&endless("puyolab-orient.nes"));
 }
 
 #[test]
 fn ai_vs_ai_plays_a_full_game_to_a_winner() {
-    let Some(image) = rom("puyolab.nes") else { return };
+    let image = rom("puyolab.nes");
     let mut s = session(&image, Mode::AiVsAi, 10);
     let limits = Limits { frames: Some(400_000), pieces: None, stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "puyolab", 1, 10).expect("run");
@@ -97,7 +91,7 @@ fn ai_vs_ai_plays_a_full_game_to_a_winner() {
 
 #[test]
 fn vs_human_keys_move_player_one_while_the_bot_plays_player_two() {
-    let Some(image) = rom("puyolab.nes") else { return };
+    let image = rom("puyolab.nes");
     let mut s = session(&image, Mode::VsHuman, 10);
     let mut guard = 0;
     while !s.snapshot().is_some_and(|snap| snap.players.first().is_some_and(|p| p.controllable)) {
@@ -130,7 +124,7 @@ fn vs_human_keys_move_player_one_while_the_bot_plays_player_two() {
 
 #[test]
 fn headless_games_replay_identically_with_bots_on_worker_threads() {
-    let Some(image) = rom("puyolab.nes") else { return };
+    let image = rom("puyolab.nes");
     let mut results = Vec::new();
     for threaded in [false, true] {
         let mut s = session_with(&image, Mode::AiVsAi, 7, threaded);
@@ -146,7 +140,7 @@ fn headless_games_replay_identically_with_bots_on_worker_threads() {
 
 #[test]
 fn the_chain_bot_beats_the_classic_bot_on_the_cartridge_with_no_mismatch() {
-    let Some(image) = rom("puyolab.nes") else { return };
+    let image = rom("puyolab.nes");
     let mut s = session_bots(&image, Mode::AiVsAi, 10, false, ["chain", "classic"]);
     let limits = Limits { frames: Some(200_000), pieces: None, stop_at_game_over: true, ..Limits::default() };
     let r = headless::run(&mut s, limits, "puyolab", 1, 10).expect("run");

@@ -34,7 +34,16 @@ fn the_viewable_adapter_shows_frames_hud_and_handles_the_keys() {
     assert!(hud.players.iter().all(|p| p.bot_on && p.speed == 10));
     assert!(v.session.seats.iter().all(|s| s.stats.pieces > 0), "{:?}", v.session.seats);
     // A ghost is drawn for a planned placement: 16x16 cells inside the player's half of the screen.
-    let ghosts: Vec<_> = hud.players.iter().flat_map(|p| p.ghost.clone()).collect();
+    // Step until a planned placement shows: there is one for most of a piece's fall.
+    let mut ghosts: Vec<_> = hud.players.iter().flat_map(|p| p.ghost.clone()).collect();
+    for _ in 0..600 {
+        if !ghosts.is_empty() {
+            break;
+        }
+        v.step_frame().unwrap();
+        ghosts = v.hud().players.iter().flat_map(|p| p.ghost.clone()).collect();
+    }
+    assert!(!ghosts.is_empty(), "no ghost drawn in 1000 frames of AI vs AI");
     assert!(ghosts.iter().all(|g| (0..256).contains(&g.x) && (0..240).contains(&g.y)), "{ghosts:?}");
     assert_eq!(v.change_bot_speed(-3), 7);
     assert_eq!(v.change_bot_speed(20), 10);

@@ -108,3 +108,27 @@ fn plot_draws_the_chain_histogram_and_the_puyo_curve() {
     assert!(text.starts_with("<svg"), "an SVG file");
     assert!(text.contains("chains fired by length") && text.contains("Gaussian: mean"), "both panels and the fit");
 }
+
+/// `sim` reads `./config.toml` as `play` does: a bad `[ai]` key in the working directory's file is named.
+#[test]
+fn sim_reads_the_working_directory_config_like_play() {
+    let dir = tmp("cwd-config");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("config.toml"), "[ai.chain]\nno_such_weight = 1.0\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .current_dir(&dir)
+        .args(["sim", "endless", "--games", "1", "--pieces", "5", "--json"])
+        .output()
+        .expect("puyobot runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a bad config.toml in the working directory must stop sim");
+    assert!(err.contains("config.toml") && err.contains("no_such_weight"), "{err}");
+    // Without the file, the same command runs on the defaults.
+    std::fs::remove_file(dir.join("config.toml")).expect("remove");
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .current_dir(&dir)
+        .args(["sim", "endless", "--games", "1", "--pieces", "5", "--json"])
+        .output()
+        .expect("puyobot runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

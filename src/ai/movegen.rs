@@ -37,7 +37,7 @@ impl PiecePosition {
     }
 }
 
-/// The movement rules, kept as parameters because the cartridge's are not verified (reference §5, §7).
+/// The movement rules, kept as parameters because the cartridge's are not verified (docs/cartridge.md §5, §7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MoveRules {

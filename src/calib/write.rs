@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::config::Mode;
 use crate::game::Orientation;
+use crate::memmap::Mode;
 use crate::memmap::catalog::{Catalog, KnownRom, ModeFiles};
 use crate::memmap::load::validate;
 use crate::memmap::schema::AddressFile;

@@ -9,8 +9,8 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::calib::{Frame, LearnedRom, OfflineCalibration, OfflineReport, write_address_folder};
-use crate::config::Mode;
 use crate::memmap::AddressSource;
+use crate::memmap::Mode;
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::trace::{TraceEnd, TraceReader};
 

@@ -7,7 +7,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_folder};
-use crate::config::{Config, DEFAULT_FILE, EmuSpeedSetting, Mode};
+use crate::config::{Config, DEFAULT_FILE, Mode};
+use crate::emu::EmuSpeed;
 use crate::emu::faults::{FaultSpec, FaultyPads};
 use crate::emu::replay::{Replay, VERSION as REPLAY_VERSION, encode_pads};
 use crate::emu::{Emu, Machine, Recorder, RomImage, ram_hash, rom};
@@ -33,7 +34,10 @@ pub enum Players {
 /// Arguments of `puyobot play`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct PlayArgs {
-    /// ROM file (iNES). Without it, the open test cartridge is played.
+    /// ROM file (iNES), as emulator front ends take it: `puyobot play ROM`. Same as `--rom`.
+    #[arg(value_name = "ROM", conflicts_with = "rom")]
+    pub rom_file: Option<PathBuf>,
+    /// ROM file (iNES). Without it (and without `ROM`), the open test cartridge is played.
     #[arg(long)]
     pub rom: Option<PathBuf>,
     /// Game mode.
@@ -44,7 +48,7 @@ pub struct PlayArgs {
     pub speed: Option<u8>,
     /// Emulator speed in the window.
     #[arg(long, value_enum)]
-    pub emu_speed: Option<EmuSpeedSetting>,
+    pub emu_speed: Option<EmuSpeed>,
     /// No window: run as fast as possible and print a summary (needs --frames or --pieces).
     #[arg(long)]
     pub headless: bool,
@@ -107,7 +111,7 @@ pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
         None => Config::load(std::path::Path::new(DEFAULT_FILE), false)?,
     };
     let p = &mut cfg.play;
-    if let Some(r) = &args.rom {
+    if let Some(r) = args.rom.as_ref().or(args.rom_file.as_ref()) {
         p.rom = r.display().to_string();
     }
     if let Some(m) = args.mode {
@@ -359,21 +363,15 @@ fn run_window(
     name: &str,
     max_frames: Option<u64>,
 ) -> anyhow::Result<Session<TraceRecorder<Emu>>> {
-    use crate::ui::{EmuSpeed, WindowOptions, run_window};
+    use crate::ui::{WindowOptions, run_window};
     let keys = cfg.key_bindings("config")?;
-    let emu_speed = match cfg.play.emu_speed {
-        EmuSpeedSetting::X1 => EmuSpeed::X1,
-        EmuSpeedSetting::X2 => EmuSpeed::X2,
-        EmuSpeedSetting::X4 => EmuSpeed::X4,
-        EmuSpeedSetting::Max => EmuSpeed::Max,
-    };
     let opts = WindowOptions {
         title: format!(
             "puyobot - {name} - {}{}",
             cfg.play.mode,
             if session.machine().recording() { " - RECORDING" } else { "" }
         ),
-        emu_speed,
+        emu_speed: cfg.play.emu_speed,
         keys,
         max_frames,
         screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),

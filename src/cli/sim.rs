@@ -80,7 +80,7 @@ pub struct EndlessArgs {
     /// Draw the chain-length histogram and the puyos-on-field curve to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Config file whose [ai] table sets weights, search and ignition.
+    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it exists).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -118,7 +118,7 @@ pub struct BattleArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Config file whose [ai] table sets weights, search and ignition.
+    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it exists).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -163,15 +163,20 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Reads the `[ai]` table of `path`, or the defaults without one.
+/// Reads the `[ai]` table the way `puyobot play` does: `--config FILE` must exist; without it
+/// `./config.toml` is used when present, else the defaults. The whole file is checked, not only `[ai]`.
 pub fn load_config(path: &Option<PathBuf>) -> anyhow::Result<AiConfig> {
-    match path {
-        None => Ok(AiConfig::default()),
-        Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read config {}", p.display()))?;
-            AiConfig::from_toml(&text).with_context(|| format!("in the [ai] table of {}", p.display()))
-        }
-    }
+    let (file, required) = match path {
+        Some(p) => (p.clone(), true),
+        None => (PathBuf::from(crate::config::DEFAULT_FILE), false),
+    };
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(AiConfig::default()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read config {}", file.display())),
+    };
+    crate::config::Config::parse(&file.display().to_string(), &text)?;
+    AiConfig::from_toml(&text).with_context(|| format!("in the [ai] table of {}", file.display()))
 }
 
 /// A CRC32 of the bot configuration (and queue), so shards of different runs refuse to merge.

@@ -64,4 +64,25 @@ mod tests {
         assert!((0..8).all(|n| !SpeedProfile::new(0).drop_on(n)));
         assert_eq!(SpeedProfile::new(200).speed, 10);
     }
+
+    /// `config.toml` documents this table in a comment; the comment must say what the code does.
+    #[test]
+    fn the_table_in_config_toml_is_this_table() {
+        let text = include_str!("../../config.toml");
+        let rows: Vec<[u32; 5]> = text
+            .lines()
+            .filter_map(|line| {
+                let nums: Vec<u32> =
+                    line.strip_prefix('#')?.split_whitespace().take(5).map_while(|w| w.parse().ok()).collect();
+                <[u32; 5]>::try_from(nums).ok()
+            })
+            .collect();
+        let want: Vec<[u32; 5]> = (0..=10u8)
+            .map(|s| {
+                let p = SpeedProfile::new(s);
+                [u32::from(s), p.reaction, p.gap, p.hold, p.soft_drop]
+            })
+            .collect();
+        assert_eq!(rows, want, "config.toml's speed table differs from driver::speed::TABLE");
+    }
 }

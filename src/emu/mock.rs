@@ -1,4 +1,4 @@
-//! A software model of the RAM contract (reference §7), for tests that need a game without a cartridge.
+//! A software model of the RAM contract (docs/cartridge.md §7), for tests that need a game without a cartridge.
 //!
 //! It keeps its state in the rules core's types and writes RAM exactly where the default address files
 //! look (fields at $0300/$0400, pieces, X/Y/orientation, timers, score), reads the pads with one frame of

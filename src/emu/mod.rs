@@ -10,11 +10,13 @@ pub mod mock;
 pub mod record;
 pub mod replay;
 pub mod rom;
+pub mod speed;
 pub mod state;
 
 pub use host::{Emu, EmuError};
 pub use record::{Recorder, ram_hash};
 pub use rom::{RomError, RomHash, RomImage};
+pub use speed::{EmuSpeed, NES_FPS};
 pub use state::SaveStates;
 
 /// Pad bits as the NES shifts them out: A, B, Select, Start, Up, Down, Left, Right.

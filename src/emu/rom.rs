@@ -1,7 +1,7 @@
 //! Reading a ROM file: the iNES header check and the hash that identifies a dump.
 //!
 //! Dumps of the same cartridge differ in their 16-byte header, so a dump is identified by the CRC32 and
-//! SHA-1 of everything **after** the header (reference §1).
+//! SHA-1 of everything **after** the header (docs/cartridge.md §1).
 
 use std::path::{Path, PathBuf};
 

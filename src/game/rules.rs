@@ -1,7 +1,7 @@
 //! The rules table: every number and switch the model uses, in one place.
 //!
 //! The defaults are the **arcade Puyo Puyo (1991) scoring rule, assumed for the Famicom cartridge**: the
-//! cartridge's own formula is undocumented (reference §5), so these are a best guess that the player checks
+//! cartridge's own formula is undocumented (docs/cartridge.md §5), so these are a best guess that the player checks
 //! against RAM. Item semantics follow the seed write-up's one-line description; the details are guesses too.
 
 use serde::{Deserialize, Serialize};

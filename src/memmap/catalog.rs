@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::Mode;
 use super::load::{AddressFileError, parse_address_file};
 use super::schema::AddressFile;
-use crate::config::Mode;
 use crate::emu::{RomError, RomImage};
 
 /// The address files compiled into the binary, by path relative to `addresses/`.

@@ -5,7 +5,7 @@
 //! code has a meaning, so no RAM image can make it panic. Colours are equivalence classes: each raw colour
 //! code maps to one model [`Color`] for the whole run. A code the address file does not list is reported
 //! once (`log::warn`) and handled: in a piece it takes a free colour class, in the field it counts as
-//! nuisance (a value seen in the field but never in a pair, reference §6) until a piece shows it.
+//! nuisance (a value seen in the field but never in a pair, docs/cartridge.md §6) until a piece shows it.
 
 use crate::game::{Cell, Color, Field, HEIGHT, Item, MAX_COLORS, Orientation, Pair, Piece, WIDTH};
 

@@ -4,9 +4,11 @@
 pub mod catalog;
 pub mod decode;
 pub mod load;
+pub mod mode;
 pub mod schema;
 
 pub use catalog::{AddressSource, Catalog, CatalogError, KnownRom};
 pub use decode::{ColorMap, Decoder, PlayerState, Snapshot};
 pub use load::{AddressFileError, parse_address_file};
+pub use mode::Mode;
 pub use schema::{AddressFile, Movement, Turn, XyTracks};

@@ -14,8 +14,9 @@ pub use report::{PlayerSummary, Summary};
 pub use session::{Outcome, Seat, Session};
 pub use thinker::Thinker;
 
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::memmap::AddressFile;
+use crate::memmap::Mode;
 
 /// The `[ai]` table with `[ai.search].samples` set to the play-time value from `[bots]`.
 fn with_play_samples(ai: &toml::Table, samples: u32) -> toml::Table {

@@ -9,8 +9,7 @@ use crate::emu::Machine;
 
 use super::session::Session;
 
-/// NES frames per second (NTSC).
-pub const NES_FPS: f64 = 60.0988;
+use crate::emu::NES_FPS;
 
 /// One player's line of the report.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use crate::ai::MoveRules;
 use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalibration, SeatControl};
-use crate::config::Mode;
 use crate::driver::{Check, Driver, Observation, Pose, Surroundings, Verifier, plan};
 use crate::emu::{EmuError, Machine};
 use crate::game::{Placement, Rules};
+use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
 use super::menu::{MenuRunner, MenuStatus};

@@ -2,11 +2,9 @@
 //! independent of how often the window redraws. The arithmetic is pure so it
 //! can be tested without a window.
 
-use std::fmt;
 use std::time::Duration;
 
-/// NTSC NES frame rate (frames per second).
-pub const NES_FPS: f64 = 60.098_8;
+pub use crate::emu::speed::{EmuSpeed, NES_FPS};
 
 /// At 1x, at most this many frames are caught up in one redraw after a stall;
 /// the cap scales with the speed. Any larger backlog is dropped.
@@ -14,78 +12,6 @@ pub const MAX_CATCHUP_AT_1X: f64 = 4.0;
 
 /// At maximum speed, frames are emulated for this long per redraw.
 pub const MAX_SPEED_BUDGET: Duration = Duration::from_millis(16);
-
-/// Emulator speed steps, slowest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub enum EmuSpeed {
-    /// Half speed (slow motion).
-    Half,
-    /// Real time.
-    #[default]
-    X1,
-    /// Twice real time.
-    X2,
-    /// Four times real time.
-    X4,
-    /// As fast as the machine can go (about 16 ms of emulation per redraw).
-    Max,
-}
-
-impl EmuSpeed {
-    /// All steps, slowest first.
-    pub const ALL: [EmuSpeed; 5] = [EmuSpeed::Half, EmuSpeed::X1, EmuSpeed::X2, EmuSpeed::X4, EmuSpeed::Max];
-
-    /// Multiple of real time, or `None` for [`EmuSpeed::Max`].
-    pub fn factor(self) -> Option<f64> {
-        match self {
-            EmuSpeed::Half => Some(0.5),
-            EmuSpeed::X1 => Some(1.0),
-            EmuSpeed::X2 => Some(2.0),
-            EmuSpeed::X4 => Some(4.0),
-            EmuSpeed::Max => None,
-        }
-    }
-
-    /// The next faster step (stays at [`EmuSpeed::Max`]).
-    pub fn faster(self) -> EmuSpeed {
-        let i = Self::ALL.iter().position(|s| *s == self).unwrap_or(1);
-        Self::ALL[(i + 1).min(Self::ALL.len() - 1)]
-    }
-
-    /// The next slower step (stays at [`EmuSpeed::Half`]).
-    pub fn slower(self) -> EmuSpeed {
-        let i = Self::ALL.iter().position(|s| *s == self).unwrap_or(1);
-        Self::ALL[i.saturating_sub(1)]
-    }
-
-    /// Parses "0.5", "1", "2", "4", "max" (an optional trailing "x" is allowed).
-    pub fn parse(s: &str) -> Option<EmuSpeed> {
-        let t = s.trim().to_ascii_lowercase();
-        if t == "max" {
-            return Some(EmuSpeed::Max);
-        }
-        match t.strip_suffix('x').unwrap_or(&t) {
-            "0.5" | "1/2" | "half" => Some(EmuSpeed::Half),
-            "1" => Some(EmuSpeed::X1),
-            "2" => Some(EmuSpeed::X2),
-            "4" => Some(EmuSpeed::X4),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for EmuSpeed {
-    /// Short label for the HUD: "1/2X", "1X", "2X", "4X", "MAX".
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            EmuSpeed::Half => "1/2X",
-            EmuSpeed::X1 => "1X",
-            EmuSpeed::X2 => "2X",
-            EmuSpeed::X4 => "4X",
-            EmuSpeed::Max => "MAX",
-        })
-    }
-}
 
 /// What to emulate during one redraw.
 #[derive(Debug, Clone, Copy, PartialEq)]

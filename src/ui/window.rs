@@ -34,8 +34,8 @@ const REDRAW_MAX: Duration = Duration::from_millis(1);
 /// If emulating the due frames takes longer than this, the rest of the
 /// backlog is dropped so the window stays responsive.
 const STEP_GUARD: Duration = Duration::from_millis(50);
-/// Number of save-state slots (1..=SLOTS).
-const SLOTS: u8 = 9;
+/// Number of save-state slots (1..=SLOTS), as the session adapter keeps them.
+const SLOTS: u8 = super::session_view::SLOTS as u8;
 
 /// Options of [`run_window`].
 #[derive(Debug, Clone)]

@@ -1,2 +1,3 @@
+pub mod calib;
 pub mod contract;
 pub mod labcart;

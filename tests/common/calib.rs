@@ -1,0 +1,68 @@
+//! Shared by the calibration tests: the learner driven by its opening on a `Lab`, the real cartridge's
+//! guessed address folder as a user has it, and `puyobot play` run for its JSON report.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use puyobot::calib::{CalibrateMode, Frame, Learner, OpeningPolicy};
+use puyobot::memmap::AddressSource;
+use serde_json::Value;
+
+use super::labcart::Lab;
+
+/// Runs the learner with the opening policy on every seat of the built-in address file `file` for
+/// `pieces` pieces (of the player who locked most), or until settled when `until_settled`.
+pub fn learn(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> Learner {
+    let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
+    let mut learner = Learner::new(&map, CalibrateMode::Auto);
+    let mut policies: Vec<OpeningPolicy> = (0..map.player.len()).map(OpeningPolicy::new).collect();
+    let mut ram = [0u8; 2048];
+    for _ in 0..pieces * 600 {
+        ram.copy_from_slice(&lab.deck.wram()[..2048]);
+        let mut pads = [0u8; 2];
+        for (i, p) in policies.iter_mut().enumerate() {
+            pads[map.player[i].pad as usize - 1] = p.buttons(&ram, &learner);
+        }
+        learner.observe(&Frame { ram: &ram, pads });
+        lab.frame(pads[0], pads[1]);
+        if (until_settled && learner.is_settled()) || learner.report().pieces_seen >= pieces {
+            break;
+        }
+    }
+    learner
+}
+
+/// The real cartridge's guessed files as they ship, with a catalogue that lists only the real
+/// cartridge (so every test build is an unknown dump), in `dir/guessed`.
+pub fn guessed_folder(dir: &Path) -> PathBuf {
+    let out = dir.join("guessed");
+    std::fs::create_dir_all(&out).expect("folder");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("addresses");
+    for file in ["1p-endless.toml", "2p.toml", "ai-vs-ai.toml"] {
+        std::fs::copy(root.join(file), out.join(file)).expect("copy a guessed file");
+    }
+    let roms = std::fs::read_to_string(root.join("roms.toml")).expect("roms.toml");
+    let cut = roms.find("# The open test cartridge").expect("catalogue layout");
+    std::fs::write(out.join("roms.toml"), &roms[..cut]).expect("write");
+    out
+}
+
+/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json --speed 10 ARGS…`,
+/// which must succeed; its JSON report.
+pub fn play_json(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .arg("play")
+        .arg("--rom")
+        .arg(rom)
+        .arg("--allow-unknown-rom")
+        .arg("--addresses")
+        .arg(addresses)
+        .args(["--headless", "--json", "--speed", "10"])
+        .args(args)
+        .output()
+        .expect("run puyobot");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "puyobot play {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
