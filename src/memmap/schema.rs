@@ -26,6 +26,10 @@ pub struct AddressFile {
     pub player: Vec<PlayerMap>,
     /// How to get from power-on to this mode.
     pub menu: Menu,
+    /// How to get from a game over to the next game of the same mode (matches of several games).
+    /// Absent: the session stops at game over (or leaves the next game to the person).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<Menu>,
 }
 
 /// Description of an address file.
@@ -319,7 +323,8 @@ fn default_ready_timeout() -> u32 {
     1800
 }
 
-/// One menu action. Exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play` is given.
+/// One menu action. Exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play`, `seed_wait` is
+/// given.
 ///
 /// `seek` and `start_play` are closed-loop steps for menus nobody has checked: they watch RAM instead of
 /// trusting a fixed sequence of presses.
@@ -344,6 +349,10 @@ pub struct MenuStep {
     /// Press these buttons until a pair falls (the game has started): checked every `gap` frames,
     /// pressed at most `presses` times. Nothing is pressed if a pair falls first.
     pub start_play: Option<Vec<String>>,
+    /// Wait a number of frames drawn from the run's seed and the game's number, 0 up to this many: put
+    /// before the Start that begins a game, it changes the deal of a cartridge whose random numbers
+    /// advance every frame. Without a seed (a session nobody gave one) it waits 0 frames.
+    pub seed_wait: Option<u32>,
     /// Buttons a `seek` step tries, in order (default DOWN, RIGHT, UP, LEFT).
     pub buttons: Option<Vec<String>>,
     /// Most presses of one button in a `seek` step, or in all of a `start_play` step (default 4).

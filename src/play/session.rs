@@ -14,6 +14,7 @@ use crate::emu::{EmuError, Machine};
 use crate::game::{Placement, Rules};
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
+use super::matches::{GameEnd, GamePlayer, GameResult};
 use super::menu::{MenuRunner, MenuStatus};
 use super::thinker::{Request, Thinker};
 
@@ -200,6 +201,33 @@ pub struct Session<M: Machine> {
     /// The session reads RAM with a learned file.
     calibrated: bool,
     calibration_failed_logged: bool,
+    /// Games one after another: see [`Match`].
+    matches: Match,
+}
+
+/// What the session knows of the games it plays one after another.
+#[derive(Debug, Default)]
+struct Match {
+    /// Run the address file's `[restart]` script after a game over.
+    restart: bool,
+    /// The run's seed, for `seed_wait` steps (none: they wait 0 frames).
+    seed: Option<u64>,
+    /// In a window: a failed `seek` hands the menus to the person.
+    manual_fallback: bool,
+    /// Games begun (the one under way included).
+    begun: u32,
+    /// A game is under way (begun, not yet ended).
+    open: bool,
+    /// Frame the current game began.
+    start_frame: u64,
+    /// Each seat's counters when the current game began.
+    start_stats: Vec<SeatStats>,
+    /// Each seat's longest chain in the games before the current one.
+    earlier_largest: Vec<u32>,
+    /// Frames the `seed_wait` steps before the next (or current) game waited.
+    seed_wait: u32,
+    /// The games that ended.
+    results: Vec<GameResult>,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -243,7 +271,150 @@ impl<M: Machine> Session<M> {
             rom_sha1: String::new(),
             calibrated: false,
             calibration_failed_logged: false,
+            // Without the menus the person starts the game: the session counts it from the first frame.
+            matches: Match { begun: u32::from(!walk_menu), open: !walk_menu, ..Match::default() },
         }
+    }
+
+    /// Sets the run's seed: `seed_wait` steps of the menu and restart scripts wait a number of frames
+    /// drawn from it (and the game's number), so the seed changes the deal. Call before the first frame.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.matches.seed = Some(seed);
+        if self.frames == 0 && matches!(self.phase, Phase::Menu(_)) {
+            self.phase = Phase::Menu(self.script_runner(self.decoder.map().menu.steps.clone()));
+        }
+    }
+
+    /// After a game over, start the next game with the address file's `[restart]` script (when it has
+    /// one). Off (the default), the session stays at the game over.
+    pub fn set_restart(&mut self, restart: bool) {
+        self.matches.restart = restart;
+    }
+
+    /// Whether the address file has a `[restart]` script.
+    pub fn can_restart(&self) -> bool {
+        self.decoder.map().restart.is_some()
+    }
+
+    /// In a window: when a `seek` step of a script finds no button that sets its byte, stop the script
+    /// and leave the menus to the person (the bots take over when a pair falls) rather than go on.
+    pub fn set_manual_menu_fallback(&mut self, on: bool) {
+        self.matches.manual_fallback = on;
+    }
+
+    /// The games that ended, in order.
+    pub fn finished_games(&self) -> &[GameResult] {
+        &self.matches.results
+    }
+
+    /// The number of the game under way or last played (1-based; 0 before the first).
+    pub fn game_number(&self) -> u32 {
+        self.matches.begun
+    }
+
+    /// Every game of the run: those that ended and, when one is under way with a piece locked, that one
+    /// as abandoned.
+    pub fn game_results(&self) -> Vec<GameResult> {
+        let mut all = self.matches.results.clone();
+        let m = &self.matches;
+        let locked =
+            self.seats.iter().enumerate().any(|(i, s)| s.stats.pieces > m.start_stats.get(i).map_or(0, |st| st.pieces));
+        if m.open && locked {
+            all.push(self.game_result(GameEnd::Abandoned, None));
+        }
+        all
+    }
+
+    /// The longest chain of seat `i` over every game of the run.
+    pub fn largest_chain(&self, i: usize) -> u32 {
+        let now = self.seats.get(i).map_or(0, |s| s.stats.largest_chain);
+        now.max(self.matches.earlier_largest.get(i).copied().unwrap_or(0))
+    }
+
+    /// A runner for `steps`, seeded for the next game.
+    fn script_runner(&self, steps: Vec<crate::memmap::schema::MenuStep>) -> MenuRunner {
+        let mut r = MenuRunner::new(steps).stop_on_failed_seek(self.matches.manual_fallback);
+        if let Some(seed) = self.matches.seed {
+            r = r.with_seed(seed, self.matches.begun);
+        }
+        r
+    }
+
+    /// The current game's result so far, ended as `end`.
+    fn game_result(&self, end: GameEnd, winner: Option<String>) -> GameResult {
+        let m = &self.matches;
+        let players = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let start = m.start_stats.get(i).cloned().unwrap_or_default();
+                GamePlayer {
+                    label: s.label.clone(),
+                    bot: s.bot_name.clone(),
+                    pieces: s.stats.pieces - start.pieces.min(s.stats.pieces),
+                    chains: s.stats.chains - start.chains.min(s.stats.chains),
+                    largest_chain: s.stats.largest_chain,
+                    score: s
+                        .ram_score
+                        .map_or(s.stats.model_score - start.model_score.min(s.stats.model_score), u64::from),
+                    mismatches: s.stats.mismatches - start.mismatches.min(s.stats.mismatches),
+                    topped_out: s.stats.topped_out,
+                }
+            })
+            .collect();
+        GameResult {
+            game: m.begun.max(1),
+            result: end,
+            winner,
+            frames: self.frames - m.start_frame.min(self.frames),
+            seed_wait_frames: m.seed_wait,
+            players,
+        }
+    }
+
+    /// A new game begins: per-game counters start again. `reset` forgets per-piece state too (a game the
+    /// session started; not one a person started, whose first piece is already being handled).
+    fn begin_game(&mut self, reset: bool) {
+        if reset {
+            self.reset_tracking();
+        }
+        let m = &mut self.matches;
+        m.earlier_largest.resize(self.seats.len(), 0);
+        for (i, s) in self.seats.iter_mut().enumerate() {
+            m.earlier_largest[i] = m.earlier_largest[i].max(s.stats.largest_chain);
+            s.stats.largest_chain = 0;
+            s.stats.topped_out = false;
+        }
+        m.start_stats = self.seats.iter().map(|s| s.stats.clone()).collect();
+        m.start_frame = self.frames;
+        m.begun += 1;
+        m.open = true;
+        self.outcome = None;
+    }
+
+    /// The game ended: record it and, for a match, start the restart script.
+    fn end_game(&mut self, end: GameEnd, winner: Option<String>) {
+        if self.matches.open {
+            let result = self.game_result(end, winner);
+            log::info!("game {} over: {:?} {:?}", result.game, result.result, result.winner);
+            self.matches.results.push(result);
+            self.matches.open = false;
+            self.matches.seed_wait = 0;
+        }
+        if self.matches.restart
+            && let Some(r) = self.decoder.map().restart.clone()
+        {
+            self.ready_timeout = r.ready_timeout;
+            self.phase = Phase::Menu(self.script_runner(r.steps));
+        }
+    }
+
+    /// The message for a script that ended without reaching the game.
+    fn script_failed(&mut self, msg: String) {
+        log::warn!("{msg}");
+        self.menu_error = Some(msg);
+        self.phase = Phase::Ready { waited: 0 };
     }
 
     /// Turns self-calibration on (`Some`) or off for this session; `rom_sha1` names the ROM in the
@@ -376,20 +547,31 @@ impl<M: Machine> Session<M> {
         };
         let menu_sees_play = before_play.as_ref().is_some_and(|(_, f)| *f);
         let mut pads = match &mut self.phase {
-            Phase::Menu(runner) => match runner.step(self.machine.ram(), menu_sees_play) {
-                MenuStatus::Running(p) => p,
-                MenuStatus::Done => {
-                    self.phase = Phase::Ready { waited: 0 };
-                    [0; 2]
+            Phase::Menu(runner) => {
+                let status = runner.step(self.machine.ram(), menu_sees_play);
+                let script = if self.matches.begun == 0 { "menu" } else { "restart" };
+                if !matches!(status, MenuStatus::Running(_)) {
+                    self.matches.seed_wait += runner.seed_waits().iter().sum::<u32>();
                 }
-                MenuStatus::TimedOut { step } => {
-                    let msg = format!("menu script: step {step} did not reach its goal in time");
-                    log::warn!("{msg}");
-                    self.menu_error = Some(msg);
-                    self.phase = Phase::Ready { waited: 0 };
-                    [0; 2]
+                match status {
+                    MenuStatus::Running(p) => p,
+                    MenuStatus::Done => {
+                        self.phase = Phase::Ready { waited: 0 };
+                        [0; 2]
+                    }
+                    MenuStatus::TimedOut { step } => {
+                        self.script_failed(format!("{script} script: step {step} did not reach its goal in time"));
+                        [0; 2]
+                    }
+                    MenuStatus::SeekFailed { step, addr, goal } => {
+                        self.script_failed(format!(
+                            "{script} script: step {step}: no button set ${addr:04X} to {goal}; drive the menus \
+                             with the keys (the bots take over when a pair falls)"
+                        ));
+                        [0; 2]
+                    }
                 }
-            },
+            }
             Phase::Ready { waited } => {
                 let (snap, falling) = match before_play {
                     Some(s) => s,
@@ -397,10 +579,12 @@ impl<M: Machine> Session<M> {
                 };
                 if falling {
                     self.phase = Phase::Play;
+                    self.menu_error = None;
+                    self.begin_game(true);
                     self.play_frame(snap)
                 } else {
                     *waited += 1;
-                    if *waited == self.ready_timeout {
+                    if *waited == self.ready_timeout && self.menu_error.is_none() {
                         let msg = format!(
                             "no falling pair {} frames after the menu script; play the menus yourself (or fix the \
                              [menu] steps of the address file)",
@@ -493,7 +677,7 @@ impl<M: Machine> Session<M> {
     fn update_outcome(&mut self) {
         if self.outcome.is_some() {
             if self.seats.iter().all(|s| !s.stats.topped_out) {
-                self.outcome = None; // a new game started
+                self.begin_game(false); // the person started a new game
             }
             return;
         }
@@ -503,7 +687,13 @@ impl<M: Machine> Session<M> {
         }
         let winner =
             if self.seats.len() == 2 && out.len() == 1 { Some(self.seats[1 - out[0]].label.clone()) } else { None };
-        self.outcome = Some(Outcome { winner, frame: self.frames });
+        self.outcome = Some(Outcome { winner: winner.clone(), frame: self.frames });
+        let end = match (&winner, self.seats.len()) {
+            (Some(_), _) => GameEnd::Win,
+            (None, 2) => GameEnd::Draw,
+            _ => GameEnd::Over,
+        };
+        self.end_game(end, winner);
     }
 }
 
