@@ -280,6 +280,11 @@ impl<M: Machine> Session<M> {
     /// drawn from it (and the game's number), so the seed changes the deal. Call before the first frame.
     pub fn set_seed(&mut self, seed: u64) {
         self.matches.seed = Some(seed);
+        self.renew_menu_runner();
+    }
+
+    /// Builds the power-on menu runner again with the current settings (before the first frame).
+    fn renew_menu_runner(&mut self) {
         if self.frames == 0 && matches!(self.phase, Phase::Menu(_)) {
             self.phase = Phase::Menu(self.script_runner(self.decoder.map().menu.steps.clone()));
         }
@@ -298,8 +303,10 @@ impl<M: Machine> Session<M> {
 
     /// In a window: when a `seek` step of a script finds no button that sets its byte, stop the script
     /// and leave the menus to the person (the bots take over when a pair falls) rather than go on.
+    /// Call before the first frame.
     pub fn set_manual_menu_fallback(&mut self, on: bool) {
         self.matches.manual_fallback = on;
+        self.renew_menu_runner();
     }
 
     /// The games that ended, in order.
