@@ -193,6 +193,9 @@ fn malformed_restart_tables_name_the_file_the_key_and_the_expectation() {
         assert!(e.to_string().contains(expect), "{e}");
     }
     assert!(parse_address_file("ok.toml", &with_restart(&format!("{head}steps = [{{ seed_wait = 0 }}]\n"))).is_ok());
+    let bad = labcart_file().replacen("addr = 0x0082, bytes = 2", "addr = 0x0082, bytes = 9", 1);
+    let e = parse_address_file("my-cart.toml", &bad).expect_err("bytes = 9");
+    assert_eq!(e.key, "player[1].pending_nuisance.bytes", "{e}");
 }
 
 #[test]

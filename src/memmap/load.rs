@@ -188,6 +188,16 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
             }
             check_addr(file, &format!("{k}.score.addr"), s.addr as usize + s.bytes as usize - 1)?;
         }
+        if let Some(c) = &p.pending_nuisance {
+            if !(1..=4).contains(&c.bytes) {
+                return Err(AddressFileError::new(
+                    file,
+                    format!("{k}.pending_nuisance.bytes"),
+                    format!("must be 1..=4, got {}", c.bytes),
+                ));
+            }
+            check_addr(file, &format!("{k}.pending_nuisance.addr"), c.addr as usize + c.bytes as usize - 1)?;
+        }
     }
     // Menus.
     validate_steps(file, "menu", &f.menu.steps)?;

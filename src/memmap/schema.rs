@@ -302,6 +302,24 @@ pub struct PlayerMap {
     pub drop_timer: Entry,
     /// Score counter, when known.
     pub score: Option<ScoreEntry>,
+    /// Nuisance waiting to fall on this player, when known (2P). Without it the session predicts it
+    /// with the rules model from the opponent's chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_nuisance: Option<CounterEntry>,
+}
+
+/// A little-endian binary counter in RAM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterEntry {
+    /// Address of the lowest byte.
+    pub addr: u16,
+    /// Number of bytes (1..=4).
+    pub bytes: u8,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
 }
 
 /// How to walk the menus from power-on to the game.

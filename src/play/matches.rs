@@ -7,6 +7,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::game::nuisance::nuisance_from_score;
+use crate::game::{Placement, Rules};
+use crate::memmap::Snapshot;
+
+use super::thinker::MatchView;
+
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -136,6 +142,77 @@ impl Tally {
     }
 }
 
+/// Follows the nuisance of a 2P game from RAM, frame by frame, so the bots see what is coming: the
+/// pending counts from RAM when the address file has them, else predicted; and what a chain under way
+/// will send, predicted with the rules model from the piece that started it.
+#[derive(Clone, Debug, Default)]
+pub struct NuisanceWatch {
+    /// Each player's leftover points towards the next nuisance (the model's carry).
+    carry: [u32; 2],
+    /// Nuisance each player's running chain will send to the other (predicted at its lock).
+    incoming: [u32; 2],
+    /// Predicted nuisance waiting to fall on each player (used when RAM does not say).
+    pending: [u32; 2],
+}
+
+impl NuisanceWatch {
+    /// Forgets everything (a new game).
+    pub fn reset(&mut self) {
+        *self = NuisanceWatch::default();
+    }
+
+    /// Takes in one frame's RAM (`now`, after `prev`) and returns what each player sees of the match
+    /// (`None` outside 2P).
+    pub fn observe(&mut self, prev: Option<&Snapshot>, now: &Snapshot, rules: &Rules) -> Vec<Option<MatchView>> {
+        if now.players.len() != 2 {
+            return vec![None; now.players.len()];
+        }
+        for j in 0..2 {
+            let other = 1 - j;
+            let cur = &now.players[j];
+            let Some(before) = prev.and_then(|p| p.players.get(j)) else { continue };
+            if before.controllable
+                && !cur.controllable
+                && let (Some(piece), Some(o)) = (before.current, before.orientation)
+            {
+                // A lock: the model plays the piece where it was last seen and resolves the chain.
+                let mut f = before.field;
+                if let Ok(sum) = f.play(piece, Placement::new(before.x, o), rules) {
+                    self.incoming[j] += nuisance_from_score(rules, sum.score, &mut self.carry[j]);
+                }
+            }
+            if !before.controllable && cur.controllable {
+                // The chain is over by the next piece: what it sent now waits on the other side.
+                self.pending[other] += std::mem::take(&mut self.incoming[j]);
+            }
+            // Nuisance landing in this field leaves the pending count.
+            let landed = cur.field.nuisance_count().saturating_sub(before.field.nuisance_count());
+            self.pending[j] = self.pending[j].saturating_sub(landed);
+            // RAM's pending count for the other side grew: the chain's nuisance has arrived there.
+            if let (Some(a), Some(b)) = (before_pending(prev, other), now.players[other].pending_nuisance)
+                && b > a
+            {
+                self.incoming[j] = self.incoming[j].saturating_sub(b - a);
+            }
+        }
+        (0..2)
+            .map(|i| {
+                let (me, them) = (&now.players[i], &now.players[1 - i]);
+                Some(MatchView {
+                    field: them.field,
+                    pending_nuisance: me.pending_nuisance.unwrap_or(self.pending[i]),
+                    opponent_pending: them.pending_nuisance.unwrap_or(self.pending[1 - i]),
+                    incoming_from_chain: self.incoming[1 - i],
+                })
+            })
+            .collect()
+    }
+}
+
+fn before_pending(prev: Option<&Snapshot>, i: usize) -> Option<u32> {
+    prev.and_then(|p| p.players.get(i)).and_then(|p| p.pending_nuisance)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +242,64 @@ mod tests {
                 player("P2", chains[1], u64::from(n == 2), winner == Some("P1")),
             ],
         }
+    }
+
+    fn state(field: crate::game::Field, controllable: bool, pending: Option<u32>) -> crate::memmap::PlayerState {
+        use crate::game::{Color, Orientation, Pair, Piece};
+        crate::memmap::PlayerState {
+            field,
+            current: Some(Piece::Pair(Pair { pivot: Color::ALL[0], child: Color::ALL[1] })),
+            next: None,
+            x: 2,
+            y: 11,
+            orientation: Some(Orientation::Up),
+            raw_orientation: 2,
+            spawn_flag: false,
+            spawn_delay: if controllable { 0 } else { 10 },
+            drop_timer: 0,
+            controllable,
+            score: None,
+            pending_nuisance: pending,
+        }
+    }
+
+    fn snap(players: Vec<crate::memmap::PlayerState>) -> Snapshot {
+        Snapshot { players, mode: None, spawn_any: false }
+    }
+
+    #[test]
+    fn the_watch_predicts_a_chains_nuisance_and_follows_it_to_the_other_side() {
+        use crate::game::Field;
+        let rules = Rules::puyo1();
+        // P1's red-green pair at column 2 pops the reds, then the greens: a 2-chain of 40 + 320 points,
+        // 5 nuisance at one per 70.
+        let p1 = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
+        let p2 = Field::new();
+        for ram in [false, true] {
+            let pend = |n: u32| ram.then_some(n);
+            let mut w = NuisanceWatch::default();
+            let s0 = snap(vec![state(p1, true, pend(0)), state(p2, true, pend(0))]);
+            let v = w.observe(None, &s0, &rules);
+            assert_eq!(v[1].map(|m| (m.pending_nuisance, m.incoming_from_chain)), Some((0, 0)));
+            // P1 locks: the chain runs; P2 sees it coming.
+            let s1 = snap(vec![state(p1, false, pend(0)), state(p2, true, pend(0))]);
+            let v = w.observe(Some(&s0), &s1, &rules);
+            assert_eq!(v[1].map(|m| m.incoming_from_chain), Some(5), "ram {ram}");
+            assert_eq!(v[0].map(|m| m.incoming_from_chain), Some(0));
+            assert_eq!(v[1].map(|m| m.field), Some(p1), "P2 sees P1's field");
+            // The chain ends: RAM (when known) counts it as P2's pending; P1's next piece comes.
+            let s2 = snap(vec![state(Field::new(), true, pend(0)), state(p2, true, pend(5))]);
+            let v = w.observe(Some(&s1), &s2, &rules);
+            assert_eq!(v[1].map(|m| (m.pending_nuisance, m.incoming_from_chain)), Some((5, 0)), "ram {ram}");
+            assert_eq!(v[0].map(|m| m.opponent_pending), Some(5));
+            // The nuisance lands on P2.
+            let landed = Field::from_rows(&["OOOOO."]);
+            let s3 = snap(vec![state(Field::new(), true, pend(0)), state(landed, false, pend(0))]);
+            let v = w.observe(Some(&s2), &s3, &rules);
+            assert_eq!(v[1].map(|m| m.pending_nuisance), Some(0), "ram {ram}");
+        }
+        let one = snap(vec![state(p1, true, None)]);
+        assert_eq!(NuisanceWatch::default().observe(None, &one, &rules), vec![None]);
     }
 
     #[test]

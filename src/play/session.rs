@@ -14,7 +14,7 @@ use crate::emu::{EmuError, Machine};
 use crate::game::{Placement, Rules};
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
-use super::matches::{GameEnd, GamePlayer, GameResult};
+use super::matches::{GameEnd, GamePlayer, GameResult, NuisanceWatch};
 use super::menu::{MenuRunner, MenuStatus};
 use super::thinker::{Request, Thinker};
 
@@ -228,6 +228,8 @@ struct Match {
     seed_wait: u32,
     /// The games that ended.
     results: Vec<GameResult>,
+    /// The nuisance on its way to each player, for the bots.
+    nuisance: NuisanceWatch,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -397,6 +399,7 @@ impl<M: Machine> Session<M> {
         m.start_frame = self.frames;
         m.begun += 1;
         m.open = true;
+        m.nuisance.reset();
         self.outcome = None;
     }
 
@@ -645,7 +648,7 @@ impl<M: Machine> Session<M> {
     fn play_frame(&mut self, snap: Snapshot) -> [u8; 2] {
         let frame_start = Instant::now();
         let mut pads = [0u8; 2];
-        let opponents: Vec<_> = snap.players.iter().map(|p| p.field).collect();
+        let views = self.matches.nuisance.observe(self.last.as_ref(), &snap, &self.rules);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
@@ -664,7 +667,7 @@ impl<M: Machine> Session<M> {
                 b
             } else {
                 let before = seat.stats.mismatches;
-                let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
+                let opponent = views.get(i).copied().flatten();
                 let b = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
                 if calibrating {
                     seat.stats.calibration_surprises += seat.stats.mismatches - before;
@@ -726,7 +729,7 @@ fn opening_frame(seat: &mut Seat, active: bool) {
 fn seat_frame(
     seat: &mut Seat,
     st: &PlayerState,
-    opponent: Option<crate::game::Field>,
+    opponent: Option<super::thinker::MatchView>,
     rules: &Rules,
     next_id: &mut u64,
     wait_for_bot: bool,
