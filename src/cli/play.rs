@@ -46,7 +46,8 @@ pub struct PlayArgs {
     /// Headless: print the summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Seed for the bots (recorded in the output).
+    /// Seed for the bots, the pad faults and the deal (the menu scripts' `seed_wait` steps); recorded in
+    /// the output.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Configuration file (default: ./config.toml when it exists).
