@@ -114,11 +114,15 @@ impl Tally {
         t
     }
 
-    /// One line for the window's HUD, e.g. `GAME 4  P1 2  P2 1  DRAW 0  MAX 5/3`.
+    /// One line for the window's HUD, e.g. `GAME 4  P1 2  P2 1  DRAW 1  MAX CHAIN 5/3` (2P) or
+    /// `GAME 2  MAX CHAIN 5` (1P).
     pub fn hud_line(&self, current_game: u32) -> String {
         let wins: Vec<String> = self.wins.iter().map(|(l, w)| format!("{l} {w}")).collect();
         let chains: Vec<String> = self.largest_chain.values().map(|c| c.to_string()).collect();
-        let mut line = format!("GAME {current_game}  {}", wins.join("  "));
+        let mut line = format!("GAME {current_game}");
+        if self.wins.len() > 1 {
+            line += &format!("  {}", wins.join("  "));
+        }
         if self.draws > 0 {
             line += &format!("  DRAW {}", self.draws);
         }
@@ -325,5 +329,6 @@ mod tests {
         let endless =
             Tally::of(&labels[..1], &[GameResult { players: vec![], ..game(1, GameEnd::Over, None, [0, 0]) }]);
         assert_eq!((endless.games, endless.game_overs, endless.wins.len()), (1, 1, 1));
+        assert_eq!(endless.hud_line(2), "GAME 2  MAX CHAIN 0");
     }
 }
