@@ -11,7 +11,117 @@ use crate::game::nuisance::nuisance_from_score;
 use crate::game::{Placement, Rules};
 use crate::memmap::Snapshot;
 
+use super::session::{Seat, SeatStats};
 use super::thinker::MatchView;
+
+/// What a session knows of the games it plays one after another.
+#[derive(Debug, Default)]
+pub struct MatchState {
+    /// Run the address file's `[restart]` script after a game over.
+    pub restart: bool,
+    /// The run's seed, for `seed_wait` steps (none: they wait 0 frames).
+    pub seed: Option<u64>,
+    /// In a window: a failed `seek` hands the menus to the person.
+    pub manual_fallback: bool,
+    /// Games begun (the one under way included).
+    pub begun: u32,
+    /// A game is under way (begun, not yet ended).
+    open: bool,
+    /// Frame the current game began.
+    start_frame: u64,
+    /// Each seat's counters when the current game began.
+    start_stats: Vec<SeatStats>,
+    /// Each seat's longest chain in the games before the current one.
+    earlier_largest: Vec<u32>,
+    /// Frames the `seed_wait` steps before the next (or current) game waited.
+    pub seed_wait: u32,
+    /// The games that ended.
+    pub results: Vec<GameResult>,
+    /// The nuisance on its way to each player, for the bots.
+    pub nuisance: NuisanceWatch,
+}
+
+impl MatchState {
+    /// Before the first frame; `playing` when the game is already under way (no menus to walk).
+    pub fn new(playing: bool) -> MatchState {
+        MatchState { begun: u32::from(playing), open: playing, ..MatchState::default() }
+    }
+
+    /// A game begins on frame `frame`: per-game counters start again (each seat's largest chain and
+    /// top-out; the longest chain so far is kept here).
+    pub fn begin(&mut self, seats: &mut [Seat], frame: u64) {
+        self.earlier_largest.resize(seats.len(), 0);
+        for (i, s) in seats.iter_mut().enumerate() {
+            self.earlier_largest[i] = self.earlier_largest[i].max(s.stats.largest_chain);
+            s.stats.largest_chain = 0;
+            s.stats.topped_out = false;
+        }
+        self.start_stats = seats.iter().map(|s| s.stats.clone()).collect();
+        self.start_frame = frame;
+        self.begun += 1;
+        self.open = true;
+        self.nuisance.reset();
+    }
+
+    /// The game under way ended on frame `frame`, as `end`: records it.
+    pub fn end(&mut self, seats: &[Seat], frame: u64, end: GameEnd, winner: Option<String>) {
+        if self.open {
+            let result = self.result(seats, frame, end, winner);
+            log::info!("game {} over: {:?} {:?}", result.game, result.result, result.winner);
+            self.results.push(result);
+            self.open = false;
+            self.seed_wait = 0;
+        }
+    }
+
+    /// Every game: those that ended and, when one is under way with a piece locked, that one as
+    /// abandoned.
+    pub fn all_results(&self, seats: &[Seat], frame: u64) -> Vec<GameResult> {
+        let mut all = self.results.clone();
+        let locked =
+            seats.iter().enumerate().any(|(i, s)| s.stats.pieces > self.start_stats.get(i).map_or(0, |st| st.pieces));
+        if self.open && locked {
+            all.push(self.result(seats, frame, GameEnd::Abandoned, None));
+        }
+        all
+    }
+
+    /// The longest chain of seat `i` over every game.
+    pub fn largest_chain(&self, seats: &[Seat], i: usize) -> u32 {
+        let now = seats.get(i).map_or(0, |s| s.stats.largest_chain);
+        now.max(self.earlier_largest.get(i).copied().unwrap_or(0))
+    }
+
+    /// The current game's result so far, ended as `end`.
+    fn result(&self, seats: &[Seat], frame: u64, end: GameEnd, winner: Option<String>) -> GameResult {
+        let players = seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let start = self.start_stats.get(i).cloned().unwrap_or_default();
+                let st = &s.stats;
+                GamePlayer {
+                    label: s.label.clone(),
+                    bot: s.bot_name.clone(),
+                    pieces: st.pieces.saturating_sub(start.pieces),
+                    chains: st.chains.saturating_sub(start.chains),
+                    largest_chain: st.largest_chain,
+                    score: s.ram_score.map_or(st.model_score.saturating_sub(start.model_score), u64::from),
+                    mismatches: st.mismatches.saturating_sub(start.mismatches),
+                    topped_out: st.topped_out,
+                }
+            })
+            .collect();
+        GameResult {
+            game: self.begun.max(1),
+            result: end,
+            winner,
+            frames: frame.saturating_sub(self.start_frame),
+            seed_wait_frames: self.seed_wait,
+            players,
+        }
+    }
+}
 
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

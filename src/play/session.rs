@@ -14,7 +14,7 @@ use crate::emu::{EmuError, Machine};
 use crate::game::{Placement, Rules};
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
-use super::matches::{GameEnd, GamePlayer, GameResult, NuisanceWatch};
+use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::thinker::{Request, Thinker};
 
@@ -201,35 +201,8 @@ pub struct Session<M: Machine> {
     /// The session reads RAM with a learned file.
     calibrated: bool,
     calibration_failed_logged: bool,
-    /// Games one after another: see [`Match`].
-    matches: Match,
-}
-
-/// What the session knows of the games it plays one after another.
-#[derive(Debug, Default)]
-struct Match {
-    /// Run the address file's `[restart]` script after a game over.
-    restart: bool,
-    /// The run's seed, for `seed_wait` steps (none: they wait 0 frames).
-    seed: Option<u64>,
-    /// In a window: a failed `seek` hands the menus to the person.
-    manual_fallback: bool,
-    /// Games begun (the one under way included).
-    begun: u32,
-    /// A game is under way (begun, not yet ended).
-    open: bool,
-    /// Frame the current game began.
-    start_frame: u64,
-    /// Each seat's counters when the current game began.
-    start_stats: Vec<SeatStats>,
-    /// Each seat's longest chain in the games before the current one.
-    earlier_largest: Vec<u32>,
-    /// Frames the `seed_wait` steps before the next (or current) game waited.
-    seed_wait: u32,
-    /// The games that ended.
-    results: Vec<GameResult>,
-    /// The nuisance on its way to each player, for the bots.
-    nuisance: NuisanceWatch,
+    /// Games one after another.
+    matches: MatchState,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -274,7 +247,7 @@ impl<M: Machine> Session<M> {
             calibrated: false,
             calibration_failed_logged: false,
             // Without the menus the person starts the game: the session counts it from the first frame.
-            matches: Match { begun: u32::from(!walk_menu), open: !walk_menu, ..Match::default() },
+            matches: MatchState::new(!walk_menu),
         }
     }
 
@@ -324,20 +297,12 @@ impl<M: Machine> Session<M> {
     /// Every game of the run: those that ended and, when one is under way with a piece locked, that one
     /// as abandoned.
     pub fn game_results(&self) -> Vec<GameResult> {
-        let mut all = self.matches.results.clone();
-        let m = &self.matches;
-        let locked =
-            self.seats.iter().enumerate().any(|(i, s)| s.stats.pieces > m.start_stats.get(i).map_or(0, |st| st.pieces));
-        if m.open && locked {
-            all.push(self.game_result(GameEnd::Abandoned, None));
-        }
-        all
+        self.matches.all_results(&self.seats, self.frames)
     }
 
     /// The longest chain of seat `i` over every game of the run.
     pub fn largest_chain(&self, i: usize) -> u32 {
-        let now = self.seats.get(i).map_or(0, |s| s.stats.largest_chain);
-        now.max(self.matches.earlier_largest.get(i).copied().unwrap_or(0))
+        self.matches.largest_chain(&self.seats, i)
     }
 
     /// A runner for `steps`, seeded for the next game.
@@ -349,69 +314,19 @@ impl<M: Machine> Session<M> {
         r
     }
 
-    /// The current game's result so far, ended as `end`.
-    fn game_result(&self, end: GameEnd, winner: Option<String>) -> GameResult {
-        let m = &self.matches;
-        let players = self
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let start = m.start_stats.get(i).cloned().unwrap_or_default();
-                GamePlayer {
-                    label: s.label.clone(),
-                    bot: s.bot_name.clone(),
-                    pieces: s.stats.pieces - start.pieces.min(s.stats.pieces),
-                    chains: s.stats.chains - start.chains.min(s.stats.chains),
-                    largest_chain: s.stats.largest_chain,
-                    score: s
-                        .ram_score
-                        .map_or(s.stats.model_score - start.model_score.min(s.stats.model_score), u64::from),
-                    mismatches: s.stats.mismatches - start.mismatches.min(s.stats.mismatches),
-                    topped_out: s.stats.topped_out,
-                }
-            })
-            .collect();
-        GameResult {
-            game: m.begun.max(1),
-            result: end,
-            winner,
-            frames: self.frames - m.start_frame.min(self.frames),
-            seed_wait_frames: m.seed_wait,
-            players,
-        }
-    }
-
     /// A new game begins: per-game counters start again. `reset` forgets per-piece state too (a game the
     /// session started; not one a person started, whose first piece is already being handled).
     fn begin_game(&mut self, reset: bool) {
         if reset {
             self.reset_tracking();
         }
-        let m = &mut self.matches;
-        m.earlier_largest.resize(self.seats.len(), 0);
-        for (i, s) in self.seats.iter_mut().enumerate() {
-            m.earlier_largest[i] = m.earlier_largest[i].max(s.stats.largest_chain);
-            s.stats.largest_chain = 0;
-            s.stats.topped_out = false;
-        }
-        m.start_stats = self.seats.iter().map(|s| s.stats.clone()).collect();
-        m.start_frame = self.frames;
-        m.begun += 1;
-        m.open = true;
-        m.nuisance.reset();
+        self.matches.begin(&mut self.seats, self.frames);
         self.outcome = None;
     }
 
     /// The game ended: record it and, for a match, start the restart script.
     fn end_game(&mut self, end: GameEnd, winner: Option<String>) {
-        if self.matches.open {
-            let result = self.game_result(end, winner);
-            log::info!("game {} over: {:?} {:?}", result.game, result.result, result.winner);
-            self.matches.results.push(result);
-            self.matches.open = false;
-            self.matches.seed_wait = 0;
-        }
+        self.matches.end(&self.seats, self.frames, end, winner);
         if self.matches.restart
             && let Some(r) = self.decoder.map().restart.clone()
         {
