@@ -23,7 +23,8 @@ pub struct PlaySettings {
     pub speed: u8,
     /// Emulator speed in a window.
     pub emu_speed: EmuSpeed,
-    /// Seed for the bots (recorded in the output).
+    /// Seed for the bots, the pad faults and the deal (the menu scripts' `seed_wait` steps); recorded in
+    /// the output.
     pub seed: u64,
     /// Walk the menus from power-on (false = leave them to the person).
     pub menu: bool,

@@ -58,10 +58,15 @@ pub struct PlayArgs {
     /// Headless: stop once a player has locked N pieces.
     #[arg(long, requires = "headless")]
     pub pieces: Option<u32>,
+    /// Headless: play N games one after another (the address file's `[restart]` script starts each
+    /// next one), report each and the totals, then stop.
+    #[arg(long, requires = "headless")]
+    pub games: Option<u32>,
     /// Headless: print the summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Seed for the bots (recorded in the output).
+    /// Seed for the bots, the pad faults and the deal (the menu scripts' `seed_wait` steps); recorded in
+    /// the output.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Configuration file (default: ./config.toml when it exists).
@@ -234,8 +239,11 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         print!("{}", cfg.to_toml());
         return Ok(());
     }
-    if args.headless && args.frames.is_none() && args.pieces.is_none() {
-        bail!("--headless needs --frames N or --pieces N");
+    if args.headless && args.frames.is_none() && args.pieces.is_none() && args.games.is_none() {
+        bail!("--headless needs --frames N, --pieces N or --games N");
+    }
+    if args.games == Some(0) {
+        bail!("--games 0: a match needs at least one game");
     }
     let (image, name, map) = load_game(&cfg)?;
     let borrowed = mode_files(&cfg, &image)?;
@@ -255,6 +263,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
             frames: args.frames.or(only.then_some(ONLY_FRAMES)),
             pieces: args.pieces,
             stop_at_game_over: cfg.play.stop_at_game_over,
+            games: args.games,
             until_calibrated: only,
         };
         let (mut session, summary) = run_headless(&cfg, &image, &name, map, seats, limits, trace)?;
@@ -276,6 +285,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
                 seed: cfg.play.seed,
                 frames: args.frames,
                 pieces: args.pieces,
+                games: args.games,
                 ram_hash: run.ram_hash.clone(),
                 config: cfg.to_toml(),
                 pads: encode_pads(session.machine().inner().log()),
@@ -292,6 +302,10 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
     let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
+    session.set_seed(cfg.play.seed);
+    // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
+    session.set_restart(cfg.play.menu);
+    session.set_manual_menu_fallback(true);
     let result = run_window(session, &cfg, &name, args.frames);
     let mut session = result?;
     finish_trace(session.machine_mut(), args)?;
@@ -315,6 +329,7 @@ pub fn run_headless(
     let machine = FaultyPads::new(Recorder::new(console, false), spec, cfg.play.seed);
     let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
+    session.set_seed(cfg.play.seed);
     let summary = headless::run(&mut session, limits, name, cfg.play.seed, cfg.play.speed)?;
     Ok((session, summary))
 }

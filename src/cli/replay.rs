@@ -54,6 +54,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         frames: replay.frames,
         pieces: replay.pieces,
         stop_at_game_over: cfg.play.stop_at_game_over,
+        games: replay.games,
         until_calibrated: false,
     };
     let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits, None)?;

@@ -27,6 +27,9 @@ pub struct Replay {
     pub frames: Option<u64>,
     /// `--pieces` of the run, if given.
     pub pieces: Option<u32>,
+    /// `--games` of the run, if given (absent in files written before matches existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<u32>,
     /// Final RAM hash (see [`super::ram_hash`]), 16 hex digits.
     pub ram_hash: String,
     /// The merged configuration of the run, as TOML.
@@ -149,6 +152,7 @@ mod tests {
             seed: 3,
             frames: None,
             pieces: Some(10),
+            games: None,
             ram_hash: "0123456789abcdef".into(),
             config: "[play]\nseed = 3\n".into(),
             pads: encode_pads(&log),

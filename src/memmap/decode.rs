@@ -101,6 +101,8 @@ pub struct PlayerState {
     pub controllable: bool,
     /// Score in points, when the address file knows where it is.
     pub score: Option<u32>,
+    /// Nuisance waiting to fall on this player, when the address file knows where it is.
+    pub pending_nuisance: Option<u32>,
 }
 
 impl PlayerState {
@@ -176,6 +178,13 @@ impl Decoder {
             }
             (v.saturating_mul(s.multiplier as u64)).min(u32::MAX as u64) as u32
         });
+        let pending_nuisance = p.pending_nuisance.as_ref().map(|c| {
+            let mut v: u32 = 0;
+            for k in (0..c.bytes.min(4) as usize).rev() {
+                v = (v << 8) | u32::from(byte(ram, c.addr as usize + k));
+            }
+            v
+        });
         let layout = p.field.clone();
         let field = self.decode_field(ram, &layout);
         let orientation = orientation_of(&self.map.orientation, raw_orientation);
@@ -200,6 +209,7 @@ impl Decoder {
             drop_timer,
             controllable,
             score,
+            pending_nuisance,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::schema::{AddressFile, Entry};
+use super::schema::{AddressFile, Entry, MenuStep};
 use crate::emu::pad;
 
 /// RAM size of the NES: valid addresses are below this.
@@ -188,20 +188,59 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
             }
             check_addr(file, &format!("{k}.score.addr"), s.addr as usize + s.bytes as usize - 1)?;
         }
+        if let Some(c) = &p.pending_nuisance {
+            if !(1..=4).contains(&c.bytes) {
+                return Err(AddressFileError::new(
+                    file,
+                    format!("{k}.pending_nuisance.bytes"),
+                    format!("must be 1..=4, got {}", c.bytes),
+                ));
+            }
+            check_addr(file, &format!("{k}.pending_nuisance.addr"), c.addr as usize + c.bytes as usize - 1)?;
+        }
     }
-    // Menu.
-    for (i, s) in f.menu.steps.iter().enumerate() {
-        let k = format!("menu.steps[{}]", i + 1);
+    // Menus.
+    validate_steps(file, "menu", &f.menu.steps)?;
+    if let Some(r) = &f.restart {
+        if r.steps.is_empty() {
+            return Err(AddressFileError::new(
+                file,
+                "restart.steps",
+                "needs at least one step (leave the [restart] table out to stop at game over)",
+            ));
+        }
+        validate_steps(file, "restart", &r.steps)?;
+    }
+    Ok(())
+}
+
+/// Most frames a `seed_wait` step may wait (one minute of game time).
+pub const MAX_SEED_WAIT: u32 = 3600;
+
+/// Checks the steps of a `[menu]` or `[restart]` script; `table` names it in errors.
+fn validate_steps(file: &str, table: &str, steps: &[MenuStep]) -> Result<(), AddressFileError> {
+    for (i, s) in steps.iter().enumerate() {
+        let k = format!("{table}.steps[{}]", i + 1);
         let actions = s.wait.is_some() as u8
             + s.press.is_some() as u8
             + s.wait_until.is_some() as u8
             + s.seek.is_some() as u8
-            + s.start_play.is_some() as u8;
+            + s.start_play.is_some() as u8
+            + s.seed_wait.is_some() as u8;
         if actions != 1 {
             return Err(AddressFileError::new(
                 file,
                 k,
-                "needs exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play`",
+                "needs exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play`, `seed_wait`",
+            ));
+        }
+        if let Some(w) = s.seed_wait
+            && w > MAX_SEED_WAIT
+        {
+            return Err(AddressFileError::new(
+                file,
+                format!("{k}.seed_wait"),
+                format!("must be 0..={MAX_SEED_WAIT} frames, got {w}"),
             ));
         }
         for (key, buttons) in [("press", &s.press), ("start_play", &s.start_play), ("buttons", &s.buttons)] {

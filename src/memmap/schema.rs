@@ -26,6 +26,10 @@ pub struct AddressFile {
     pub player: Vec<PlayerMap>,
     /// How to get from power-on to this mode.
     pub menu: Menu,
+    /// How to get from a game over to the next game of the same mode (matches of several games).
+    /// Absent: the session stops at game over (or leaves the next game to the person).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<Menu>,
 }
 
 /// Description of an address file.
@@ -298,6 +302,24 @@ pub struct PlayerMap {
     pub drop_timer: Entry,
     /// Score counter, when known.
     pub score: Option<ScoreEntry>,
+    /// Nuisance waiting to fall on this player, when known (2P). Without it the session predicts it
+    /// with the rules model from the opponent's chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_nuisance: Option<CounterEntry>,
+}
+
+/// A little-endian binary counter in RAM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterEntry {
+    /// Address of the lowest byte.
+    pub addr: u16,
+    /// Number of bytes (1..=4).
+    pub bytes: u8,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
 }
 
 /// How to walk the menus from power-on to the game.
@@ -319,7 +341,8 @@ fn default_ready_timeout() -> u32 {
     1800
 }
 
-/// One menu action. Exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play` is given.
+/// One menu action. Exactly one of `wait`, `press`, `wait_until`, `seek`, `start_play`, `seed_wait` is
+/// given.
 ///
 /// `seek` and `start_play` are closed-loop steps for menus nobody has checked: they watch RAM instead of
 /// trusting a fixed sequence of presses.
@@ -344,6 +367,10 @@ pub struct MenuStep {
     /// Press these buttons until a pair falls (the game has started): checked every `gap` frames,
     /// pressed at most `presses` times. Nothing is pressed if a pair falls first.
     pub start_play: Option<Vec<String>>,
+    /// Wait a number of frames drawn from the run's seed and the game's number, 0 up to this many: put
+    /// before the Start that begins a game, it changes the deal of a cartridge whose random numbers
+    /// advance every frame. Without a seed (a session nobody gave one) it waits 0 frames.
+    pub seed_wait: Option<u32>,
     /// Buttons a `seek` step tries, in order (default DOWN, RIGHT, UP, LEFT).
     pub buttons: Option<Vec<String>>,
     /// Most presses of one button in a `seek` step, or in all of a `start_play` step (default 4).

@@ -20,6 +20,9 @@ pub struct Limits {
     pub pieces: Option<u32>,
     /// Stop when the game is over (a top-out).
     pub stop_at_game_over: bool,
+    /// Play this many games, starting each next one with the address file's `[restart]` script, then
+    /// stop (overrides `stop_at_game_over`).
+    pub games: Option<u32>,
     /// Stop once calibration has settled (and had a piece to see kicks) or failed (`--calibrate only`).
     pub until_calibrated: bool,
 }
@@ -39,9 +42,15 @@ pub enum RunError {
     /// Calibration did not settle within its bound; the text says which fact and what to do.
     #[error("{0}")]
     Calibration(String),
-    /// Neither a frame nor a piece limit was given.
-    #[error("a headless run needs --frames N or --pieces N")]
+    /// Neither a frame nor a piece nor a game limit was given.
+    #[error("a headless run needs --frames N, --pieces N or --games N")]
     NoLimit,
+    /// `--games 0`.
+    #[error("--games must be at least 1")]
+    NoGames,
+    /// More than one game was asked for, but the address file cannot start another.
+    #[error("--games {0}: the address file has no [restart] script, so only one game can be played")]
+    NoRestart(u32),
 }
 
 /// Runs until a limit; returns the report. `label` names the ROM in it.
@@ -52,8 +61,17 @@ pub fn run<M: Machine>(
     seed: u64,
     speed: u8,
 ) -> Result<Summary, RunError> {
-    if limits.frames.is_none() && limits.pieces.is_none() {
+    if limits.frames.is_none() && limits.pieces.is_none() && limits.games.is_none() {
         return Err(RunError::NoLimit);
+    }
+    if let Some(n) = limits.games {
+        if n == 0 {
+            return Err(RunError::NoGames);
+        }
+        if n > 1 && !session.can_restart() {
+            return Err(RunError::NoRestart(n));
+        }
+        session.set_restart(true);
     }
     session.set_wait_for_bots(true);
     let start = Instant::now();
@@ -66,7 +84,7 @@ pub fn run<M: Machine>(
         if total != last_total {
             (last_total, last_change) = (total, session.frames());
         } else if session.frames() - last_change > STALL_FRAMES {
-            if session.outcome.is_some() {
+            if session.outcome.is_some() && limits.games.is_none() {
                 break; // the game is over and nobody starts another one
             }
             return Err(RunError::Stalled(STALL_FRAMES));
@@ -84,8 +102,10 @@ pub fn run<M: Machine>(
         {
             break;
         }
-        if limits.stop_at_game_over && session.outcome.is_some() {
-            break;
+        match limits.games {
+            Some(n) if session.finished_games().len() >= n as usize => break,
+            None if limits.stop_at_game_over && session.outcome.is_some() => break,
+            _ => {}
         }
         if limits.until_calibrated && session.calibration().is_none_or(|c| c.finished()) {
             break;

@@ -26,10 +26,20 @@ pub enum MenuStatus {
     Running([u8; 2]),
     /// All steps done.
     Done,
-    /// A `wait_until` step timed out.
+    /// A `wait_until` or `start_play` step timed out.
     TimedOut {
         /// 1-based step number.
         step: usize,
+    },
+    /// A `seek` step found no button that brings its byte to the goal, and the runner was told to stop
+    /// there ([`MenuRunner::stop_on_failed_seek`]).
+    SeekFailed {
+        /// 1-based step number.
+        step: usize,
+        /// The byte watched.
+        addr: u16,
+        /// The value sought.
+        goal: u8,
     },
 }
 
@@ -41,6 +51,25 @@ pub struct MenuRunner {
     frame_in_step: u32,
     /// Progress of a `seek` or `start_play` step.
     closed: ClosedLoop,
+    /// Where `seed_wait` steps draw their frames from: the run's seed and the game's number.
+    seed: Option<(u64, u32)>,
+    /// The frames each `seed_wait` step waited, in order.
+    seed_waits: Vec<u32>,
+    /// A `seek` step no button could satisfy (1-based step, address, goal).
+    failed_seek: Option<(usize, u16, u8)>,
+    /// Stop the script at a failed `seek` instead of going on.
+    stop_on_failed_seek: bool,
+}
+
+/// The frames a `seed_wait = most` step waits for game `game` (0 = the first, from power-on) of a run
+/// seeded with `seed`: a SplitMix64 hash of both, so near seeds give unrelated waits.
+pub fn seed_frames(seed: u64, game: u32, most: u32) -> u32 {
+    let mut z = seed ^ (u64::from(game).wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z % (u64::from(most) + 1)) as u32
 }
 
 /// Where a closed-loop step (`seek`, `start_play`) is.
@@ -85,7 +114,40 @@ fn bits_of(names: &[String]) -> u8 {
 impl MenuRunner {
     /// A runner at the first step.
     pub fn new(steps: Vec<MenuStep>) -> MenuRunner {
-        MenuRunner { steps, index: 0, frame_in_step: 0, closed: ClosedLoop::default() }
+        MenuRunner {
+            steps,
+            index: 0,
+            frame_in_step: 0,
+            closed: ClosedLoop::default(),
+            seed: None,
+            seed_waits: Vec::new(),
+            failed_seek: None,
+            stop_on_failed_seek: false,
+        }
+    }
+
+    /// Draws the frames of `seed_wait` steps from `seed` and the game's number `game` (0 = the game
+    /// from power-on). Without this, `seed_wait` steps wait 0 frames.
+    pub fn with_seed(mut self, seed: u64, game: u32) -> MenuRunner {
+        self.seed = Some((seed, game));
+        self
+    }
+
+    /// Makes a `seek` step that no button satisfies end the script with [`MenuStatus::SeekFailed`]
+    /// (a window, where a person can take over) instead of going on (headless).
+    pub fn stop_on_failed_seek(mut self, stop: bool) -> MenuRunner {
+        self.stop_on_failed_seek = stop;
+        self
+    }
+
+    /// The frames each `seed_wait` step waited so far, in order.
+    pub fn seed_waits(&self) -> &[u32] {
+        &self.seed_waits
+    }
+
+    /// The last `seek` step that went on without reaching its goal: (1-based step, address, goal).
+    pub fn failed_seek(&self) -> Option<(usize, u16, u8)> {
+        self.failed_seek
     }
 
     /// The pads for the next frame, given RAM now and whether a pair is falling (the game has started).
@@ -101,6 +163,10 @@ impl MenuRunner {
                         return MenuStatus::Running(pads);
                     }
                     Some(Err(())) => {
+                        self.failed_seek = Some((self.index + 1, goal.addr, goal.equals));
+                        if self.stop_on_failed_seek {
+                            return MenuStatus::SeekFailed { step: self.index + 1, addr: goal.addr, goal: goal.equals };
+                        }
                         // Not fatal: the menu may already be where it should, by another byte's reckoning.
                         log::warn!(
                             "menu script: step {}: no button brought RAM ${:04X} to {}; going on",
@@ -132,7 +198,17 @@ impl MenuRunner {
                 }
             }
             let n = self.frame_in_step;
-            let finished = if let Some(w) = s.wait {
+            let finished = if let Some(most) = s.seed_wait {
+                let w = self.seed.map_or(0, |(seed, game)| seed_frames(seed, game, most));
+                if n == 0 {
+                    self.seed_waits.push(w);
+                }
+                if n < w {
+                    self.frame_in_step += 1;
+                    return MenuStatus::Running([0; 2]);
+                }
+                true
+            } else if let Some(w) = s.wait {
                 if n < w {
                     self.frame_in_step += 1;
                     return MenuStatus::Running([0; 2]);

@@ -3,6 +3,7 @@
 
 pub mod bots;
 pub mod headless;
+pub mod matches;
 pub mod menu;
 pub mod report;
 pub mod session;
@@ -10,6 +11,7 @@ pub mod soak;
 pub mod thinker;
 
 pub use headless::{Limits, RunError};
+pub use matches::{GameEnd, GameResult, Tally};
 pub use report::{PlayerSummary, Summary};
 pub use session::{Outcome, Seat, Session};
 pub use thinker::Thinker;

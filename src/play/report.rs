@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::calib::CalibrationReport;
 use crate::emu::Machine;
 
+use super::matches::{GameResult, Tally};
 use super::session::Session;
 
 use crate::emu::NES_FPS;
@@ -77,24 +78,31 @@ pub struct Summary {
     pub players: Vec<PlayerSummary>,
     /// What self-calibration learned (`state` "off" when it was off).
     pub calibration: CalibrationReport,
+    /// The totals over `games`.
+    pub tally: Tally,
+    /// Every game of the run, in order (one still under way when the run stopped is `abandoned`).
+    pub games: Vec<GameResult>,
 }
 
 impl Summary {
     /// Builds the report from a session that ran for `wall`.
     pub fn of<M: Machine>(s: &Session<M>, rom: &str, seed: u64, speed: u8, frames: u64, wall: Duration) -> Summary {
         let seconds = wall.as_secs_f64().max(1e-9);
+        let games = s.game_results();
+        let labels: Vec<String> = s.seats.iter().map(|p| p.label.clone()).collect();
         let fps = frames as f64 / seconds;
         let think: f64 = s.seats.iter().map(|p| p.stats.think_time.as_secs_f64()).sum();
         let on_path: f64 = s.seats.iter().map(|p| p.stats.frame_path_time.as_secs_f64()).sum();
         let players = s
             .seats
             .iter()
-            .map(|p| PlayerSummary {
+            .enumerate()
+            .map(|(i, p)| PlayerSummary {
                 label: p.label.clone(),
                 bot: p.bot_name.clone(),
                 pieces: p.stats.pieces,
                 chains: p.stats.chains,
-                largest_chain: p.stats.largest_chain,
+                largest_chain: s.largest_chain(i),
                 score: p.ram_score.map_or(p.stats.model_score, u64::from),
                 score_source: if p.ram_score.is_some() { "ram" } else { "model" }.into(),
                 checks: p.stats.checks,
@@ -121,6 +129,8 @@ impl Summary {
             game_over: s.outcome.is_some(),
             players,
             calibration: s.calibration_report(),
+            tally: Tally::of(&labels, &games),
+            games,
         }
     }
 
@@ -158,6 +168,26 @@ impl Summary {
                 p.checks,
                 if p.topped_out { ", topped out" } else { "" }
             );
+        }
+        if self.games.len() > 1 {
+            for g in &self.games {
+                let players: Vec<String> = g
+                    .players
+                    .iter()
+                    .map(|p| format!("{} {} pieces, largest chain {}", p.label, p.pieces, p.largest_chain))
+                    .collect();
+                out += &format!(
+                    "game {}: {:?}{} after {} frames; {}\n",
+                    g.game,
+                    g.result,
+                    g.winner.as_ref().map_or(String::new(), |w| format!(" {w}")),
+                    g.frames,
+                    players.join("; ")
+                );
+            }
+        }
+        if !self.games.is_empty() {
+            out += &self.tally.to_text();
         }
         if self.calibration.state != "off" {
             out += &self.calibration.to_text();

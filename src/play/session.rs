@@ -14,6 +14,7 @@ use crate::game::{Placement, Rules};
 use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
 
+use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::thinker::{Request, Thinker};
 
@@ -200,6 +201,8 @@ pub struct Session<M: Machine> {
     /// The session reads RAM with a learned file.
     calibrated: bool,
     calibration_failed_logged: bool,
+    /// Games one after another.
+    matches: MatchState,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -243,7 +246,100 @@ impl<M: Machine> Session<M> {
             rom_sha1: String::new(),
             calibrated: false,
             calibration_failed_logged: false,
+            // Without the menus the person starts the game: the session counts it from the first frame.
+            matches: MatchState::new(!walk_menu),
         }
+    }
+
+    /// Sets the run's seed: `seed_wait` steps of the menu and restart scripts wait a number of frames
+    /// drawn from it (and the game's number), so the seed changes the deal. Call before the first frame.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.matches.seed = Some(seed);
+        self.renew_menu_runner();
+    }
+
+    /// Builds the power-on menu runner again with the current settings (before the first frame).
+    fn renew_menu_runner(&mut self) {
+        if self.frames == 0 && matches!(self.phase, Phase::Menu(_)) {
+            self.phase = Phase::Menu(self.script_runner(self.decoder.map().menu.steps.clone()));
+        }
+    }
+
+    /// After a game over, start the next game with the address file's `[restart]` script (when it has
+    /// one). Off (the default), the session stays at the game over.
+    pub fn set_restart(&mut self, restart: bool) {
+        self.matches.restart = restart;
+    }
+
+    /// Whether the address file has a `[restart]` script.
+    pub fn can_restart(&self) -> bool {
+        self.decoder.map().restart.is_some()
+    }
+
+    /// In a window: when a `seek` step of a script finds no button that sets its byte, stop the script
+    /// and leave the menus to the person (the bots take over when a pair falls) rather than go on.
+    /// Call before the first frame.
+    pub fn set_manual_menu_fallback(&mut self, on: bool) {
+        self.matches.manual_fallback = on;
+        self.renew_menu_runner();
+    }
+
+    /// The games that ended, in order.
+    pub fn finished_games(&self) -> &[GameResult] {
+        &self.matches.results
+    }
+
+    /// The number of the game under way or last played (1-based; 0 before the first).
+    pub fn game_number(&self) -> u32 {
+        self.matches.begun
+    }
+
+    /// Every game of the run: those that ended and, when one is under way with a piece locked, that one
+    /// as abandoned.
+    pub fn game_results(&self) -> Vec<GameResult> {
+        self.matches.all_results(&self.seats, self.frames)
+    }
+
+    /// The longest chain of seat `i` over every game of the run.
+    pub fn largest_chain(&self, i: usize) -> u32 {
+        self.matches.largest_chain(&self.seats, i)
+    }
+
+    /// A runner for `steps`, seeded for the next game.
+    fn script_runner(&self, steps: Vec<crate::memmap::schema::MenuStep>) -> MenuRunner {
+        let mut r = MenuRunner::new(steps).stop_on_failed_seek(self.matches.manual_fallback);
+        if let Some(seed) = self.matches.seed {
+            r = r.with_seed(seed, self.matches.begun);
+        }
+        r
+    }
+
+    /// A new game begins: per-game counters start again. `reset` forgets per-piece state too (a game the
+    /// session started; not one a person started, whose first piece is already being handled).
+    fn begin_game(&mut self, reset: bool) {
+        if reset {
+            self.reset_tracking();
+        }
+        self.matches.begin(&mut self.seats, self.frames);
+        self.outcome = None;
+    }
+
+    /// The game ended: record it and, for a match, start the restart script.
+    fn end_game(&mut self, end: GameEnd, winner: Option<String>) {
+        self.matches.end(&self.seats, self.frames, end, winner);
+        if self.matches.restart
+            && let Some(r) = self.decoder.map().restart.clone()
+        {
+            self.ready_timeout = r.ready_timeout;
+            self.phase = Phase::Menu(self.script_runner(r.steps));
+        }
+    }
+
+    /// The message for a script that ended without reaching the game.
+    fn script_failed(&mut self, msg: String) {
+        log::warn!("{msg}");
+        self.menu_error = Some(msg);
+        self.phase = Phase::Ready { waited: 0 };
     }
 
     /// Turns self-calibration on (`Some`) or off for this session; `rom_sha1` names the ROM in the
@@ -376,20 +472,31 @@ impl<M: Machine> Session<M> {
         };
         let menu_sees_play = before_play.as_ref().is_some_and(|(_, f)| *f);
         let mut pads = match &mut self.phase {
-            Phase::Menu(runner) => match runner.step(self.machine.ram(), menu_sees_play) {
-                MenuStatus::Running(p) => p,
-                MenuStatus::Done => {
-                    self.phase = Phase::Ready { waited: 0 };
-                    [0; 2]
+            Phase::Menu(runner) => {
+                let status = runner.step(self.machine.ram(), menu_sees_play);
+                let script = if self.matches.begun == 0 { "menu" } else { "restart" };
+                if !matches!(status, MenuStatus::Running(_)) {
+                    self.matches.seed_wait += runner.seed_waits().iter().sum::<u32>();
                 }
-                MenuStatus::TimedOut { step } => {
-                    let msg = format!("menu script: step {step} did not reach its goal in time");
-                    log::warn!("{msg}");
-                    self.menu_error = Some(msg);
-                    self.phase = Phase::Ready { waited: 0 };
-                    [0; 2]
+                match status {
+                    MenuStatus::Running(p) => p,
+                    MenuStatus::Done => {
+                        self.phase = Phase::Ready { waited: 0 };
+                        [0; 2]
+                    }
+                    MenuStatus::TimedOut { step } => {
+                        self.script_failed(format!("{script} script: step {step} did not reach its goal in time"));
+                        [0; 2]
+                    }
+                    MenuStatus::SeekFailed { step, addr, goal } => {
+                        self.script_failed(format!(
+                            "{script} script: step {step}: no button set ${addr:04X} to {goal}; drive the menus \
+                             with the keys (the bots take over when a pair falls)"
+                        ));
+                        [0; 2]
+                    }
                 }
-            },
+            }
             Phase::Ready { waited } => {
                 let (snap, falling) = match before_play {
                     Some(s) => s,
@@ -397,10 +504,12 @@ impl<M: Machine> Session<M> {
                 };
                 if falling {
                     self.phase = Phase::Play;
+                    self.menu_error = None;
+                    self.begin_game(true);
                     self.play_frame(snap)
                 } else {
                     *waited += 1;
-                    if *waited == self.ready_timeout {
+                    if *waited == self.ready_timeout && self.menu_error.is_none() {
                         let msg = format!(
                             "no falling pair {} frames after the menu script; play the menus yourself (or fix the \
                              [menu] steps of the address file)",
@@ -454,7 +563,7 @@ impl<M: Machine> Session<M> {
     fn play_frame(&mut self, snap: Snapshot) -> [u8; 2] {
         let frame_start = Instant::now();
         let mut pads = [0u8; 2];
-        let opponents: Vec<_> = snap.players.iter().map(|p| p.field).collect();
+        let views = self.matches.nuisance.observe(self.last.as_ref(), &snap, &self.rules);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
@@ -473,7 +582,7 @@ impl<M: Machine> Session<M> {
                 b
             } else {
                 let before = seat.stats.mismatches;
-                let opponent = if opponents.len() == 2 { Some(opponents[1 - i]) } else { None };
+                let opponent = views.get(i).copied().flatten();
                 let b = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
                 if calibrating {
                     seat.stats.calibration_surprises += seat.stats.mismatches - before;
@@ -493,7 +602,7 @@ impl<M: Machine> Session<M> {
     fn update_outcome(&mut self) {
         if self.outcome.is_some() {
             if self.seats.iter().all(|s| !s.stats.topped_out) {
-                self.outcome = None; // a new game started
+                self.begin_game(false); // the person started a new game
             }
             return;
         }
@@ -503,7 +612,13 @@ impl<M: Machine> Session<M> {
         }
         let winner =
             if self.seats.len() == 2 && out.len() == 1 { Some(self.seats[1 - out[0]].label.clone()) } else { None };
-        self.outcome = Some(Outcome { winner, frame: self.frames });
+        self.outcome = Some(Outcome { winner: winner.clone(), frame: self.frames });
+        let end = match (&winner, self.seats.len()) {
+            (Some(_), _) => GameEnd::Win,
+            (None, 2) => GameEnd::Draw,
+            _ => GameEnd::Over,
+        };
+        self.end_game(end, winner);
     }
 }
 
@@ -529,7 +644,7 @@ fn opening_frame(seat: &mut Seat, active: bool) {
 fn seat_frame(
     seat: &mut Seat,
     st: &PlayerState,
-    opponent: Option<crate::game::Field>,
+    opponent: Option<super::thinker::MatchView>,
     rules: &Rules,
     next_id: &mut u64,
     wait_for_bot: bool,

@@ -41,12 +41,26 @@ pub struct Request {
     pub current: Piece,
     /// The piece after it.
     pub next: Piece,
-    /// The opponent's field, in 2P.
-    pub opponent: Option<Field>,
+    /// The match as this player sees it, in 2P: the opponent's field and the nuisance on its way.
+    pub opponent: Option<MatchView>,
     /// The rules.
     pub rules: Rules,
     /// Pieces the player has placed.
     pub pieces_played: u32,
+}
+
+/// What a player sees of a 2P match besides its own field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchView {
+    /// The opponent's field.
+    pub field: Field,
+    /// Nuisance waiting to fall on this player.
+    pub pending_nuisance: u32,
+    /// Nuisance waiting to fall on the opponent.
+    pub opponent_pending: u32,
+    /// Nuisance the opponent's running chain will still send this player (the rules model's
+    /// prediction from the piece that started it).
+    pub incoming_from_chain: u32,
 }
 
 /// A bot's answer.
@@ -64,17 +78,17 @@ pub struct Answer {
 
 fn think(bot: &mut dyn Planner, r: &Request) -> Answer {
     let start = Instant::now();
-    let opponent = r.opponent.as_ref().map(|f| OpponentView {
-        field: f,
-        pending_nuisance: 0,
+    let opponent = r.opponent.as_ref().map(|m| OpponentView {
+        field: &m.field,
+        pending_nuisance: m.opponent_pending,
         chain_frames_left: 0,
-        incoming_from_chain: 0,
+        incoming_from_chain: m.incoming_from_chain,
     });
     let view = View {
         field: &r.field,
         current: r.current,
         next: r.next,
-        pending_nuisance: 0,
+        pending_nuisance: r.opponent.map_or(0, |m| m.pending_nuisance),
         opponent,
         rules: &r.rules,
         pieces_played: r.pieces_played,

@@ -150,7 +150,7 @@ impl Viewable for DemoView {
                 }
             })
             .collect();
-        HudInfo { players, message: (self.frame < 180).then(|| "DEMO - NO ROM".to_string()) }
+        HudInfo { players, message: (self.frame < 180).then(|| "DEMO - NO ROM".to_string()), tally: None }
     }
 
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {

@@ -66,6 +66,10 @@ pub fn draw_hud(rgba: &mut [u8], info: &HudInfo, status: &WindowStatus) {
     line(rgba, false, bottom, &[(&left, TEXT)]);
     line(rgba, true, bottom, &[(&format!("SLOT {}", status.slot), TEXT)]);
     let mut y = bottom - PITCH;
+    if let Some(t) = &info.tally {
+        centred(rgba, y, t, TEXT);
+        y -= PITCH;
+    }
     for msg in [status.message.as_deref(), info.message.as_deref()].into_iter().flatten() {
         centred(rgba, y, msg, MESSAGE);
         y -= PITCH;
@@ -154,6 +158,7 @@ mod tests {
                 HudPlayer { label: "P2".into(), bot_on: false, ..Default::default() },
             ],
             message: None,
+            tally: None,
         };
         draw_hud(&mut buf, &info, &WindowStatus::default());
         // 'P' at (2,1): row 0 is ####. so (2..=5, 1) white, (6,1) dark backdrop.

@@ -97,6 +97,9 @@ pub struct HudInfo {
     /// An optional line from the session (e.g. "P2 WINS"), drawn near the
     /// bottom until the session stops returning it.
     pub message: Option<String>,
+    /// The running tally of a match (games, wins per side, largest chains), drawn above the bottom
+    /// line; `None` before a match has a game to count.
+    pub tally: Option<String>,
 }
 
 /// HUD data for one player.

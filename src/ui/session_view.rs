@@ -8,6 +8,7 @@ use crate::game::{Field, Item, Piece, Placement, field::bit};
 use crate::memmap::schema::ScreenLayout;
 use crate::trace::TraceRecorder;
 
+use crate::play::matches::Tally;
 use crate::play::session::Session;
 
 /// Number of save-state slots the window offers (1..=9).
@@ -86,6 +87,10 @@ pub fn landing_cells(field: &Field, piece: Piece, placement: Placement) -> Vec<(
     out
 }
 
+/// The HUD's line when the menu or restart script could not reach the game (the log has the details):
+/// the person drives the menus with the keys, and the bots take over when a pair falls.
+pub const MENU_FAILED: &str = "MENU SCRIPT FAILED: USE THE KEYS";
+
 fn ghost(screen: &ScreenLayout, cells: &[(usize, usize)]) -> Vec<GhostCell> {
     cells
         .iter()
@@ -146,10 +151,14 @@ impl<M: Screen> Viewable for WindowSession<M> {
                 Some(w) => format!("{w} WINS"),
                 None => "GAME OVER".to_string(),
             }),
-            (None, Some(e)) if self.session.in_menus() => Some(e.chars().take(40).collect()),
+            (None, Some(_)) if self.session.in_menus() => Some(MENU_FAILED.to_string()),
             _ => self.session.calibration().filter(|c| !c.settled() || c.failed()).map(|c| c.report().hud_line()),
         };
-        HudInfo { players, message }
+        let labels: Vec<String> = self.session.seats.iter().map(|s| s.label.clone()).collect();
+        let finished = self.session.finished_games();
+        let tally =
+            (self.session.game_number() > 0).then(|| Tally::of(&labels, finished).hud_line(self.session.game_number()));
+        HudInfo { players, message, tally }
     }
 
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {

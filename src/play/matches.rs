@@ -1,0 +1,444 @@
+//! Matches: the results of the games a session played one after another, and their running tally.
+//!
+//! The session records a [`GameResult`] when a game ends (a top-out) and, when the run stops in the
+//! middle of one, an abandoned result for it; [`Tally::of`] adds them up.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::game::nuisance::nuisance_from_score;
+use crate::game::{Placement, Rules};
+use crate::memmap::Snapshot;
+
+use super::session::{Seat, SeatStats};
+use super::thinker::MatchView;
+
+/// What a session knows of the games it plays one after another.
+#[derive(Debug, Default)]
+pub struct MatchState {
+    /// Run the address file's `[restart]` script after a game over.
+    pub restart: bool,
+    /// The run's seed, for `seed_wait` steps (none: they wait 0 frames).
+    pub seed: Option<u64>,
+    /// In a window: a failed `seek` hands the menus to the person.
+    pub manual_fallback: bool,
+    /// Games begun (the one under way included).
+    pub begun: u32,
+    /// A game is under way (begun, not yet ended).
+    open: bool,
+    /// Frame the current game began.
+    start_frame: u64,
+    /// Each seat's counters when the current game began.
+    start_stats: Vec<SeatStats>,
+    /// Each seat's longest chain in the games before the current one.
+    earlier_largest: Vec<u32>,
+    /// Frames the `seed_wait` steps before the next (or current) game waited.
+    pub seed_wait: u32,
+    /// The games that ended.
+    pub results: Vec<GameResult>,
+    /// The nuisance on its way to each player, for the bots.
+    pub nuisance: NuisanceWatch,
+}
+
+impl MatchState {
+    /// Before the first frame; `playing` when the game is already under way (no menus to walk).
+    pub fn new(playing: bool) -> MatchState {
+        MatchState { begun: u32::from(playing), open: playing, ..MatchState::default() }
+    }
+
+    /// A game begins on frame `frame`: per-game counters start again (each seat's largest chain and
+    /// top-out; the longest chain so far is kept here).
+    pub fn begin(&mut self, seats: &mut [Seat], frame: u64) {
+        self.earlier_largest.resize(seats.len(), 0);
+        for (i, s) in seats.iter_mut().enumerate() {
+            self.earlier_largest[i] = self.earlier_largest[i].max(s.stats.largest_chain);
+            s.stats.largest_chain = 0;
+            s.stats.topped_out = false;
+        }
+        self.start_stats = seats.iter().map(|s| s.stats.clone()).collect();
+        self.start_frame = frame;
+        self.begun += 1;
+        self.open = true;
+        self.nuisance.reset();
+    }
+
+    /// The game under way ended on frame `frame`, as `end`: records it.
+    pub fn end(&mut self, seats: &[Seat], frame: u64, end: GameEnd, winner: Option<String>) {
+        if self.open {
+            let result = self.result(seats, frame, end, winner);
+            log::info!("game {} over: {:?} {:?}", result.game, result.result, result.winner);
+            self.results.push(result);
+            self.open = false;
+            self.seed_wait = 0;
+        }
+    }
+
+    /// Every game: those that ended and, when one is under way with a piece locked, that one as
+    /// abandoned.
+    pub fn all_results(&self, seats: &[Seat], frame: u64) -> Vec<GameResult> {
+        let mut all = self.results.clone();
+        let locked =
+            seats.iter().enumerate().any(|(i, s)| s.stats.pieces > self.start_stats.get(i).map_or(0, |st| st.pieces));
+        if self.open && locked {
+            all.push(self.result(seats, frame, GameEnd::Abandoned, None));
+        }
+        all
+    }
+
+    /// The longest chain of seat `i` over every game.
+    pub fn largest_chain(&self, seats: &[Seat], i: usize) -> u32 {
+        let now = seats.get(i).map_or(0, |s| s.stats.largest_chain);
+        now.max(self.earlier_largest.get(i).copied().unwrap_or(0))
+    }
+
+    /// The current game's result so far, ended as `end`.
+    fn result(&self, seats: &[Seat], frame: u64, end: GameEnd, winner: Option<String>) -> GameResult {
+        let players = seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let start = self.start_stats.get(i).cloned().unwrap_or_default();
+                let st = &s.stats;
+                GamePlayer {
+                    label: s.label.clone(),
+                    bot: s.bot_name.clone(),
+                    pieces: st.pieces.saturating_sub(start.pieces),
+                    chains: st.chains.saturating_sub(start.chains),
+                    largest_chain: st.largest_chain,
+                    score: s.ram_score.map_or(st.model_score.saturating_sub(start.model_score), u64::from),
+                    mismatches: st.mismatches.saturating_sub(start.mismatches),
+                    topped_out: st.topped_out,
+                }
+            })
+            .collect();
+        GameResult {
+            game: self.begun.max(1),
+            result: end,
+            winner,
+            frames: frame.saturating_sub(self.start_frame),
+            seed_wait_frames: self.seed_wait,
+            players,
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameEnd {
+    /// One player topped out and the other won (2P).
+    Win,
+    /// Both players topped out together (2P).
+    Draw,
+    /// The one player topped out (1P).
+    Over,
+    /// The run stopped (a frame or piece limit, or the window closed) before the game ended.
+    Abandoned,
+}
+
+/// One player's part of one game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GamePlayer {
+    /// "P1" / "P2".
+    pub label: String,
+    /// The bot's name, or "human".
+    pub bot: String,
+    /// Pieces locked in this game.
+    pub pieces: u32,
+    /// Locks that started a chain, in this game.
+    pub chains: u32,
+    /// Longest chain of this game.
+    pub largest_chain: u32,
+    /// Score at the end of the game: from RAM when the address file knows where it is, else the model's.
+    pub score: u64,
+    /// After-lock comparisons that failed in this game.
+    pub mismatches: u64,
+    /// The player topped out.
+    pub topped_out: bool,
+}
+
+/// One game of a match.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameResult {
+    /// 1-based number of the game in the run.
+    pub game: u32,
+    /// How it ended.
+    pub result: GameEnd,
+    /// The winner's label (a 2P win).
+    pub winner: Option<String>,
+    /// Frames from the first falling pair to the end (the top-out, or the end of the run).
+    pub frames: u64,
+    /// Frames the menu or restart script's `seed_wait` steps waited before the game (the seed's part
+    /// in its deal).
+    pub seed_wait_frames: u32,
+    /// Per player, in address-file order.
+    pub players: Vec<GamePlayer>,
+}
+
+/// The running totals of a match.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Tally {
+    /// Games recorded, abandoned ones included.
+    pub games: u32,
+    /// Games won, by player label (every player listed, with 0 when it won none).
+    pub wins: BTreeMap<String, u32>,
+    /// Games both players lost together.
+    pub draws: u32,
+    /// 1P games that ended with a top-out.
+    pub game_overs: u32,
+    /// Games the run stopped before they ended.
+    pub abandoned: u32,
+    /// Longest chain over all games, by player label.
+    pub largest_chain: BTreeMap<String, u32>,
+    /// Mismatches over all games, all players.
+    pub mismatches: u64,
+}
+
+impl Tally {
+    /// Adds up `games`; `labels` are the players (so a player who never won is listed with 0).
+    pub fn of(labels: &[String], games: &[GameResult]) -> Tally {
+        let mut t = Tally {
+            wins: labels.iter().map(|l| (l.clone(), 0)).collect(),
+            largest_chain: labels.iter().map(|l| (l.clone(), 0)).collect(),
+            ..Tally::default()
+        };
+        for g in games {
+            t.games += 1;
+            match g.result {
+                GameEnd::Win => {
+                    if let Some(w) = &g.winner {
+                        *t.wins.entry(w.clone()).or_insert(0) += 1;
+                    }
+                }
+                GameEnd::Draw => t.draws += 1,
+                GameEnd::Over => t.game_overs += 1,
+                GameEnd::Abandoned => t.abandoned += 1,
+            }
+            for p in &g.players {
+                let best = t.largest_chain.entry(p.label.clone()).or_insert(0);
+                *best = (*best).max(p.largest_chain);
+                t.mismatches += p.mismatches;
+            }
+        }
+        t
+    }
+
+    /// One line for the window's HUD, e.g. `GAME 4  P1 2  P2 1  DRAW 1  MAX CHAIN 5/3` (2P) or
+    /// `GAME 2  MAX CHAIN 5` (1P).
+    pub fn hud_line(&self, current_game: u32) -> String {
+        let wins: Vec<String> = self.wins.iter().map(|(l, w)| format!("{l} {w}")).collect();
+        let chains: Vec<String> = self.largest_chain.values().map(|c| c.to_string()).collect();
+        let mut line = format!("GAME {current_game}");
+        if self.wins.len() > 1 {
+            line += &format!("  {}", wins.join("  "));
+        }
+        if self.draws > 0 {
+            line += &format!("  DRAW {}", self.draws);
+        }
+        line + &format!("  MAX CHAIN {}", chains.join("/"))
+    }
+
+    /// The tally as text, one line.
+    pub fn to_text(&self) -> String {
+        let wins: Vec<String> = self.wins.iter().map(|(l, w)| format!("{l} {w}")).collect();
+        let chains: Vec<String> = self.largest_chain.iter().map(|(l, c)| format!("{l} {c}")).collect();
+        format!(
+            "{} games: wins {}, {} draws, {} game overs (1P), {} abandoned; largest chains {}; {} mismatches\n",
+            self.games,
+            wins.join(", "),
+            self.draws,
+            self.game_overs,
+            self.abandoned,
+            chains.join(", "),
+            self.mismatches
+        )
+    }
+}
+
+/// Follows the nuisance of a 2P game from RAM, frame by frame, so the bots see what is coming: the
+/// pending counts from RAM when the address file has them, else predicted; and what a chain under way
+/// will send, predicted with the rules model from the piece that started it.
+#[derive(Clone, Debug, Default)]
+pub struct NuisanceWatch {
+    /// Each player's leftover points towards the next nuisance (the model's carry).
+    carry: [u32; 2],
+    /// Nuisance each player's running chain will send to the other (predicted at its lock).
+    incoming: [u32; 2],
+    /// Predicted nuisance waiting to fall on each player (used when RAM does not say).
+    pending: [u32; 2],
+}
+
+impl NuisanceWatch {
+    /// Forgets everything (a new game).
+    pub fn reset(&mut self) {
+        *self = NuisanceWatch::default();
+    }
+
+    /// Takes in one frame's RAM (`now`, after `prev`) and returns what each player sees of the match
+    /// (`None` outside 2P).
+    pub fn observe(&mut self, prev: Option<&Snapshot>, now: &Snapshot, rules: &Rules) -> Vec<Option<MatchView>> {
+        if now.players.len() != 2 {
+            return vec![None; now.players.len()];
+        }
+        for j in 0..2 {
+            let other = 1 - j;
+            let cur = &now.players[j];
+            let Some(before) = prev.and_then(|p| p.players.get(j)) else { continue };
+            if before.controllable
+                && !cur.controllable
+                && let (Some(piece), Some(o)) = (before.current, before.orientation)
+            {
+                // A lock: the model plays the piece where it was last seen and resolves the chain.
+                let mut f = before.field;
+                if let Ok(sum) = f.play(piece, Placement::new(before.x, o), rules) {
+                    self.incoming[j] += nuisance_from_score(rules, sum.score, &mut self.carry[j]);
+                }
+            }
+            if !before.controllable && cur.controllable {
+                // The chain is over by the next piece: what it sent now waits on the other side.
+                self.pending[other] += std::mem::take(&mut self.incoming[j]);
+            }
+            // Nuisance landing in this field leaves the pending count.
+            let landed = cur.field.nuisance_count().saturating_sub(before.field.nuisance_count());
+            self.pending[j] = self.pending[j].saturating_sub(landed);
+            // RAM's pending count for the other side grew: the chain's nuisance has arrived there.
+            if let (Some(a), Some(b)) = (before_pending(prev, other), now.players[other].pending_nuisance)
+                && b > a
+            {
+                self.incoming[j] = self.incoming[j].saturating_sub(b - a);
+            }
+        }
+        (0..2)
+            .map(|i| {
+                let (me, them) = (&now.players[i], &now.players[1 - i]);
+                Some(MatchView {
+                    field: them.field,
+                    pending_nuisance: me.pending_nuisance.unwrap_or(self.pending[i]),
+                    opponent_pending: them.pending_nuisance.unwrap_or(self.pending[1 - i]),
+                    incoming_from_chain: self.incoming[1 - i],
+                })
+            })
+            .collect()
+    }
+}
+
+fn before_pending(prev: Option<&Snapshot>, i: usize) -> Option<u32> {
+    prev.and_then(|p| p.players.get(i)).and_then(|p| p.pending_nuisance)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn player(label: &str, chain: u32, mismatches: u64, topped: bool) -> GamePlayer {
+        GamePlayer {
+            label: label.into(),
+            bot: "chain".into(),
+            pieces: 40,
+            chains: 3,
+            largest_chain: chain,
+            score: 1000,
+            mismatches,
+            topped_out: topped,
+        }
+    }
+
+    fn game(n: u32, result: GameEnd, winner: Option<&str>, chains: [u32; 2]) -> GameResult {
+        GameResult {
+            game: n,
+            result,
+            winner: winner.map(String::from),
+            frames: 1000,
+            seed_wait_frames: 0,
+            players: vec![
+                player("P1", chains[0], 0, winner == Some("P2")),
+                player("P2", chains[1], u64::from(n == 2), winner == Some("P1")),
+            ],
+        }
+    }
+
+    fn state(field: crate::game::Field, controllable: bool, pending: Option<u32>) -> crate::memmap::PlayerState {
+        use crate::game::{Color, Orientation, Pair, Piece};
+        crate::memmap::PlayerState {
+            field,
+            current: Some(Piece::Pair(Pair { pivot: Color::ALL[0], child: Color::ALL[1] })),
+            next: None,
+            x: 2,
+            y: 11,
+            orientation: Some(Orientation::Up),
+            raw_orientation: 2,
+            spawn_flag: false,
+            spawn_delay: if controllable { 0 } else { 10 },
+            drop_timer: 0,
+            controllable,
+            score: None,
+            pending_nuisance: pending,
+        }
+    }
+
+    fn snap(players: Vec<crate::memmap::PlayerState>) -> Snapshot {
+        Snapshot { players, mode: None, spawn_any: false }
+    }
+
+    #[test]
+    fn the_watch_predicts_a_chains_nuisance_and_follows_it_to_the_other_side() {
+        use crate::game::Field;
+        let rules = Rules::puyo1();
+        // P1's red-green pair at column 2 pops the reds, then the greens: a 2-chain of 40 + 320 points,
+        // 5 nuisance at one per 70.
+        let p1 = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
+        let p2 = Field::new();
+        for ram in [false, true] {
+            let pend = |n: u32| ram.then_some(n);
+            let mut w = NuisanceWatch::default();
+            let s0 = snap(vec![state(p1, true, pend(0)), state(p2, true, pend(0))]);
+            let v = w.observe(None, &s0, &rules);
+            assert_eq!(v[1].map(|m| (m.pending_nuisance, m.incoming_from_chain)), Some((0, 0)));
+            // P1 locks: the chain runs; P2 sees it coming.
+            let s1 = snap(vec![state(p1, false, pend(0)), state(p2, true, pend(0))]);
+            let v = w.observe(Some(&s0), &s1, &rules);
+            assert_eq!(v[1].map(|m| m.incoming_from_chain), Some(5), "ram {ram}");
+            assert_eq!(v[0].map(|m| m.incoming_from_chain), Some(0));
+            assert_eq!(v[1].map(|m| m.field), Some(p1), "P2 sees P1's field");
+            // The chain ends: RAM (when known) counts it as P2's pending; P1's next piece comes.
+            let s2 = snap(vec![state(Field::new(), true, pend(0)), state(p2, true, pend(5))]);
+            let v = w.observe(Some(&s1), &s2, &rules);
+            assert_eq!(v[1].map(|m| (m.pending_nuisance, m.incoming_from_chain)), Some((5, 0)), "ram {ram}");
+            assert_eq!(v[0].map(|m| m.opponent_pending), Some(5));
+            // The nuisance lands on P2.
+            let landed = Field::from_rows(&["OOOOO."]);
+            let s3 = snap(vec![state(Field::new(), true, pend(0)), state(landed, false, pend(0))]);
+            let v = w.observe(Some(&s2), &s3, &rules);
+            assert_eq!(v[1].map(|m| m.pending_nuisance), Some(0), "ram {ram}");
+        }
+        let one = snap(vec![state(p1, true, None)]);
+        assert_eq!(NuisanceWatch::default().observe(None, &one, &rules), vec![None]);
+    }
+
+    #[test]
+    fn the_tally_adds_up_wins_draws_abandoned_games_and_keeps_the_largest_chains() {
+        let labels = vec!["P1".to_string(), "P2".to_string()];
+        let empty = Tally::of(&labels, &[]);
+        assert_eq!((empty.games, empty.wins["P1"], empty.wins["P2"], empty.largest_chain["P2"]), (0, 0, 0, 0));
+        let games = vec![
+            game(1, GameEnd::Win, Some("P1"), [5, 2]),
+            game(2, GameEnd::Win, Some("P1"), [3, 7]),
+            game(3, GameEnd::Draw, None, [1, 1]),
+            game(4, GameEnd::Win, Some("P2"), [0, 4]),
+            game(5, GameEnd::Abandoned, None, [9, 0]),
+        ];
+        let t = Tally::of(&labels, &games);
+        assert_eq!(t.games, 5);
+        assert_eq!((t.wins["P1"], t.wins["P2"]), (2, 1));
+        assert_eq!((t.draws, t.abandoned, t.game_overs), (1, 1, 0));
+        assert_eq!((t.largest_chain["P1"], t.largest_chain["P2"]), (9, 7), "an abandoned game's chains count");
+        assert_eq!(t.mismatches, 1);
+        assert_eq!(t.wins.values().sum::<u32>() + t.draws + t.abandoned + t.game_overs, t.games);
+        assert_eq!(t.hud_line(6), "GAME 6  P1 2  P2 1  DRAW 1  MAX CHAIN 9/7");
+        let endless =
+            Tally::of(&labels[..1], &[GameResult { players: vec![], ..game(1, GameEnd::Over, None, [0, 0]) }]);
+        assert_eq!((endless.games, endless.game_overs, endless.wins.len()), (1, 1, 1));
+        assert_eq!(endless.hud_line(2), "GAME 2  MAX CHAIN 0");
+    }
+}
