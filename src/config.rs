@@ -150,11 +150,11 @@ impl Config {
             });
         }
         for (key, name) in [("bots.p1", &self.bots.p1), ("bots.p2", &self.bots.p2)] {
-            if !crate::play::bots::KNOWN.contains(&name.as_str()) {
+            if !crate::ai::NAMES.contains(&name.as_str()) {
                 return Err(ConfigError {
                     file: file.into(),
                     key: key.into(),
-                    message: format!("expected one of {:?}, got {name:?}", crate::play::bots::KNOWN),
+                    message: format!("expected one of {:?}, got {name:?}", crate::ai::NAMES),
                 });
             }
         }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use puyobot::ai::movegen::{MoveRules, PiecePosition, Step, generate, placements};
+use puyobot::game::movegen::{MoveRules, PiecePosition, Step, generate, placements};
 use puyobot::game::{Color, Field, Item, Orientation, Pair, Piece, Placement, Rules};
 
 fn pair(a: usize, b: usize) -> Piece {

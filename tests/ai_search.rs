@@ -1,9 +1,9 @@
 //! Search and bot behaviour: forced chain fires, top-out avoidance, determinism of both evaluations.
 
 use puyobot::ai::eval::{ChainEval, ChainWeights, ClassicWeights, Evaluation, classic};
-use puyobot::ai::movegen::PiecePosition;
 use puyobot::ai::search::{SearchInput, SearchOptions, search};
 use puyobot::ai::{AiConfig, Bot};
+use puyobot::game::movegen::PiecePosition;
 use puyobot::game::{Color, Field, Pair, Piece, Rules};
 use puyobot::sim::{Player, RandomPieces, View, play_endless};
 

@@ -16,7 +16,7 @@ impl Player for Lowest {
         let heights = view.field.heights();
         let max_x = if view.current == Piece::Item(Item::BigPuyo) { 5 } else { 6 };
         let x = (1..=max_x).min_by_key(|&x| (heights[x - 1], x)).unwrap_or(1);
-        Decision { placement: Placement::new(x as u8, Orientation::Up), expected_chain: 0 }
+        Decision::at(Placement::new(x as u8, Orientation::Up))
     }
 }
 
@@ -28,7 +28,7 @@ impl Player for Column3 {
         "column3"
     }
     fn choose(&mut self, _: &View<'_>) -> Decision {
-        Decision { placement: Placement::new(3, Orientation::Up), expected_chain: 0 }
+        Decision::at(Placement::new(3, Orientation::Up))
     }
 }
 
@@ -40,7 +40,7 @@ impl Player for Cheater {
         "cheater"
     }
     fn choose(&mut self, _: &View<'_>) -> Decision {
-        Decision { placement: Placement::new(6, Orientation::Right), expected_chain: 0 }
+        Decision::at(Placement::new(6, Orientation::Right))
     }
 }
 
@@ -133,7 +133,7 @@ fn chains_send_nuisance_that_falls_on_the_opponent() {
         fn choose(&mut self, _: &View<'_>) -> Decision {
             let p = self.0[self.1.min(self.0.len() - 1)];
             self.1 += 1;
-            Decision { placement: p, expected_chain: 0 }
+            Decision::at(p)
         }
     }
     let q = puyobot::game::text::parse_queue("RY\n").unwrap();

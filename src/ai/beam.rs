@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::movegen::{self, Move, PiecePosition};
 use super::search::{Candidate, DEATH, SearchOptions, SearchResult, sample_pairs};
+use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
 /// A field in the beam, with the first placement (index into the candidates) it descends from.

@@ -1,21 +1,26 @@
-//! `Bot`: an evaluation, search options, an ignition policy and a seed, playing as a [`Player`].
+//! `Bot`: an evaluation, search options, an ignition policy and a seed, playing as a [`Player`]; and the
+//! one list of bot names ([`NAMES`]) that the command line, the configuration and the sessions accept.
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::config::AiConfig;
 use super::eval::{ChainEval, Evaluation};
-use super::ignition::{IgnitionPolicy, Reason};
-use super::movegen::{InputPath, PiecePosition};
-use super::search::{self, SearchInput, SearchOptions};
-use crate::game::{ChainSummary, Placement};
-use crate::sim::{Decision, Player, View};
+use super::ignition::IgnitionPolicy;
+use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
+use crate::game::movegen::{self, PiecePosition};
+use crate::game::{Orientation, Placement};
+use crate::sim::{Decision, FireReason, Player, View};
+
+/// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
+/// uniformly random mover (`random`) and the small two-ply [`super::greedy`] bot (`greedy`).
+pub const NAMES: [&str; 4] = ["classic", "chain", "random", "greedy"];
 
 /// Why a bot cannot be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BotError {
     /// The evaluation name is not known.
-    #[error("unknown AI {0:?}; known: {known}", known = super::eval::NAMES.join(", "))]
+    #[error("unknown AI {0:?}; known: {known}", known = NAMES.join(", "))]
     UnknownAi(String),
     /// The weights are unusable.
     #[error("bad weights for {0}: {1}")]
@@ -25,24 +30,21 @@ pub enum BotError {
     Threads(String),
 }
 
-/// A full decision with everything the driver and the logs need.
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// Where the piece goes.
-    pub placement: Placement,
-    /// The inputs to press from the start position, before the drop.
-    pub path: InputPath,
-    /// The search value of the placement.
-    pub value: f64,
-    /// The chain the placement fires now.
-    pub chain: ChainSummary,
-    /// Why the bot fires, if the ignition policy chose this placement.
-    pub fired: Option<Reason>,
+/// How a bot picks among the reachable placements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The search with the bot's evaluation (and ignition policy).
+    Search,
+    /// Any reachable placement, uniformly.
+    Random,
+    /// The two-ply [`super::greedy`] bot.
+    Greedy,
 }
 
 /// A bot: one evaluation with its weights, search options, ignition policy and a seeded RNG.
 pub struct Bot {
     name: String,
+    kind: Kind,
     eval: Evaluation,
     search: SearchOptions,
     ignition: Option<IgnitionPolicy>,
@@ -57,18 +59,19 @@ impl std::fmt::Debug for Bot {
 }
 
 impl Bot {
-    /// Builds the bot called `name` (`classic`, `chain` or `random`) from the `[ai]` configuration.
+    /// Builds the bot called `name` (one of [`NAMES`]) from the `[ai]` configuration.
     /// `seed` drives the sampled futures and the random bot. `classic` is the seed bot: it searches the
     /// current and next piece only (no sampled ply) and has no ignition policy, popping whenever its
     /// evaluation likes the result.
     pub fn new(name: &str, config: &AiConfig, seed: u64) -> Result<Bot, BotError> {
-        let (eval, ignition) = match name {
-            "classic" => (Evaluation::Classic(config.classic.clone()), None),
+        let (kind, eval, ignition) = match name {
+            "classic" => (Kind::Search, Evaluation::Classic(config.classic.clone()), None),
             "chain" => {
                 let e = ChainEval::new(config.chain.clone()).map_err(|e| BotError::BadWeights(name.into(), e))?;
-                (Evaluation::Chain(Box::new(e)), Some(config.ignition.clone()))
+                (Kind::Search, Evaluation::Chain(Box::new(e)), Some(config.ignition.clone()))
             }
-            "random" => (Evaluation::Flat, None),
+            "random" => (Kind::Random, Evaluation::Flat, None),
+            "greedy" => (Kind::Greedy, Evaluation::Flat, None),
             _ => return Err(BotError::UnknownAi(name.into())),
         };
         let pool = if config.search.threads > 1 {
@@ -85,7 +88,15 @@ impl Bot {
         if name == "classic" {
             search.samples = 0;
         }
-        Ok(Bot { name: name.to_string(), eval, search, ignition, rng: Xoshiro256PlusPlus::seed_from_u64(seed), pool })
+        Ok(Bot {
+            name: name.to_string(),
+            kind,
+            eval,
+            search,
+            ignition,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            pool,
+        })
     }
 
     /// The evaluation in use.
@@ -94,29 +105,33 @@ impl Bot {
     }
 
     /// Decides from the spawn position.
-    pub fn plan(&mut self, view: &View<'_>) -> Option<Plan> {
+    pub fn plan(&mut self, view: &View<'_>) -> Option<Decision> {
         self.plan_from(view, PiecePosition::spawn(view.rules))
     }
 
     /// Decides from `start` (e.g. a lower row when the driver re-plans mid-fall). `None` when the piece
     /// has no reachable placement.
-    pub fn plan_from(&mut self, view: &View<'_>, start: PiecePosition) -> Option<Plan> {
+    pub fn plan_from(&mut self, view: &View<'_>, start: PiecePosition) -> Option<Decision> {
         let seed: u64 = self.rng.random();
+        match self.kind {
+            Kind::Search => {}
+            Kind::Greedy => return super::greedy::decide(view, start, &self.search.moves),
+            Kind::Random => {
+                let moves = movegen::generate(view.field, view.current, start, &self.search.moves);
+                if moves.is_empty() {
+                    return None;
+                }
+                let m = &moves[self.rng.random_range(0..moves.len())];
+                let mut f = *view.field;
+                let chain = f.play(view.current, m.placement, view.rules).ok()?;
+                return Some(Decision { path: m.path.clone(), chain, ..Decision::at(m.placement) });
+            }
+        }
         if let Evaluation::Chain(e) = &mut self.eval {
             e.battle = view.opponent.is_some();
         }
         let input =
             SearchInput { field: view.field, current: view.current, next: Some(view.next), start, rules: view.rules };
-        if matches!(self.eval, Evaluation::Flat) {
-            let moves = super::movegen::generate(view.field, view.current, start, &self.search.moves);
-            if moves.is_empty() {
-                return None;
-            }
-            let m = &moves[self.rng.random_range(0..moves.len())];
-            let mut f = *view.field;
-            let chain = f.play(view.current, m.placement, view.rules).ok()?;
-            return Some(Plan { placement: m.placement, path: m.path.clone(), value: 0.0, chain, fired: None });
-        }
         let result = match &self.pool {
             Some(pool) => pool.install(|| search::search(&input, &self.eval, &self.search, seed)),
             None => search::search(&input, &self.eval, &self.search, seed),
@@ -167,20 +182,25 @@ impl Bot {
             if stuck || super::ignition::in_danger(view.field, incoming, view.rules, policy) {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
                 let survival = search::search(&input, &Evaluation::Survival, &self.search, seed)?;
-                let c = survival.best();
-                log::debug!("{}: survival move {} ({} puyos on the field)", self.name, c.placement, view.field.count());
-                return Some(Plan {
-                    placement: c.placement,
-                    path: c.path.clone(),
-                    value: c.value,
-                    chain: c.chain,
-                    fired: None,
-                });
+                log::debug!(
+                    "{}: survival move {} ({} puyos on the field)",
+                    self.name,
+                    survival.best().placement,
+                    view.field.count()
+                );
+                return Some(decision(&survival, survival.best, None));
             }
         }
-        let c = &result.candidates[pick];
-        Some(Plan { placement: c.placement, path: c.path.clone(), value: c.value, chain: c.chain, fired })
+        Some(decision(&result, pick, fired))
     }
+}
+
+/// The decision for candidate `pick` of a search, with every candidate ranked behind it.
+fn decision(result: &SearchResult, pick: usize, fired: Option<FireReason>) -> Decision {
+    let mut ranking: Vec<(Placement, f64)> = result.candidates.iter().map(|c| (c.placement, c.value)).collect();
+    ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let c: &Candidate = &result.candidates[pick];
+    Decision { placement: c.placement, path: c.path.clone(), chain: c.chain, value: c.value, fired, ranking }
 }
 
 impl Player for Bot {
@@ -189,13 +209,7 @@ impl Player for Bot {
     }
 
     fn choose(&mut self, view: &View<'_>) -> Decision {
-        match self.plan(view) {
-            Some(p) => Decision { placement: p.placement, expected_chain: p.chain.chains },
-            // Nothing reachable: the game is lost anyway; any in-field placement keeps the loop going.
-            None => Decision {
-                placement: Placement::new(view.rules.spawn_x, crate::game::Orientation::Up),
-                expected_chain: 0,
-            },
-        }
+        // Nothing reachable: the game is lost anyway; any in-field placement keeps the loop going.
+        self.plan(view).unwrap_or_else(|| Decision::at(Placement::new(view.rules.spawn_x, Orientation::Up)))
     }
 }

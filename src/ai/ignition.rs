@@ -55,20 +55,8 @@ impl Default for IgnitionPolicy {
     }
 }
 
-/// Why the policy fires.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    /// The chain reaches the length or score threshold.
-    Threshold,
-    /// Our field is about to top out.
-    Danger,
-    /// Battle: the chain sends a full load of nuisance.
-    FullLoad,
-    /// Battle: nuisance is on its way.
-    Answer,
-    /// Battle: the opponent is nearly full.
-    Finish,
-}
+/// Why the policy fires (the decision carries it, so it lives with [`crate::sim::Decision`]).
+pub use crate::sim::FireReason as Reason;
 
 impl IgnitionPolicy {
     /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.

@@ -1,22 +1,26 @@
-//! The bot's brain: move generation, search, evaluations, the ignition policy and the `Bot` player.
+//! The bot's brain: search, evaluations, the ignition policy and the `Bot` player.
 //!
-//! - [`movegen`]: reachable lock placements with the input paths the driver presses;
+//! - [`movegen`]: the game's movement model ([`crate::game::movegen`]), which the search walks;
 //! - [`search`]: 2-ply search (current + next piece), optional sampled third ply;
 //! - [`beam`]: a narrow beam over sampled futures behind the 2-ply search;
 //! - [`eval`]: `classic` (the seed Famicom bot) and `chain` (potential-chain builder);
+//! - [`greedy`]: a cheap two-ply bot for tests;
 //! - [`ignition`]: when to fire;
-//! - [`bot`]: [`Bot`], a [`crate::sim::Player`];
+//! - [`bot`]: [`Bot`], a [`crate::sim::Player`], and the one list of bot names ([`NAMES`]);
 //! - [`config`]: the `[ai]` table of `config.toml`.
 
 pub mod beam;
 pub mod bot;
 pub mod config;
 pub mod eval;
+pub mod greedy;
 pub mod ignition;
-pub mod movegen;
 pub mod search;
 
-pub use bot::{Bot, BotError, Plan};
+/// The movement model lives in the game layer; the search and the driver share it.
+pub use crate::game::movegen;
+
+pub use bot::{Bot, BotError, NAMES};
 pub use config::AiConfig;
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::eval::Evaluation;
-use super::movegen::{self, InputPath, MoveRules, PiecePosition};
+use crate::game::movegen::{self, InputPath, MoveRules, PiecePosition};
 use crate::game::{ChainSummary, Color, Field, Pair, Piece, Placement, Rules};
 
 /// Value of a line that tops out (lower when it tops out sooner).

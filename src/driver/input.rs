@@ -1,19 +1,22 @@
-//! The input driver: turns a placement and its input path into buttons, one frame at a time.
+//! The input driver: turns a [`Decision`] into buttons, one frame at a time.
 //!
-//! Closed loop: each frame it reads where RAM says the pair is. A step counts as done when RAM shows its
-//! effect; when RAM shows something else (a kick, a refused move, an extra move) it re-plans from there;
-//! when nothing happens for a while it tries again, and after too many failures it drops the pair where it
-//! is. Once column and orientation match, it holds Down as the speed setting says. It never writes RAM.
+//! Closed loop: each frame it reads where RAM says the pair is. A press counts as done when RAM shows the
+//! pose the movement model ([`crate::game::movegen`]) predicts for it, kicks included. When RAM shows
+//! something else (a lost, late or extra press, a refused move) it re-plans with the same model from the
+//! pose RAM shows: towards the decision's placement while it is reachable, else towards the best-ranked
+//! placement still reachable. Once column and orientation match, it holds Down as the speed setting says.
+//! It never writes RAM.
 
-use crate::ai::movegen::{self, MoveRules, PiecePosition};
 use crate::emu::pad;
-use crate::game::{Field, Piece, Placement, Step};
+use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
+use crate::game::{Field, Orientation, Piece, Placement, Step};
+use crate::sim::Decision;
 
-use super::path::{Pose, plan};
 use super::speed::SpeedProfile;
 
-/// Re-plans allowed per piece before the driver gives up and drops the pair where it is.
-pub const MAX_REPLANS: u32 = 8;
+/// Presses per piece that RAM may refuse (no effect where the model sees room) before the driver stops
+/// steering and drops the pair where it is: the model and the game disagree, so more presses cannot help.
+pub const MAX_REFUSED: u32 = 8;
 
 /// The button of a step.
 pub fn button(step: Step) -> u8 {
@@ -30,14 +33,11 @@ pub fn button(step: Step) -> u8 {
 pub struct Observation {
     /// A pair is falling under control.
     pub controllable: bool,
-    /// Its pose (meaningful when controllable).
-    pub pose: Pose,
-    /// The pivot's row (0 = hidden row), for re-planning with the movement model.
-    pub y: u8,
+    /// Where it is (meaningful when controllable): pivot column, pivot row, orientation.
+    pub pose: PiecePosition,
 }
 
-/// What the piece falls among, so a re-plan uses the same movement model as the search (kicks and
-/// walls included) instead of a field-blind path.
+/// What the piece falls among: the driver plans with the same movement model as the search.
 #[derive(Clone, Copy, Debug)]
 pub struct Surroundings {
     /// The field under the falling piece.
@@ -52,7 +52,9 @@ pub struct Surroundings {
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     step: Step,
-    before: Pose,
+    before: PiecePosition,
+    /// Where the model says the press takes the pair (`None`: the model expects a refusal).
+    expect: Option<PiecePosition>,
     frames: u32,
 }
 
@@ -63,7 +65,9 @@ pub struct DriverStats {
     pub presses: u64,
     /// Times RAM disagreed with the plan and the driver re-planned.
     pub replans: u64,
-    /// Pieces dropped short of their target after too many failures.
+    /// Re-plans that left the decision's placement for another one (it was no longer reachable).
+    pub retargets: u64,
+    /// Pieces dropped where they were because the game kept refusing what the model allows.
     pub gave_up: u64,
 }
 
@@ -71,9 +75,17 @@ pub struct DriverStats {
 #[derive(Clone, Debug)]
 pub struct Driver {
     profile: SpeedProfile,
-    target: Option<Pose>,
+    /// The decision being carried out.
+    decision: Option<Decision>,
+    /// Where the pair is going now: the decision's placement, or a replacement after a re-plan.
+    target: Option<Placement>,
+    surroundings: Option<Surroundings>,
     steps: Vec<Step>,
+    /// The path has been checked against the pose RAM showed at the first action.
+    checked: bool,
     pending: Option<Pending>,
+    /// The pose RAM showed last frame (to notice moves nobody asked for).
+    last_pose: Option<PiecePosition>,
     /// Buttons returned last frame.
     held: u8,
     /// Frames the current press has been held.
@@ -85,11 +97,7 @@ pub struct Driver {
     since_spawn: u32,
     /// Frames spent in the drop phase.
     dropping: u32,
-    replans_this_piece: u32,
-    /// The falling piece's surroundings, when the session gave them.
-    surroundings: Option<Surroundings>,
-    /// The pivot's row last observed.
-    y: u8,
+    refused_this_piece: u32,
     stats: DriverStats,
 }
 
@@ -98,17 +106,19 @@ impl Driver {
     pub fn new(speed: u8) -> Driver {
         Driver {
             profile: SpeedProfile::new(speed),
+            decision: None,
             target: None,
+            surroundings: None,
             steps: Vec::new(),
+            checked: false,
             pending: None,
+            last_pose: None,
             held: 0,
             held_for: 0,
             since_press: u32::MAX / 2,
             since_spawn: 0,
             dropping: 0,
-            replans_this_piece: 0,
-            surroundings: None,
-            y: 0,
+            refused_this_piece: 0,
             stats: DriverStats::default(),
         }
     }
@@ -130,33 +140,39 @@ impl Driver {
 
     /// The placement being driven to, if any.
     pub fn target(&self) -> Option<Placement> {
-        self.target.map(|p| Placement::new(p.x, p.orientation))
+        self.target
+    }
+
+    /// The decision being carried out, if any.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.decision.as_ref()
     }
 
     /// Forgets the current piece (call when a new piece becomes controllable or the bot is turned off).
     pub fn clear(&mut self) {
+        self.decision = None;
         self.target = None;
+        self.surroundings = None;
         self.steps.clear();
+        self.checked = false;
         self.pending = None;
+        self.last_pose = None;
         self.since_spawn = 0;
         self.dropping = 0;
-        self.replans_this_piece = 0;
-        self.surroundings = None;
+        self.refused_this_piece = 0;
     }
 
-    /// Gives the driver the falling piece's surroundings, for re-plans with the movement model.
-    pub fn set_surroundings(&mut self, surroundings: Surroundings) {
+    /// Starts carrying out `decision` for the piece falling among `surroundings`; its path is taken to
+    /// start at the spawn pose, and the driver re-plans if RAM shows the pair elsewhere.
+    pub fn start(&mut self, decision: Decision, surroundings: Surroundings) {
+        self.target = Some(decision.placement);
+        self.steps = decision.path.clone();
+        self.decision = Some(decision);
         self.surroundings = Some(surroundings);
-    }
-
-    /// Starts driving the current piece to `placement` along `path` (steps from the pose the path was
-    /// planned from; the driver re-plans if RAM shows the pair elsewhere).
-    pub fn start(&mut self, placement: Placement, path: &[Step]) {
-        self.target = Some(Pose::of(placement));
-        self.steps = path.to_vec();
+        self.checked = false;
         self.pending = None;
         self.dropping = 0;
-        self.replans_this_piece = 0;
+        self.refused_this_piece = 0;
     }
 
     /// The frame (counted from the piece's first controllable frame as 1) on which the driver may first
@@ -182,55 +198,39 @@ impl Driver {
     }
 
     fn decide(&mut self, obs: Observation) -> u8 {
-        let Some(target) = self.target else { return 0 };
+        if self.target.is_none() {
+            return 0;
+        }
         if !obs.controllable {
             // Locked (or not yet spawned): let go; the session clears the plan at the next spawn.
             self.pending = None;
+            self.last_pose = None;
             return 0;
         }
         if self.since_spawn <= self.profile.reaction {
             return 0;
         }
-        let pose = obs.pose;
-        self.y = obs.y;
-
-        // A press in flight: wait for RAM to show it.
-        if let Some(p) = self.pending.as_mut() {
-            if pose != p.before {
-                let expected = p.before.after(p.step);
-                let done = self.pending.take();
-                if pose != expected {
-                    log::debug!(
-                        "driver: {:?} from {:?} gave {:?}, expected {:?}; re-planning",
-                        done.map(|d| d.step),
-                        done.map(|d| d.before),
-                        pose,
-                        expected
-                    );
-                    self.replan(pose, target);
-                }
-            } else {
-                p.frames += 1;
-                if p.frames > self.profile.patience + self.profile.hold {
-                    log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
-                    self.pending = None;
-                    self.replan(pose, target);
-                } else {
-                    return self.keep_holding();
-                }
+        let pose = self.normalised(obs.pose);
+        if let Some(buttons) = self.watch(pose) {
+            return buttons;
+        }
+        if !self.checked {
+            // The path was planned from the spawn pose: re-plan if RAM shows the pair elsewhere.
+            self.checked = true;
+            if !self.path_leads_to_target(pose) {
+                self.replan(pose);
             }
         }
 
-        // A re-plan above may have given up and moved the target to where the pair is.
-        let target = self.target.unwrap_or(target);
-        if pose == target {
+        let Some(target) = self.target else { return 0 };
+        if placement_of(pose) == target {
             self.steps.clear();
             let down = self.profile.drop_on(self.dropping);
             self.dropping += 1;
             return if down { pad::DOWN } else { 0 };
         }
         if self.steps.is_empty() {
-            self.replan(pose, target);
+            self.replan(pose);
         }
         let Some(&step) = self.steps.first() else { return 0 };
         if self.since_press < self.profile.gap {
@@ -242,10 +242,64 @@ impl Driver {
             return 0;
         }
         self.steps.remove(0);
-        self.pending = Some(Pending { step, before: pose, frames: 0 });
+        let expect = self.surroundings.and_then(|s| movegen::step(&s.field, s.piece, pose, step, &s.moves));
+        self.pending = Some(Pending { step, before: pose, expect, frames: 0 });
         self.since_press = 0;
         self.stats.presses += 1;
         b
+    }
+
+    /// Compares RAM with what the driver expects: a press in flight must show the model's effect, and
+    /// nothing may move the pair otherwise. Re-plans on a difference; returns buttons to hold while a
+    /// press is still awaited.
+    fn watch(&mut self, pose: PiecePosition) -> Option<u8> {
+        let moved_from = |before: PiecePosition| (before.x, before.orientation) != (pose.x, pose.orientation);
+        let last = self.last_pose.replace(pose);
+        let Some(p) = self.pending.as_mut() else {
+            if last.is_some_and(moved_from) {
+                log::debug!("driver: the pair moved from {last:?} to {pose:?} without a press; re-planning");
+                self.replan(pose);
+            }
+            return None;
+        };
+        if moved_from(p.before) {
+            let done = *p;
+            self.pending = None;
+            let expected = done.expect.is_some_and(|e| (e.x, e.orientation) == (pose.x, pose.orientation));
+            if !expected {
+                log::debug!(
+                    "driver: {:?} from {:?} gave {:?}, expected {:?}; re-planning",
+                    done.step,
+                    done.before,
+                    pose,
+                    done.expect
+                );
+                self.replan(pose);
+            }
+            return None;
+        }
+        p.frames += 1;
+        if p.frames <= self.profile.patience + self.profile.hold {
+            // Hold the button until RAM shows its effect: a press that reaches the console late (a slow
+            // link) must still be down when it arrives. The game auto-repeats only after far longer.
+            return Some(button(p.step));
+        }
+        log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
+        self.pending = None;
+        self.refused_this_piece += 1;
+        if self.refused_this_piece > MAX_REFUSED {
+            self.give_up(pose);
+        } else {
+            self.replan(pose);
+        }
+        None
+    }
+
+    /// True when the remaining steps, pressed from `pose`, end at the target by the model.
+    fn path_leads_to_target(&self, pose: PiecePosition) -> bool {
+        let (Some(s), Some(target)) = (self.surroundings, self.target) else { return false };
+        let end = self.steps.iter().try_fold(pose, |p, &step| movegen::step(&s.field, s.piece, p, step, &s.moves));
+        end.is_some_and(|e| placement_of(e) == target)
     }
 
     /// Keeps the current press down until it has been held long enough, then releases.
@@ -253,41 +307,83 @@ impl Driver {
         if self.held != pad::DOWN && self.held_for < self.profile.hold { self.held } else { 0 }
     }
 
-    fn replan(&mut self, pose: Pose, target: Pose) {
-        self.stats.replans += 1;
-        self.replans_this_piece += 1;
-        if self.replans_this_piece > MAX_REPLANS {
-            log::warn!("driver: cannot bring the pair from {pose:?} to {target:?}; dropping it where it is");
-            self.stats.gave_up += 1;
-            self.target = Some(pose);
-            self.steps.clear();
-            return;
+    /// Items have no orientation: RAM may show any, the model says `Up`.
+    fn normalised(&self, pose: PiecePosition) -> PiecePosition {
+        match self.surroundings.map(|s| s.piece) {
+            Some(Piece::Item(_)) => PiecePosition { orientation: Orientation::Up, ..pose },
+            _ => pose,
         }
-        self.steps = self.model_path(pose, target).unwrap_or_else(|| plan(pose, target));
     }
 
-    /// The movement model's path from where RAM shows the pair to the target, on the piece's field.
-    fn model_path(&self, pose: Pose, target: Pose) -> Option<Vec<Step>> {
-        let s = self.surroundings?;
-        let from = PiecePosition { x: pose.x, y: self.y, orientation: pose.orientation };
-        let goal = Placement::new(target.x, target.orientation);
-        movegen::generate(&s.field, s.piece, from, &s.moves).into_iter().find(|m| m.placement == goal).map(|m| m.path)
+    /// New steps from `pose`: towards the decision's placement if the model can still reach it, else
+    /// towards the best-ranked placement it can reach.
+    fn replan(&mut self, pose: PiecePosition) {
+        self.stats.replans += 1;
+        let Some(s) = self.surroundings else { return self.give_up(pose) };
+        let moves = movegen::generate(&s.field, s.piece, pose, &s.moves);
+        let Some(m) = self.choose(&moves, s.piece) else { return self.give_up(pose) };
+        if self.target.is_some_and(|t| !movegen::same_outcome(s.piece, t, m.placement)) {
+            log::debug!("driver: {:?} is out of reach from {pose:?}; going to {}", self.target, m.placement);
+            self.stats.retargets += 1;
+        }
+        self.target = Some(m.placement);
+        self.steps = m.path.clone();
     }
+
+    /// The move to make among those reachable: the decision's placement, else the best of its ranking,
+    /// else the placement nearest to it.
+    fn choose<'m>(&self, moves: &'m [Move], piece: Piece) -> Option<&'m Move> {
+        let decision = self.decision.as_ref()?;
+        let reach = |p: Placement| moves.iter().find(|m| movegen::same_outcome(piece, m.placement, p));
+        reach(decision.placement).or_else(|| decision.ranking.iter().find_map(|&(p, _)| reach(p))).or_else(|| {
+            let want = decision.placement;
+            let turns = |o: Orientation| (o.index() + 4 - want.orientation.index()) % 4;
+            moves.iter().min_by_key(|m| {
+                (m.placement.x.abs_diff(want.x), turns(m.placement.orientation).min(4 - turns(m.placement.orientation)))
+            })
+        })
+    }
+
+    /// Stops steering: the pair drops where it is.
+    fn give_up(&mut self, pose: PiecePosition) {
+        log::warn!("driver: the game keeps refusing the presses from {pose:?}; dropping the pair where it is");
+        self.stats.gave_up += 1;
+        self.target = Some(placement_of(pose));
+        self.steps.clear();
+    }
+}
+
+/// The placement a pose locks at when dropped straight down.
+fn placement_of(pose: PiecePosition) -> Placement {
+    Placement::new(pose.x, pose.orientation)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::Orientation::*;
+    use crate::game::{Color, Pair};
 
-    fn obs(x: u8, o: crate::game::Orientation) -> Observation {
-        Observation { controllable: true, pose: Pose { x, orientation: o }, y: 1 }
+    fn obs(x: u8, o: Orientation) -> Observation {
+        Observation { controllable: true, pose: PiecePosition { x, y: 1, orientation: o } }
+    }
+
+    fn surroundings() -> Surroundings {
+        Surroundings {
+            field: Field::new(),
+            piece: Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1])),
+            moves: MoveRules::default(),
+        }
+    }
+
+    fn decision(placement: Placement, path: &[Step]) -> Decision {
+        Decision { path: path.to_vec(), ..Decision::at(placement) }
     }
 
     #[test]
     fn at_speed_10_it_presses_every_frame_it_can_and_releases_between_equal_buttons() {
         let mut d = Driver::new(10);
-        d.start(Placement::new(5, Right), &plan(Pose { x: 3, orientation: Up }, Pose { x: 5, orientation: Right }));
+        d.start(decision(Placement::new(5, Right), &[Step::RotateCw, Step::Right, Step::Right]), surroundings());
         // A, then Right, (release), Right, then Down.
         assert_eq!(d.tick(obs(3, Up)), pad::A);
         assert_eq!(d.tick(obs(3, Right)), pad::RIGHT);
@@ -300,27 +396,57 @@ mod tests {
     }
 
     #[test]
-    fn a_kick_makes_it_replan_from_what_ram_shows() {
+    fn an_unexpected_pose_makes_it_replan_from_what_ram_shows() {
         let mut d = Driver::new(10);
-        d.start(Placement::new(1, Right), &[Step::RotateCw, Step::Left, Step::Left]);
+        d.start(decision(Placement::new(1, Right), &[Step::RotateCw, Step::Left, Step::Left]), surroundings());
         assert_eq!(d.tick(obs(3, Up)), pad::A);
-        // The game kicked the pivot one column left while rotating.
+        // The pair ended one column further left than the model said (e.g. a spurious Left arrived too).
         assert_eq!(d.tick(obs(2, Right)), pad::LEFT);
         assert_eq!(d.tick(obs(1, Right)), pad::DOWN);
         assert_eq!(d.stats().replans, 1);
+        assert_eq!(d.stats().retargets, 0);
+    }
+
+    #[test]
+    fn a_move_nobody_pressed_is_noticed_and_undone() {
+        let mut d = Driver::new(10);
+        d.start(decision(Placement::new(3, Up), &[]), surroundings());
+        assert_eq!(d.tick(obs(3, Up)), pad::DOWN);
+        assert_eq!(d.tick(obs(4, Up)), pad::LEFT);
+        assert_eq!(d.tick(obs(3, Up)), pad::DOWN);
+        assert_eq!(d.stats().replans, 1);
+    }
+
+    #[test]
+    fn an_unreachable_plan_gives_way_to_the_best_ranked_reachable_placement() {
+        // Column 2 is walled up to row 2, so from column 3 low down nothing left of 3 is reachable.
+        let mut field = Field::new();
+        for y in 2..14 {
+            field.set(2, y, crate::game::Cell::Nuisance);
+        }
+        let s = Surroundings { field, ..surroundings() };
+        let ranking = vec![(Placement::new(1, Up), 10.0), (Placement::new(5, Up), 5.0), (Placement::new(4, Up), 1.0)];
+        let mut d = Driver::new(10);
+        d.start(Decision { ranking, ..decision(Placement::new(1, Up), &[Step::Left, Step::Left]) }, s);
+        let low = Observation { controllable: true, pose: PiecePosition { x: 3, y: 8, orientation: Up } };
+        assert_eq!(d.tick(low), pad::RIGHT);
+        assert_eq!(d.target(), Some(Placement::new(5, Up)));
+        assert_eq!(d.stats().retargets, 1);
     }
 
     #[test]
     fn a_refused_move_is_retried_then_abandoned() {
         let mut d = Driver::new(10);
-        d.start(Placement::new(1, Up), &[Step::Left, Step::Left]);
-        let mut presses = 0;
+        d.start(decision(Placement::new(1, Up), &[Step::Left, Step::Left]), surroundings());
+        let (mut presses, mut last) = (0, 0);
         for _ in 0..200 {
-            if d.tick(obs(3, Up)) == pad::LEFT {
+            let b = d.tick(obs(3, Up));
+            if b == pad::LEFT && last != pad::LEFT {
                 presses += 1;
             }
+            last = b;
         }
-        assert!(presses > 1 && presses <= MAX_REPLANS as usize + 1, "{presses}");
+        assert!(presses > 1 && presses <= MAX_REFUSED as usize + 1, "{presses}");
         assert_eq!(d.stats().gave_up, 1);
         assert_eq!(d.tick(obs(3, Up)), pad::DOWN);
     }
@@ -328,7 +454,7 @@ mod tests {
     #[test]
     fn slow_speeds_wait_before_the_first_press() {
         let mut d = Driver::new(0);
-        d.start(Placement::new(4, Up), &[Step::Right]);
+        d.start(decision(Placement::new(4, Up), &[Step::Right]), surroundings());
         let first = (0..100).position(|_| d.tick(obs(3, Up)) == pad::RIGHT);
         assert_eq!(first, Some(SpeedProfile::new(0).reaction as usize));
     }

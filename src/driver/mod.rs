@@ -1,12 +1,10 @@
-//! The input driver: placement + input path → buttons, frame by frame, checked against RAM; and the
-//! after-lock comparison of RAM with the rules core.
+//! The input driver: a [`crate::sim::Decision`] → buttons, frame by frame, checked against RAM and
+//! re-planned with the game's movement model; and the after-lock comparison of RAM with the rules core.
 
 pub mod input;
-pub mod path;
 pub mod speed;
 pub mod verify;
 
 pub use input::{Driver, DriverStats, Observation, Surroundings};
-pub use path::{Pose, plan};
 pub use speed::SpeedProfile;
 pub use verify::{Check, Prediction, Verifier};

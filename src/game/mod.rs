@@ -1,6 +1,8 @@
-//! The game model: field, pieces, rules and resolution. Pure: no emulator, no UI, no I/O.
+//! The game model: field, pieces, rules, resolution and the movement model (which placements a falling
+//! piece can reach, and how). Pure: no emulator, no UI, no I/O.
 
 pub mod field;
+pub mod movegen;
 pub mod nuisance;
 pub mod piece;
 pub mod play;
@@ -9,6 +11,7 @@ pub mod rules;
 pub mod text;
 
 pub use field::{Field, HEIGHT, WIDTH};
+pub use movegen::{InputPath, Move, MoveRules, PiecePosition};
 pub use nuisance::nuisance_from_score;
 pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placement, Step};
 pub use play::PlacementError;

@@ -11,7 +11,7 @@ use crate::game::nuisance::nuisance_from_score;
 use crate::game::{Placement, Rules};
 use crate::memmap::Snapshot;
 
-use super::session::{Seat, SeatStats};
+use super::seat::{Seat, SeatStats};
 use super::thinker::MatchView;
 
 /// What a session knows of the games it plays one after another.

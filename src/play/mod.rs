@@ -1,11 +1,11 @@
 //! Playing a game in the emulator: the session (RAM → decode → bots → driver → pads, frame by frame),
-//! the menus, the bots, the headless run and its report.
+//! the menus, one seat's frame, the headless run and its report.
 
-pub mod bots;
 pub mod headless;
 pub mod matches;
 pub mod menu;
 pub mod report;
+pub mod seat;
 pub mod session;
 pub mod soak;
 pub mod thinker;
@@ -13,9 +13,11 @@ pub mod thinker;
 pub use headless::{Limits, RunError};
 pub use matches::{GameEnd, GameResult, Tally};
 pub use report::{PlayerSummary, Summary};
-pub use session::{Outcome, Seat, Session};
+pub use seat::{FrameContext, Seat, SeatStats, TOPOUT_FRAMES};
+pub use session::{Outcome, Session};
 pub use thinker::Thinker;
 
+use crate::ai::{AiConfig, Bot};
 use crate::config::Config;
 use crate::memmap::AddressFile;
 use crate::memmap::Mode;
@@ -35,8 +37,10 @@ fn with_play_samples(ai: &toml::Table, samples: u32) -> toml::Table {
 pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &Config, threaded: bool) -> Result<Vec<Seat>, String> {
     let speed = cfg.play.speed;
     let ai = with_play_samples(&cfg.ai, cfg.bots.samples);
+    let ai: AiConfig =
+        toml::Value::Table(ai).try_into().map_err(|e: toml::de::Error| format!("[ai]: {}", e.message()))?;
     let make = |name: &str, seed: u64| -> Result<(String, Thinker), String> {
-        let bot = bots::make(name, &ai, seed)?;
+        let bot = Box::new(Bot::new(name, &ai, seed).map_err(|e| e.to_string())?);
         Ok((name.to_string(), if threaded { Thinker::threaded(bot) } else { Thinker::inline(bot) }))
     };
     let seed = cfg.play.seed;

@@ -41,6 +41,8 @@ pub struct PlayerSummary {
     pub think_ms_total: f64,
     /// Times the driver re-planned because RAM disagreed with the plan.
     pub replans: u64,
+    /// Pieces that locked somewhere other than the bot's decision (re-planned around a pad fault).
+    pub off_plan: u64,
     /// RAM / model differences while calibration had not settled (not in `mismatches`).
     pub calibration_surprises: u64,
 }
@@ -111,6 +113,7 @@ impl Summary {
                 decisions: p.stats.decisions,
                 think_ms_total: p.stats.think_time.as_secs_f64() * 1000.0,
                 replans: p.driver_stats().replans,
+                off_plan: p.stats.off_plan,
                 calibration_surprises: p.stats.calibration_surprises,
             })
             .collect();

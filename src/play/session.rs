@@ -6,151 +6,24 @@
 
 use std::time::{Duration, Instant};
 
-use crate::ai::MoveRules;
 use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalibration, SeatControl};
-use crate::driver::{Check, Driver, Observation, Pose, Surroundings, Verifier, plan};
 use crate::emu::{EmuError, Machine};
-use crate::game::{Placement, Rules};
+use crate::game::{MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
-use crate::memmap::{AddressFile, Decoder, PlayerState, Snapshot, Turn};
+use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
 
 use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
-use super::thinker::{Request, Thinker};
-
-/// Frames a player may go without a controllable piece, with its spawn cell filled, before it counts as
-/// topped out.
-pub const TOPOUT_FRAMES: u32 = 180;
-
-/// Counters of one player, for the report.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SeatStats {
-    /// Pieces locked.
-    pub pieces: u32,
-    /// Locks that started a chain.
-    pub chains: u32,
-    /// Longest chain.
-    pub largest_chain: u32,
-    /// Points the model credited.
-    pub model_score: u64,
-    /// Comparisons of RAM with the model.
-    pub checks: u64,
-    /// Comparisons that failed.
-    pub mismatches: u64,
-    /// The player topped out.
-    pub topped_out: bool,
-    /// Time spent in the bot's search (on whichever thread ran it).
-    pub think_time: Duration,
-    /// Bot time on the frame loop's path: inline searches, and waits for a worker's answer.
-    pub frame_path_time: Duration,
-    /// Decisions made.
-    pub decisions: u32,
-    /// RAM / model differences while the contract was not settled (not counted as mismatches).
-    pub calibration_surprises: u64,
-}
+use super::seat::{FrameContext, Seat};
 
 /// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
-fn rules_for(spawn: &Option<crate::game::Orientation>) -> Rules {
-    Rules { spawn_orientation: spawn.unwrap_or(crate::game::Orientation::Up), ..Rules::puyo1() }
+fn rules_for(spawn: &Option<Orientation>) -> Rules {
+    Rules { spawn_orientation: spawn.unwrap_or(Orientation::Up), ..Rules::puyo1() }
 }
 
 /// The movement model's rules for a cartridge's `[movement]` entry.
 fn moves_of(m: &crate::memmap::Movement) -> MoveRules {
     MoveRules { kick_sideways: m.kick_sideways, kick_up: m.kick_up, ..MoveRules::default() }
-}
-
-/// One player of the game.
-pub struct Seat {
-    /// "P1" / "P2".
-    pub label: String,
-    /// 0-based pad index.
-    pub pad: usize,
-    /// The bot's name (for reports).
-    pub bot_name: String,
-    /// The bot, when the seat has one.
-    thinker: Option<Thinker>,
-    /// Whether the bot plays now.
-    pub bot_on: bool,
-    driver: Driver,
-    verifier: Verifier,
-    /// Counters.
-    pub stats: SeatStats,
-    was_controllable: bool,
-    waiting: bool,
-    /// Controllable frames of the current piece (its first is 1).
-    piece_frames: u32,
-    /// When the question in flight was asked.
-    asked_at: Option<Instant>,
-    idle_frames: u32,
-    seen_piece: bool,
-    /// Chain length the bot expects from its current decision.
-    pub expected_chain: u32,
-    /// Last decision time in milliseconds.
-    pub think_ms: f32,
-    /// Score read from RAM, when the address file knows where it is.
-    pub ram_score: Option<u32>,
-    /// The cartridge's movement rules (kicks), for the driver's re-plans.
-    moves: MoveRules,
-}
-
-impl std::fmt::Debug for Seat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Seat")
-            .field("label", &self.label)
-            .field("bot_on", &self.bot_on)
-            .field("stats", &self.stats)
-            .finish()
-    }
-}
-
-impl Seat {
-    /// A seat on 0-based `pad`, with an optional bot.
-    pub fn new(label: impl Into<String>, pad: usize, bot: Option<(String, Thinker)>, bot_on: bool, speed: u8) -> Seat {
-        let (bot_name, thinker) = match bot {
-            Some((n, t)) => (n, Some(t)),
-            None => ("human".to_string(), None),
-        };
-        Seat {
-            label: label.into(),
-            pad,
-            bot_on: bot_on && thinker.is_some(),
-            bot_name,
-            thinker,
-            driver: Driver::new(speed),
-            verifier: Verifier::default(),
-            stats: SeatStats::default(),
-            was_controllable: false,
-            waiting: false,
-            piece_frames: 0,
-            asked_at: None,
-            idle_frames: 0,
-            seen_piece: false,
-            expected_chain: 0,
-            think_ms: 0.0,
-            ram_score: None,
-            moves: MoveRules::default(),
-        }
-    }
-
-    /// Whether the seat has a bot at all.
-    pub fn has_bot(&self) -> bool {
-        self.thinker.is_some()
-    }
-
-    /// The bot's speed setting.
-    pub fn speed(&self) -> u8 {
-        self.driver.speed()
-    }
-
-    /// Where the bot is taking the current piece.
-    pub fn target(&self) -> Option<Placement> {
-        self.driver.target()
-    }
-
-    /// Driver counters.
-    pub fn driver_stats(&self) -> crate::driver::DriverStats {
-        self.driver.stats()
-    }
 }
 
 /// How the game ended.
@@ -186,7 +59,6 @@ pub struct Session<M: Machine> {
     ready_timeout: u32,
     rules: Rules,
     frames: u64,
-    next_id: u64,
     started: Instant,
     /// How the game ended, once it has.
     pub outcome: Option<Outcome>,
@@ -224,7 +96,7 @@ impl<M: Machine> Session<M> {
         let map_spawn = map.movement.spawn;
         let mut seats = seats;
         for s in &mut seats {
-            s.moves = moves_of(&map.movement);
+            s.set_moves(moves_of(&map.movement));
         }
         Session {
             machine,
@@ -236,7 +108,6 @@ impl<M: Machine> Session<M> {
             ready_timeout,
             rules: rules_for(&map_spawn),
             frames: 0,
-            next_id: 0,
             started: Instant::now(),
             outcome: None,
             menu_error: None,
@@ -418,11 +289,7 @@ impl<M: Machine> Session<M> {
             return false;
         }
         s.bot_on = !s.bot_on;
-        s.driver.clear();
-        s.waiting = false;
-        if let Some(t) = s.thinker.as_mut() {
-            t.cancel();
-        }
+        s.forget_piece();
         // A bot switched on mid-piece starts with the next piece; switched off, it lets go at once.
         s.bot_on
     }
@@ -432,7 +299,7 @@ impl<M: Machine> Session<M> {
         let cur = self.seats.iter().find(|s| s.has_bot()).map_or(0, |s| s.speed()) as i32;
         let new = (cur + delta).clamp(0, 10) as u8;
         for s in &mut self.seats {
-            s.driver.set_speed(new);
+            s.set_speed(new);
         }
         new
     }
@@ -440,14 +307,7 @@ impl<M: Machine> Session<M> {
     /// Forgets per-piece state (after a save state is loaded).
     pub fn reset_tracking(&mut self) {
         for s in &mut self.seats {
-            s.driver.clear();
-            s.verifier.reset();
-            s.waiting = false;
-            s.was_controllable = false;
-            s.idle_frames = 0;
-            if let Some(t) = s.thinker.as_mut() {
-                t.cancel();
-            }
+            s.reset_tracking();
         }
     }
 
@@ -538,13 +398,12 @@ impl<M: Machine> Session<M> {
                 if !std::mem::replace(&mut self.calibrated, true) {
                     log::info!("calibration settled; reading RAM with the learned contract from now on");
                     for s in &mut self.seats {
-                        s.verifier.reset();
-                        s.driver.clear();
+                        s.reset_prediction();
                     }
                 }
                 self.rules = rules_for(&learned.movement.spawn);
                 for s in &mut self.seats {
-                    s.moves = moves_of(&learned.movement);
+                    s.set_moves(moves_of(&learned.movement));
                 }
                 self.decoder = Decoder::new(learned);
             } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
@@ -578,12 +437,17 @@ impl<M: Machine> Session<M> {
                 _ => None,
             };
             let buttons = if let Some((b, active)) = opening {
-                opening_frame(seat, active);
+                seat.opening_frame(active);
                 b
             } else {
                 let before = seat.stats.mismatches;
-                let opponent = views.get(i).copied().flatten();
-                let b = seat_frame(seat, st, opponent, &self.rules, &mut self.next_id, self.wait_for_bots, frame_start);
+                let ctx = FrameContext {
+                    rules: &self.rules,
+                    opponent: views.get(i).copied().flatten(),
+                    wait_for_bot: self.wait_for_bots,
+                    frame_start,
+                };
+                let b = seat.frame(st, &ctx);
                 if calibrating {
                     seat.stats.calibration_surprises += seat.stats.mismatches - before;
                     seat.stats.mismatches = before;
@@ -620,147 +484,4 @@ impl<M: Machine> Session<M> {
         };
         self.end_game(end, winner);
     }
-}
-
-/// A seat's bookkeeping on a frame the calibration opening drives it: pieces are counted, nothing is
-/// predicted (the contract is not known yet), and the bot is not asked.
-fn opening_frame(seat: &mut Seat, active: bool) {
-    if active && !seat.was_controllable {
-        seat.seen_piece = true;
-        seat.idle_frames = 0;
-        seat.verifier.reset();
-        seat.driver.clear();
-        seat.waiting = false;
-        if let Some(t) = seat.thinker.as_mut() {
-            t.cancel();
-        }
-    } else if !active && seat.was_controllable {
-        seat.stats.pieces += 1;
-    }
-    seat.was_controllable = active;
-}
-
-/// One seat's work for one frame; returns its buttons.
-fn seat_frame(
-    seat: &mut Seat,
-    st: &PlayerState,
-    opponent: Option<super::thinker::MatchView>,
-    rules: &Rules,
-    next_id: &mut u64,
-    wait_for_bot: bool,
-    frame_start: Instant,
-) -> u8 {
-    seat.ram_score = st.score;
-    let pose = st.orientation.map(|o| Pose { x: st.x, orientation: o });
-    let controllable = st.controllable;
-
-    if controllable && !seat.was_controllable {
-        if seat.stats.topped_out {
-            // Pieces again after a top-out: the person started a new game from the menus.
-            log::info!("{}: a new game", seat.label);
-            seat.stats.topped_out = false;
-            seat.verifier.reset();
-        }
-        // A new piece: check the last lock now that the game has resolved it.
-        if let Some((pred, check)) = seat.verifier.on_spawn(&st.field, &seat.label) {
-            seat.stats.checks += 1;
-            if matches!(check, Check::Mismatch { .. }) {
-                seat.stats.mismatches += 1;
-            }
-            if pred.summary.chains > 0 {
-                seat.stats.chains += 1;
-                seat.stats.largest_chain = seat.stats.largest_chain.max(pred.summary.chains);
-            }
-            seat.stats.model_score += pred.summary.score as u64;
-        }
-        seat.seen_piece = true;
-        seat.idle_frames = 0;
-        seat.piece_frames = 0;
-        seat.driver.clear();
-        seat.waiting = false;
-        if seat.bot_on
-            && let (Some(t), Some(current), Some(next)) = (seat.thinker.as_mut(), st.current, st.next)
-        {
-            *next_id += 1;
-            let asked = Instant::now();
-            let inline = t.is_inline();
-            t.ask(Request {
-                id: *next_id,
-                field: st.field,
-                current,
-                next,
-                opponent,
-                rules: rules.clone(),
-                pieces_played: seat.stats.pieces,
-            });
-            seat.waiting = true;
-            seat.asked_at = Some(asked);
-            if inline {
-                seat.stats.frame_path_time += asked.elapsed();
-            }
-        }
-    }
-
-    if controllable {
-        seat.piece_frames += 1;
-        if let (Some(piece), Some(p)) = (st.current, pose) {
-            seat.verifier.track(&st.field, piece, Placement::new(p.x, p.orientation));
-        }
-        let must_have = wait_for_bot && seat.piece_frames >= seat.driver.first_action_frame();
-        let answer = match seat.thinker.as_mut() {
-            Some(t) if seat.waiting && must_have => {
-                let a = t.wait();
-                if !t.is_inline() {
-                    // The frame loop waited from the start of this frame, or from the question if it was
-                    // asked in this frame (on one core the worker may run before the loop reaches the wait).
-                    let since = seat.asked_at.map_or(frame_start, |q| q.max(frame_start));
-                    seat.stats.frame_path_time += since.elapsed();
-                }
-                a
-            }
-            Some(t) if seat.waiting => t.poll(),
-            _ => None,
-        };
-        if let Some(answer) = answer {
-            seat.waiting = false;
-            seat.stats.think_time += answer.elapsed;
-            seat.stats.decisions += 1;
-            seat.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
-            seat.expected_chain = answer.decision.expected_chain;
-            let target = answer.decision.placement;
-            // The planner's path starts at the spawn pose; the driver re-plans if RAM shows otherwise.
-            let path = match (answer.path, pose) {
-                (Some(path), _) => path,
-                (None, Some(p)) => plan(p, Pose::of(target)),
-                (None, None) => Vec::new(),
-            };
-            seat.driver.start(target, &path);
-            if let Some(piece) = st.current {
-                seat.driver.set_surroundings(Surroundings { field: st.field, piece, moves: seat.moves });
-            }
-        }
-    } else if seat.was_controllable {
-        // The piece locked.
-        seat.stats.pieces += 1;
-        seat.verifier.on_lock(rules);
-    }
-
-    if !controllable && seat.seen_piece {
-        seat.idle_frames += 1;
-        if st.field.is_game_over(rules) && seat.idle_frames > TOPOUT_FRAMES && !seat.stats.topped_out {
-            log::info!("{} topped out after {} pieces", seat.label, seat.stats.pieces);
-            seat.stats.topped_out = true;
-        }
-    }
-    seat.was_controllable = controllable;
-
-    if !seat.bot_on {
-        return 0;
-    }
-    let obs = Observation {
-        controllable,
-        pose: pose.unwrap_or(Pose { x: st.x, orientation: crate::game::Orientation::Up }),
-        y: st.y,
-    };
-    seat.driver.tick(obs)
 }

@@ -5,30 +5,8 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::game::{Field, Piece, Rules, Step};
+use crate::game::{Field, Piece, Rules};
 use crate::sim::{Decision, OpponentView, Player, View};
-
-/// Anything that decides where a piece goes, optionally with the input path to get there from the spawn
-/// position (the AI's move generation knows it; a plain [`Player`] leaves it to the driver's planner).
-pub trait Planner: Send {
-    /// A short name for reports.
-    fn name(&self) -> &str;
-    /// The decision, and the path from the spawn position when the planner knows one.
-    fn decide(&mut self, view: &View<'_>) -> (Decision, Option<Vec<Step>>);
-}
-
-/// A [`Player`] as a [`Planner`] that gives no path.
-pub struct PlayerPlanner(pub Box<dyn Player>);
-
-impl Planner for PlayerPlanner {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-
-    fn decide(&mut self, view: &View<'_>) -> (Decision, Option<Vec<Step>>) {
-        (self.0.choose(view), None)
-    }
-}
 
 /// Everything a bot needs for one decision, owned so it can cross threads.
 #[derive(Clone, Debug)]
@@ -68,15 +46,13 @@ pub struct MatchView {
 pub struct Answer {
     /// The request it answers.
     pub id: u64,
-    /// Where to put the piece.
+    /// Where to put the piece, and how.
     pub decision: Decision,
-    /// The input path from the spawn position, when the planner gave one.
-    pub path: Option<Vec<Step>>,
     /// How long the search took.
     pub elapsed: Duration,
 }
 
-fn think(bot: &mut dyn Planner, r: &Request) -> Answer {
+fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     let start = Instant::now();
     let opponent = r.opponent.as_ref().map(|m| OpponentView {
         field: &m.field,
@@ -93,8 +69,8 @@ fn think(bot: &mut dyn Planner, r: &Request) -> Answer {
         rules: &r.rules,
         pieces_played: r.pieces_played,
     };
-    let (decision, path) = bot.decide(&view);
-    Answer { id: r.id, decision, path, elapsed: start.elapsed() }
+    let decision = bot.choose(&view);
+    Answer { id: r.id, decision, elapsed: start.elapsed() }
 }
 
 /// A bot with a way to run it.
@@ -102,7 +78,7 @@ pub enum Thinker {
     /// Runs the search when asked; the answer is ready at once.
     Inline {
         /// The bot.
-        bot: Box<dyn Planner>,
+        bot: Box<dyn Player>,
         /// The last answer, not yet collected.
         ready: Option<Answer>,
     },
@@ -130,12 +106,12 @@ impl std::fmt::Debug for Thinker {
 
 impl Thinker {
     /// Runs `bot` inline.
-    pub fn inline(bot: Box<dyn Planner>) -> Thinker {
+    pub fn inline(bot: Box<dyn Player>) -> Thinker {
         Thinker::Inline { bot, ready: None }
     }
 
     /// Runs `bot` on a worker thread.
-    pub fn threaded(mut bot: Box<dyn Planner>) -> Thinker {
+    pub fn threaded(mut bot: Box<dyn Player>) -> Thinker {
         let (tx, worker_rx) = channel::<Request>();
         let (worker_tx, rx) = channel::<Answer>();
         let handle = std::thread::Builder::new()

@@ -14,7 +14,7 @@ pub mod summary;
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
 pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
 pub use generator::{PieceSource, QueuePieces, RandomPieces, game_rng};
-pub use player::{Decision, OpponentView, Player, View};
+pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, thread_cpu_ns, wilson};
 pub use summary::{

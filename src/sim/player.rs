@@ -1,6 +1,6 @@
 //! The interface between a game loop and whoever decides where pieces go (a bot, a script, the emulator).
 
-use crate::game::{Field, Piece, Placement, Rules};
+use crate::game::{ChainSummary, Field, InputPath, Piece, Placement, Rules};
 
 /// What a player sees when it must place a piece. The Famicom shows the current and one next piece.
 #[derive(Clone, Copy, Debug)]
@@ -34,13 +34,58 @@ pub struct OpponentView<'a> {
     pub incoming_from_chain: u32,
 }
 
-/// A decision: where the current piece goes, plus what the player expects (for logs and the HUD).
+/// Why a player fires a chain now rather than building on (set by bots with an ignition policy).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FireReason {
+    /// The chain reaches the length or score threshold.
+    Threshold,
+    /// Our field is about to top out.
+    Danger,
+    /// Battle: the chain sends a full load of nuisance.
+    FullLoad,
+    /// Battle: nuisance is on its way.
+    Answer,
+    /// Battle: the opponent is nearly full.
+    Finish,
+}
+
+/// A decision: where the current piece goes and the inputs that take it there. The one type that travels
+/// from the search through the session to the driver, which presses `path` and, when the pad or the game
+/// disagrees, re-plans towards `placement` or the best of `ranking` still reachable.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
     /// Where to lock the current piece.
     pub placement: Placement,
+    /// Inputs from the spawn position to `placement`, before the drop (empty: the driver finds them).
+    pub path: InputPath,
+    /// The chain the player expects this placement to fire now (for logs and the HUD).
+    pub chain: ChainSummary,
+    /// The search's value of `placement` (0 when the player does not rank).
+    pub value: f64,
+    /// Why the player fires, when an ignition policy chose this placement.
+    pub fired: Option<FireReason>,
+    /// Other placements of the piece with their values, best first, for when `placement` can no longer be
+    /// reached (empty when the player does not rank).
+    pub ranking: Vec<(Placement, f64)>,
+}
+
+impl Decision {
+    /// A bare decision: a placement with no path, value or ranking.
+    pub fn at(placement: Placement) -> Decision {
+        Decision {
+            placement,
+            path: Vec::new(),
+            chain: ChainSummary::default(),
+            value: 0.0,
+            fired: None,
+            ranking: Vec::new(),
+        }
+    }
+
     /// Chain length the player expects this placement to fire now (0 = none).
-    pub expected_chain: u32,
+    pub fn expected_chain(&self) -> u32 {
+        self.chain.chains
+    }
 }
 
 /// Anything that chooses placements.

@@ -9,10 +9,10 @@
 //! modelled at the row it is at now (the spawn row by default). When the walk is over, the driver drops
 //! the piece straight down and it locks at the placement.
 
-use crate::game::field::{HEIGHT, WIDTH, bit};
-use crate::game::{Field, Item, Orientation, Piece, Placement, Rules};
+use super::field::{HEIGHT, WIDTH, bit};
+use super::{Field, Item, Orientation, Piece, Placement, Rules};
 
-pub use crate::game::Step;
+pub use super::Step;
 
 /// The inputs that bring a piece from its current position to a placement; after them the driver drops.
 pub type InputPath = Vec<Step>;
@@ -152,7 +152,7 @@ fn placement_key(piece: Piece, p: PiecePosition) -> (Placement, Placement) {
     let key = match piece {
         Piece::Pair(pair) if pair.is_monochrome() => match p.orientation {
             Orientation::Down => Placement::new(p.x, Orientation::Up),
-            Orientation::Left => Placement::new(p.x - 1, Orientation::Right),
+            Orientation::Left => Placement::new(p.x.saturating_sub(1), Orientation::Right),
             _ => placement,
         },
         _ => placement,
@@ -206,6 +206,25 @@ fn walk(
             }
         }
     }
+}
+
+/// Where one input takes the piece from `from` (kicks included), or `None` when the game refuses it. The
+/// driver's expectation of each press, so a kick is not mistaken for a fault.
+pub fn step(field: &Field, piece: Piece, from: PiecePosition, step: Step, rules: &MoveRules) -> Option<PiecePosition> {
+    let walker = Walker { occupied: field.occupied(), piece, rules };
+    walker.apply(from, step)
+}
+
+/// True when locking `piece` at `a` and at `b` gives the same field (a one-colour pair mirrored).
+pub fn same_outcome(piece: Piece, a: Placement, b: Placement) -> bool {
+    let key = |p: Placement| placement_key(piece, PiecePosition { x: p.x, y: 1, orientation: p.orientation }).1;
+    key(a) == key(b)
+}
+
+/// The shortest input path from `from` to `goal` (or to a placement with the same outcome), when `goal` is
+/// still reachable.
+pub fn path_to(field: &Field, piece: Piece, from: PiecePosition, goal: Placement, rules: &MoveRules) -> Option<Move> {
+    generate(field, piece, from, rules).into_iter().find(|m| same_outcome(piece, m.placement, goal))
 }
 
 /// Every distinct lock placement of `piece` reachable from `start` on `field`, each with its shortest

@@ -1,0 +1,332 @@
+//! One player of a running game, frame by frame: on spawn (check the last lock, ask the bot), collect
+//! the bot's answer (hand the decision to the driver), on lock (predict the field), watch for a top-out;
+//! then the driver's buttons.
+
+use std::time::{Duration, Instant};
+
+use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
+use crate::game::movegen::{self, MoveRules, PiecePosition};
+use crate::game::{Field, Orientation, Placement, Rules};
+use crate::memmap::PlayerState;
+
+use super::thinker::{Request, Thinker};
+
+/// Frames a player may go without a controllable piece, with its spawn cell filled, before it counts as
+/// topped out.
+pub const TOPOUT_FRAMES: u32 = 180;
+
+/// Counters of one player, for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeatStats {
+    /// Pieces locked.
+    pub pieces: u32,
+    /// Locks that started a chain.
+    pub chains: u32,
+    /// Longest chain.
+    pub largest_chain: u32,
+    /// Points the model credited.
+    pub model_score: u64,
+    /// Comparisons of RAM with the model.
+    pub checks: u64,
+    /// Comparisons that failed.
+    pub mismatches: u64,
+    /// Pieces that locked somewhere other than the bot's decision (the driver re-planned around a fault).
+    pub off_plan: u64,
+    /// The player topped out.
+    pub topped_out: bool,
+    /// Time spent in the bot's search (on whichever thread ran it).
+    pub think_time: Duration,
+    /// Bot time on the frame loop's path: inline searches, and waits for a worker's answer.
+    pub frame_path_time: Duration,
+    /// Decisions made.
+    pub decisions: u32,
+    /// RAM / model differences while the contract was not settled (not counted as mismatches).
+    pub calibration_surprises: u64,
+}
+
+/// What every seat shares on one frame.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameContext<'a> {
+    /// The rules model.
+    pub rules: &'a Rules,
+    /// The match as this seat sees it, in 2P: the opponent's field and the nuisance on its way.
+    pub opponent: Option<super::thinker::MatchView>,
+    /// Wait for the bot's answer when the driver would act on it (headless runs).
+    pub wait_for_bot: bool,
+    /// When the frame started (for the time the loop waits on a worker).
+    pub frame_start: Instant,
+}
+
+/// One player of the game.
+pub struct Seat {
+    /// "P1" / "P2".
+    pub label: String,
+    /// 0-based pad index.
+    pub pad: usize,
+    /// The bot's name (for reports).
+    pub bot_name: String,
+    /// The bot, when the seat has one.
+    thinker: Option<Thinker>,
+    /// Whether the bot plays now.
+    pub bot_on: bool,
+    driver: Driver,
+    verifier: Verifier,
+    /// Counters.
+    pub stats: SeatStats,
+    was_controllable: bool,
+    waiting: bool,
+    /// Controllable frames of the current piece (its first is 1).
+    piece_frames: u32,
+    /// When the question in flight was asked.
+    asked_at: Option<Instant>,
+    idle_frames: u32,
+    seen_piece: bool,
+    /// Chain length the bot expects from its current decision.
+    pub expected_chain: u32,
+    /// Last decision time in milliseconds.
+    pub think_ms: f32,
+    /// Score read from RAM, when the address file knows where it is.
+    pub ram_score: Option<u32>,
+    /// The cartridge's movement rules (kicks), for the driver's re-plans.
+    moves: MoveRules,
+    /// Tags the questions to the bot.
+    next_id: u64,
+}
+
+impl std::fmt::Debug for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Seat")
+            .field("label", &self.label)
+            .field("bot_on", &self.bot_on)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Seat {
+    /// A seat on 0-based `pad`, with an optional bot.
+    pub fn new(label: impl Into<String>, pad: usize, bot: Option<(String, Thinker)>, bot_on: bool, speed: u8) -> Seat {
+        let (bot_name, thinker) = match bot {
+            Some((n, t)) => (n, Some(t)),
+            None => ("human".to_string(), None),
+        };
+        Seat {
+            label: label.into(),
+            pad,
+            bot_on: bot_on && thinker.is_some(),
+            bot_name,
+            thinker,
+            driver: Driver::new(speed),
+            verifier: Verifier::default(),
+            stats: SeatStats::default(),
+            was_controllable: false,
+            waiting: false,
+            piece_frames: 0,
+            asked_at: None,
+            idle_frames: 0,
+            seen_piece: false,
+            expected_chain: 0,
+            think_ms: 0.0,
+            ram_score: None,
+            moves: MoveRules::default(),
+            next_id: 0,
+        }
+    }
+
+    /// Whether the seat has a bot at all.
+    pub fn has_bot(&self) -> bool {
+        self.thinker.is_some()
+    }
+
+    /// The bot's speed setting.
+    pub fn speed(&self) -> u8 {
+        self.driver.speed()
+    }
+
+    /// Changes the bot's speed setting.
+    pub fn set_speed(&mut self, speed: u8) {
+        self.driver.set_speed(speed);
+    }
+
+    /// Where the bot is taking the current piece.
+    pub fn target(&self) -> Option<Placement> {
+        self.driver.target()
+    }
+
+    /// Driver counters.
+    pub fn driver_stats(&self) -> DriverStats {
+        self.driver.stats()
+    }
+
+    /// Uses the cartridge's movement rules from now on.
+    pub fn set_moves(&mut self, moves: MoveRules) {
+        self.moves = moves;
+    }
+
+    /// Lets go of the current piece and forgets the bot's question (bot switched, contract relearned).
+    pub fn forget_piece(&mut self) {
+        self.driver.clear();
+        self.waiting = false;
+        if let Some(t) = self.thinker.as_mut() {
+            t.cancel();
+        }
+    }
+
+    /// Forgets everything about the piece and the last lock (after a save state is loaded, or when the
+    /// contract the predictions used has changed).
+    pub fn reset_tracking(&mut self) {
+        self.forget_piece();
+        self.verifier.reset();
+        self.was_controllable = false;
+        self.idle_frames = 0;
+    }
+
+    /// Forgets the last lock's prediction (its contract was replaced).
+    pub fn reset_prediction(&mut self) {
+        self.verifier.reset();
+        self.driver.clear();
+    }
+
+    /// Bookkeeping on a frame the calibration opening drives the seat: pieces are counted, nothing is
+    /// predicted (the contract is not known yet), and the bot is not asked.
+    pub fn opening_frame(&mut self, active: bool) {
+        if active && !self.was_controllable {
+            self.seen_piece = true;
+            self.idle_frames = 0;
+            self.verifier.reset();
+            self.forget_piece();
+        } else if !active && self.was_controllable {
+            self.stats.pieces += 1;
+        }
+        self.was_controllable = active;
+    }
+
+    /// The seat's work for one frame; returns its buttons.
+    pub fn frame(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) -> u8 {
+        self.ram_score = st.score;
+        let controllable = st.controllable;
+        if controllable && !self.was_controllable {
+            self.on_spawn(st, ctx);
+        }
+        if controllable {
+            self.piece_frames += 1;
+            if let (Some(piece), Some(o)) = (st.current, st.orientation) {
+                self.verifier.track(&st.field, piece, Placement::new(st.x, o));
+            }
+            self.collect_answer(st, ctx);
+        } else if self.was_controllable {
+            self.on_lock(ctx.rules);
+        }
+        self.watch_topout(st, ctx.rules);
+        self.was_controllable = controllable;
+
+        if !self.bot_on {
+            return 0;
+        }
+        let orientation = st.orientation.unwrap_or(Orientation::Up);
+        self.driver.tick(Observation { controllable, pose: PiecePosition { x: st.x, y: st.y, orientation } })
+    }
+
+    /// A new piece: checks the last lock now that the game has resolved it, and asks the bot.
+    fn on_spawn(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
+        if self.stats.topped_out {
+            // Pieces again after a top-out: the person started a new game from the menus.
+            log::info!("{}: a new game", self.label);
+            self.stats.topped_out = false;
+            self.verifier.reset();
+        }
+        self.check_last_lock(&st.field);
+        self.seen_piece = true;
+        self.idle_frames = 0;
+        self.piece_frames = 0;
+        self.forget_piece();
+        if !self.bot_on {
+            return;
+        }
+        let (Some(t), Some(current), Some(next)) = (self.thinker.as_mut(), st.current, st.next) else { return };
+        self.next_id += 1;
+        let asked = Instant::now();
+        t.ask(Request {
+            id: self.next_id,
+            field: st.field,
+            current,
+            next,
+            opponent: ctx.opponent,
+            rules: ctx.rules.clone(),
+            pieces_played: self.stats.pieces,
+        });
+        self.waiting = true;
+        self.asked_at = Some(asked);
+        if t.is_inline() {
+            self.stats.frame_path_time += asked.elapsed();
+        }
+    }
+
+    /// Compares the field RAM shows with the model's prediction of the last lock, and whether the piece
+    /// locked where the bot decided.
+    fn check_last_lock(&mut self, field: &Field) {
+        let Some((pred, check)) = self.verifier.on_spawn(field, &self.label) else { return };
+        self.stats.checks += 1;
+        if matches!(check, Check::Mismatch { .. }) {
+            self.stats.mismatches += 1;
+        }
+        if pred.summary.chains > 0 {
+            self.stats.chains += 1;
+            self.stats.largest_chain = self.stats.largest_chain.max(pred.summary.chains);
+        }
+        self.stats.model_score += pred.summary.score as u64;
+        if let Some(d) = self.driver.decision()
+            && !movegen::same_outcome(pred.piece, pred.placement, d.placement)
+        {
+            log::debug!("{}: {} locked at {}, decided {}", self.label, pred.piece, pred.placement, d.placement);
+            self.stats.off_plan += 1;
+        }
+    }
+
+    /// Takes the bot's answer once it is there (waiting for it when the driver would act on it) and
+    /// hands the decision to the driver.
+    fn collect_answer(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
+        let must_have = ctx.wait_for_bot && self.piece_frames >= self.driver.first_action_frame();
+        let answer = match self.thinker.as_mut() {
+            Some(t) if self.waiting && must_have => {
+                let a = t.wait();
+                if !t.is_inline() {
+                    // The frame loop waited from the start of this frame, or from the question if it was
+                    // asked in this frame (on one core the worker may run before the loop reaches the wait).
+                    let since = self.asked_at.map_or(ctx.frame_start, |q| q.max(ctx.frame_start));
+                    self.stats.frame_path_time += since.elapsed();
+                }
+                a
+            }
+            Some(t) if self.waiting => t.poll(),
+            _ => None,
+        };
+        let Some(answer) = answer else { return };
+        self.waiting = false;
+        self.stats.think_time += answer.elapsed;
+        self.stats.decisions += 1;
+        self.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
+        self.expected_chain = answer.decision.expected_chain();
+        if let Some(piece) = st.current {
+            self.driver.start(answer.decision, Surroundings { field: st.field, piece, moves: self.moves });
+        }
+    }
+
+    /// The piece locked: the model predicts the field the game will show.
+    fn on_lock(&mut self, rules: &Rules) {
+        self.stats.pieces += 1;
+        self.verifier.on_lock(rules);
+    }
+
+    /// Counts a top-out once the spawn cell stays filled with no piece under control.
+    fn watch_topout(&mut self, st: &PlayerState, rules: &Rules) {
+        if st.controllable || !self.seen_piece {
+            return;
+        }
+        self.idle_frames += 1;
+        if st.field.is_game_over(rules) && self.idle_frames > TOPOUT_FRAMES && !self.stats.topped_out {
+            log::info!("{} topped out after {} pieces", self.label, self.stats.pieces);
+            self.stats.topped_out = true;
+        }
+    }
+}
