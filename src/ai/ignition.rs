@@ -40,10 +40,10 @@ pub struct IgnitionPolicy {
 impl Default for IgnitionPolicy {
     fn default() -> Self {
         IgnitionPolicy {
-            min_chain: 12,
+            min_chain: 14,
             min_score: 0,
-            patience_puyos: 60,
-            patience_step: 4,
+            patience_puyos: 58,
+            patience_step: 3,
             danger_puyos: 72,
             stuck_puyos: 60,
             stuck_chain: 6,

@@ -42,11 +42,11 @@ impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             depth: 2,
-            samples: 8,
+            samples: 4,
             colors: 4,
             refine_top: 6,
             threads: 1,
-            beam_width: 0,
+            beam_width: 12,
             beam_depth: 2,
             moves: MoveRules::default(),
         }

@@ -56,6 +56,9 @@ pub struct ChainWeights {
     pub detect_keys: u32,
     /// Extension rounds of the detector.
     pub detect_extend: u32,
+    /// The detector extends only triggers within this many links of the longest one (a large value
+    /// extends every trigger).
+    pub detect_slack: u32,
     /// Ideal height offsets from the mean, column 1 first.
     pub shape_offsets: [f64; WIDTH],
     /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
@@ -92,6 +95,7 @@ impl Default for ChainWeights {
             template_name: "gtr".into(),
             detect_keys: 3,
             detect_extend: 1,
+            detect_slack: 2,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
             battle_chain_cap: 5,
             battle_extra_chain: 100.0,
@@ -177,7 +181,8 @@ impl ChainEval {
     pub fn breakdown(&self, field: &Field, waste: u32, rules: &Rules) -> ChainBreakdown {
         let w = &self.weights;
         let heights = field.heights();
-        let opts = DetectOptions { max_keys: w.detect_keys, extend_depth: w.detect_extend };
+        let opts =
+            DetectOptions { max_keys: w.detect_keys, extend_depth: w.detect_extend, extend_slack: w.detect_slack };
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
         potential::detect(field, rules, opts, |p| {

@@ -35,11 +35,14 @@ pub struct DetectOptions {
     pub max_keys: u32,
     /// Extension rounds after a trigger is found (0 = none).
     pub extend_depth: u32,
+    /// Only triggers whose chain is within this many links of the longest trigger found are extended
+    /// (an extension round rarely adds more; `u32::MAX` = extend every trigger).
+    pub extend_slack: u32,
 }
 
 impl Default for DetectOptions {
     fn default() -> Self {
-        DetectOptions { max_keys: 3, extend_depth: 1 }
+        DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX }
     }
 }
 
@@ -100,6 +103,9 @@ pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl
     let heights = field.heights();
     let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize, rules.spawn_bottom_row());
     let mut trials = 0;
+    // Triggers found, with the field holding their keys and the field after their chain: extended
+    // once all are known, so that only the ones close to the longest are.
+    let mut found_all: Vec<(Field, Field, Potential)> = Vec::new();
     for x in lo..=hi {
         let h0 = heights[x - 1];
         let limit = key_limit(x, rules);
@@ -138,10 +144,16 @@ pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl
                 };
                 visit(&found);
                 if opts.extend_depth > 0 {
-                    trials += extend(&plan, &trial, &heights, found, rules, opts.extend_depth, (lo, hi), &mut visit);
+                    found_all.push((plan, trial, found));
                 }
                 break;
             }
+        }
+    }
+    let longest = found_all.iter().map(|(_, _, p)| p.chains).max().unwrap_or(0);
+    for (plan, after, found) in &found_all {
+        if found.chains.saturating_add(opts.extend_slack) >= longest {
+            trials += extend(plan, after, &heights, *found, rules, opts.extend_depth, (lo, hi), &mut visit);
         }
     }
     trials
@@ -236,7 +248,7 @@ mod tests {
     fn finds_a_two_chain_behind_one_key() {
         // Column 1: R on top of GGG; adding one G to column 2 pops the Gs, R falls onto RRR.
         let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
-        let p = best(&f, DetectOptions { max_keys: 3, extend_depth: 0 }).expect("a chain");
+        let p = best(&f, DetectOptions { max_keys: 3, extend_depth: 0, ..DetectOptions::default() }).expect("a chain");
         assert_eq!(p.chains, 2);
         assert_eq!(p.color, Color::ALL[1]);
         assert_eq!(p.keys, 1);
@@ -252,10 +264,37 @@ mod tests {
         // R key in column 2 pops the Rs; the G on top of column 1 falls next to GG in column 2. A G added
         // to column 3 (three Gs, no pop) makes that a second link.
         let f = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
-        let plain = best(&f, DetectOptions { max_keys: 3, extend_depth: 0 }).expect("a chain");
+        let plain =
+            best(&f, DetectOptions { max_keys: 3, extend_depth: 0, ..DetectOptions::default() }).expect("a chain");
         assert_eq!(plain.chains, 1);
-        let ext = best(&f, DetectOptions { max_keys: 3, extend_depth: 1 }).expect("a chain");
+        let ext =
+            best(&f, DetectOptions { max_keys: 3, extend_depth: 1, ..DetectOptions::default() }).expect("a chain");
         assert_eq!(ext.chains, 2);
         assert_eq!(ext.keys, 2);
+    }
+
+    #[test]
+    fn finds_the_gtr_trigger_and_its_three_chain() {
+        // The GTR base of tests/fixtures/fields/gtr3.txt without its trigger: one Y on column 1 pops the
+        // Ys, the B hook falls into place, then the Gs: 3 links, 40 + 320 + 640 points.
+        let f = Field::from_rows(&["......", "YBG...", "YYBG..", "BBGG.."]);
+        let p = best(&f, DetectOptions { max_keys: 3, extend_depth: 0, ..DetectOptions::default() }).expect("a chain");
+        assert_eq!((p.chains, p.score, p.x, p.keys), (3, 1000, 1, 1));
+        assert_eq!(p.color, Color::ALL[3]);
+        assert_eq!(p.remaining, 0);
+    }
+
+    #[test]
+    fn extending_only_the_longest_triggers_keeps_the_best_chain() {
+        // The extension field above plus an unrelated one-link trigger on the right: extending only
+        // triggers within one link of the longest finds the same 2-chain with fewer trials.
+        let f = Field::from_rows(&["G.....", "R.....", "RG...B", "RG..BB"]);
+        let all = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX };
+        let near = DetectOptions { extend_slack: 0, ..all };
+        let (a, b) = (best(&f, all).expect("a chain"), best(&f, near).expect("a chain"));
+        assert_eq!(a.chains, 2);
+        assert_eq!((b.chains, b.score), (a.chains, a.score));
+        let trials = |o| detect(&f, &Rules::puyo1(), o, |_| {});
+        assert!(trials(near) <= trials(all));
     }
 }
