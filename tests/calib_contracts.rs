@@ -1,5 +1,5 @@
 //! Self-calibration on open-cartridge builds with contracts nobody wrote an address file for: each
-//! contract is drawn from a seed, built with `tests/labcart/build.sh --out … -- -D …`, and learned
+//! contract is drawn from a seed, built with `src/labcart/build.sh --out … -- -D …`, and learned
 //! from the real cartridge's guessed address files. The learner must settle within 10 pieces and
 //! report exactly the built values (empty code, colour codes, orientation values, A's direction,
 //! which puyo X/Y follow, the colour byte offset).

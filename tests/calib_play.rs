@@ -34,7 +34,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A committed build made unknown (one CHR byte changed: the game is the same).
 fn committed(dir: &Path, file: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labcart").join(file);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/labcart").join(file);
     let mut bytes = std::fs::read(src).expect("committed build");
     if let Some(last) = bytes.last_mut() {
         *last ^= 1;

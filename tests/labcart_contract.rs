@@ -1,4 +1,4 @@
-//! The labcart built with drawn contracts (tests/labcart/build.sh --out … -- -D …): each build
+//! The labcart built with drawn contracts (src/labcart/build.sh --out … -- -D …): each build
 //! honours its values in RAM — empty code, colour byte offset, piece codes, orientation numbering,
 //! A/B direction, X/Y tracking, spawn orientation, nuisance and item codes.
 //!

@@ -115,7 +115,7 @@ fn the_same_seed_gives_the_same_games_and_another_seed_other_games() {
 /// A session on the built-in test cartridge as `puyobot play` builds it, with `map` (default: the
 /// mode's built-in file).
 fn lab_session(mode: Mode, map_text: Option<&str>) -> Session<Emu> {
-    let image = RomImage::from_path(&root().join("tests/labcart/puyolab.nes")).expect("the labcart ROM");
+    let image = RomImage::from_path(&root().join("src/labcart/puyolab.nes")).expect("the labcart ROM");
     let source = AddressSource::Builtin;
     let catalog = source.catalog().expect("roms.toml");
     let known = catalog.identify(&image).expect("the labcart is in roms.toml");

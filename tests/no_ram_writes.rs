@@ -10,7 +10,7 @@ use puyobot::memmap::AddressSource;
 use puyobot::play::{Limits, Session, headless, seats_for};
 
 fn labcart() -> RomImage {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/labcart/puyolab.nes");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/labcart/puyolab.nes");
     RomImage::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -1,6 +1,6 @@
 //! The player on the open test cartridge: endless with each variant, AI vs AI to a winner, vs-human keys.
 //!
-//! The cartridge files are committed in `tests/labcart/`; a missing file is a failure.
+//! The cartridge files are committed in `src/labcart/`; a missing file is a failure.
 
 use std::path::PathBuf;
 
@@ -10,7 +10,7 @@ use puyobot::memmap::AddressSource;
 use puyobot::play::{Limits, Session, Summary, headless, seats_for};
 
 fn rom(name: &str) -> RomImage {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/labcart").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/labcart").join(name);
     RomImage::from_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

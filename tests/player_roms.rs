@@ -10,7 +10,7 @@ use puyobot::memmap::AddressSource;
 fn labcart_hashes_match_the_committed_files() {
     let dir = std::env::var_os("PUYOBOT_LABCART_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/labcart"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/labcart"));
     let cat = AddressSource::Builtin.catalog().unwrap();
     for (file, name) in [
         ("puyolab.nes", "puyolab (open test cartridge)"),

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 /// P1's spawn-delay byte: 0 exactly while the pair can move (the person "sees" the pair fall).
 const SPAWN_DELAY_P1: usize = 0x0615;
-/// The open cartridge's menu-cursor line byte (0 MODE, 1 ITEM, 2 COLORS; tests/labcart/README.md).
+/// The open cartridge's menu-cursor line byte (0 MODE, 1 ITEM, 2 COLORS; src/labcart/README.md).
 const LAB_CURSOR: u16 = 0x0095;
 
 fn scratch(name: &str) -> PathBuf {

@@ -473,7 +473,7 @@ impl Target for QueueFileTarget {
 
 // ---- rom ----
 
-/// Mutated iNES images (from the committed `tests/labcart/*.nes`): header bytes, sizes around what the
+/// Mutated iNES images (from the committed `src/labcart/*.nes`): header bytes, sizes around what the
 /// header announces, NES 2.0 flags, truncations and random small files, through the ROM checks and the
 /// identification against the built-in catalog; one case in 16 that passes also powers on an emulator.
 struct RomTarget {
@@ -484,9 +484,9 @@ struct RomTarget {
 impl RomTarget {
     fn new(root: &Path) -> Result<RomTarget, String> {
         let seeds: Vec<Vec<u8>> =
-            files_with_ext(&root.join("tests/labcart"), "nes")?.into_iter().map(|(_, b)| b).collect();
+            files_with_ext(&root.join("src/labcart"), "nes")?.into_iter().map(|(_, b)| b).collect();
         if seeds.is_empty() {
-            return Err("no .nes files in tests/labcart".into());
+            return Err("no .nes files in src/labcart".into());
         }
         let catalog = puyobot::memmap::AddressSource::Builtin.catalog().map_err(|e| e.to_string())?;
         Ok(RomTarget { seeds, catalog })
@@ -497,7 +497,7 @@ impl Target for RomTarget {
     fn generate(&self, rng: &mut FuzzRng) -> Case {
         let pick = rng.random_range(0..self.seeds.len());
         let mut rom = self.seeds[pick].clone();
-        let mut note = format!("tests/labcart seed {pick}");
+        let mut note = format!("src/labcart seed {pick}");
         for _ in 0..rng.random_range(1..=3) {
             match rng.random_range(0..8) {
                 0 | 1 => {

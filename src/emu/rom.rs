@@ -148,8 +148,8 @@ impl RomImage {
     }
 }
 
-/// The open test cartridge (`tests/labcart/puyolab.nes`), built into the binary.
-pub const LABCART: &[u8] = include_bytes!("../../tests/labcart/puyolab.nes");
+/// The open test cartridge (`src/labcart/puyolab.nes`), built into the binary.
+pub const LABCART: &[u8] = include_bytes!("../labcart/puyolab.nes");
 
 /// The open test cartridge ("labcart"), played when no ROM is given.
 pub fn labcart() -> Result<RomImage, RomError> {

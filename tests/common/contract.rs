@@ -1,7 +1,7 @@
-//! The labcart's build-time contract: every value `tests/labcart/build.sh --out FILE -- -D …` can
+//! The labcart's build-time contract: every value `src/labcart/build.sh --out FILE -- -D …` can
 //! set, a seeded draw of any valid set, the build itself, and the `Variant` the `Lab` harness
-//! needs to drive such a build. The meanings are documented in `tests/labcart/README.md`
-//! ("Contracts"); this file must stay in step with `tests/labcart/defs.inc`.
+//! needs to drive such a build. The meanings are documented in `src/labcart/README.md`
+//! ("Contracts"); this file must stay in step with `src/labcart/defs.inc`.
 #![allow(dead_code)]
 
 use std::fmt;
@@ -108,7 +108,7 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::NoAssembler => write!(f, "ca65 not found (install the cc65 package) — labcart build skipped"),
-            BuildError::Rejected(m) => write!(f, "tests/labcart/build.sh refused the contract:\n{m}"),
+            BuildError::Rejected(m) => write!(f, "src/labcart/build.sh refused the contract:\n{m}"),
             BuildError::Io(m) => write!(f, "{m}"),
         }
     }
@@ -275,7 +275,7 @@ impl Contract {
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
 
-    /// Build this contract into `out` with `tests/labcart/build.sh --out out -- -D …`.
+    /// Build this contract into `out` with `src/labcart/build.sh --out out -- -D …`.
     pub fn build(&self, out: &Path) -> Result<(), BuildError> {
         build_with(out, &self.defines())
     }
@@ -320,7 +320,7 @@ pub fn build_with(out: &Path, defines: &[String]) -> Result<(), BuildError> {
     if Command::new("ca65").arg("--version").output().is_err() {
         return Err(BuildError::NoAssembler);
     }
-    let script: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("labcart").join("build.sh");
+    let script: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join("labcart").join("build.sh");
     let res = Command::new("bash")
         .arg(&script)
         .arg("--out")

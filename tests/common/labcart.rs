@@ -1,4 +1,4 @@
-//! Reusable harness for driving the labcart (tests/labcart/*.nes) through tetanes-core.
+//! Reusable harness for driving the labcart (src/labcart/*.nes) through tetanes-core.
 //!
 //! Everything works closed-loop on RAM: boot through the menu script, wait until a piece is
 //! controllable, read the field, steer the piece to (column, orientation) by pressing buttons
@@ -11,10 +11,10 @@ use tetanes_core::video::VideoFilter;
 
 pub use super::contract::Dir;
 
-pub const ROM_CONTRACT: &[u8] = include_bytes!("../labcart/puyolab.nes");
-pub const ROM_CODES: &[u8] = include_bytes!("../labcart/puyolab-codes.nes");
-pub const ROM_ORIENT: &[u8] = include_bytes!("../labcart/puyolab-orient.nes");
-pub const ROM_FIXED: &[u8] = include_bytes!("../labcart/puyolab-fixed.nes");
+pub const ROM_CONTRACT: &[u8] = include_bytes!("../../src/labcart/puyolab.nes");
+pub const ROM_CODES: &[u8] = include_bytes!("../../src/labcart/puyolab-codes.nes");
+pub const ROM_ORIENT: &[u8] = include_bytes!("../../src/labcart/puyolab-orient.nes");
+pub const ROM_FIXED: &[u8] = include_bytes!("../../src/labcart/puyolab-fixed.nes");
 
 /// Button bits as tetanes-core's `JoypadBtnState` numbers them.
 pub use puyobot::emu::pad as btn;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Reassemble the labcart ROMs.
-#   bash tests/labcart/build.sh           # rebuild and overwrite the committed .nes files
-#   bash tests/labcart/build.sh --check   # rebuild into a temp dir, fail if any differs
-#   bash tests/labcart/build.sh --out FILE [-- -D NAME=VALUE ...]
+#   bash src/labcart/build.sh           # rebuild and overwrite the committed .nes files
+#   bash src/labcart/build.sh --check   # rebuild into a temp dir, fail if any differs
+#   bash src/labcart/build.sh --out FILE [-- -D NAME=VALUE ...]
 #                                         # build one variant with any contract (README "Contracts")
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -2,7 +2,7 @@
 """Generate chr.s (the labcart's CHR-ROM tiles as ca65 .byte data).
 
 The generated chr.s is committed; build.sh only needs ca65/ld65.  Run
-`python3 tests/labcart/gen_chr.py > tests/labcart/chr.s` after editing.
+`python3 src/labcart/gen_chr.py > src/labcart/chr.s` after editing.
 
 Tile map (pattern table 0, used by background and sprites):
   $00 blank            $01 wall          $02 floor
