@@ -370,3 +370,127 @@ fn record_in_a_window_writes_the_same_format_under_xvfb() {
     assert_eq!(facts, ["menu cursor byte", "mode byte when play starts"]);
     assert_eq!(j["calibration"]["state"], "unsettled");
 }
+
+/// A keyboard person as a key script for the window (`PUYOBOT_KEY_SCRIPT`): Enter on the title; on the
+/// mode select `extra_menu` keys (e.g. Right to pick 2P), then Down / Up about; Enter; then `pieces`
+/// pairs on a fixed rhythm (the script cannot see RAM): a short wait, turns (X = A on the first eight
+/// pairs, Z = B after), a shift (some pairs pushed against the left wall first), and a soft drop long
+/// enough to land the pair and short enough to leave the next one free.
+fn keyboard_script(seed: u64, extra_menu: &[&str], pieces: usize) -> String {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut lines = Vec::new();
+    let mut frame = 30u64;
+    let mut tap = |key: &str, hold: u64, gap: u64, frame: &mut u64| {
+        lines.push(format!("{frame} {key} down"));
+        lines.push(format!("{} {key} up", *frame + hold));
+        *frame += hold + gap;
+    };
+    tap("Enter", 2, 28, &mut frame);
+    for key in extra_menu.iter().chain(&["ArrowDown", "ArrowDown", "ArrowUp", "ArrowDown", "ArrowUp", "ArrowUp"]) {
+        tap(key, 2, 8, &mut frame);
+    }
+    tap("Enter", 2, 0, &mut frame);
+    for p in 0..pieces {
+        frame += rng.random_range(14..22);
+        let turn = if p < 8 { "X" } else { "Z" };
+        let shift: i32 = rng.random_range(-3..=3);
+        let mut steps: Vec<&str> = vec![turn; p % 4];
+        if p >= 12 && p % 2 == 0 {
+            steps.splice(0..0, ["ArrowLeft"; 5]);
+        } else {
+            steps.extend(std::iter::repeat_n(
+                if shift < 0 { "ArrowLeft" } else { "ArrowRight" },
+                shift.unsigned_abs() as usize,
+            ));
+            for i in (1..steps.len()).rev() {
+                let j = rng.random_range(0..=i);
+                steps.swap(i, j);
+            }
+        }
+        for key in steps {
+            let (hold, gap) = (rng.random_range(1..4), rng.random_range(4..12));
+            tap(key, hold, gap, &mut frame);
+        }
+        tap("ArrowDown", 35, 2, &mut frame);
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Runs `puyobot record` in a window under Xvfb with `script` as the keyboard; false when Xvfb is missing.
+fn record_keyboard(dir: &Path, script: &str, trace: &Path, extra: &[&str]) -> bool {
+    if Command::new("xvfb-run").arg("--help").output().is_err() {
+        eprintln!("SKIPPED: xvfb-run not found");
+        return false;
+    }
+    let keys = dir.join("keys.txt");
+    std::fs::write(&keys, script).expect("write the key script");
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["record", "--out", trace.to_str().expect("utf-8"), "--emu-speed", "max", "--config", "/dev/null"])
+        .args(extra)
+        .env("PUYOBOT_KEY_SCRIPT", &keys)
+        .output()
+        .expect("xvfb-run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    true
+}
+
+#[test]
+fn keyboard_play_in_the_window_is_recorded_and_teaches_the_contract_under_xvfb() {
+    let dir = scratch("keyboard");
+    let trace = dir.join("keyboard.trace");
+    let script = keyboard_script(11, &[], 18);
+    if !record_keyboard(&dir, &script, &trace, &["--frames", "2400"]) {
+        return;
+    }
+    let (t, learned) = (trace.to_str().expect("utf-8"), dir.join("learned"));
+    let j = ok_json(&["calibrate", t, "--json", "--write-addresses", learned.to_str().expect("utf-8")]);
+    assert_eq!(j["trace"]["meta"]["players"], "keyboard", "{j:#}");
+    let c = &j["calibration"];
+    assert_eq!(c["state"], "settled", "{j:#}");
+    assert!(c["pieces_to_settle"].as_u64().is_some_and(|n| n <= 10), "{c:#}");
+    assert_eq!(c["codes"]["empty"], 0);
+    let o = &c["orientation"];
+    assert_eq!([&o["down"], &o["left"], &o["up"], &o["right"]], [0, 1, 2, 3].map(Value::from).each_ref());
+    assert_eq!(
+        (&c["a_rotates"], &c["xy_tracks"], &c["color_byte_offset"]),
+        (&"clockwise".into(), &"pivot".into(), &1.into())
+    );
+    // Z was pressed on later pairs and some were turned against the wall: B and the sideways kick are
+    // learned from the keyboard, not left unknown.
+    let unknown: Vec<&str> =
+        j["unknown"].as_array().expect("unknown").iter().filter_map(|u| u["fact"].as_str()).collect();
+    assert!(!unknown.contains(&"what B does") && !unknown.contains(&"sideways kick"), "{unknown:?}");
+    // The Up / Down presses on the mode select find the cursor byte; play starts in 1P Endless.
+    assert_eq!(j["menu"]["cursor"]["address"], LAB_CURSOR, "{:#}", j["menu"]);
+    assert_eq!(j["menu"]["up_down_presses"], 6, "{:#}", j["menu"]);
+    assert_eq!(j["menu"]["mode_byte"]["value"], 0, "{:#}", j["menu"]);
+    // What the keyboard taught plays the cartridge with nothing left to learn.
+    let again = ok_json(
+        &["play", "--addresses", learned.to_str().expect("utf-8"), "--calibrate", "off", "--headless"]
+            .into_iter()
+            .chain(["--mode", "endless", "--pieces", "60", "--json"])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(again["players"][0]["mismatches"], 0, "{again:#}");
+    assert!(again["players"][0]["pieces"].as_u64().is_some_and(|n| n >= 60), "{again:#}");
+}
+
+#[test]
+fn a_person_on_pad_1_against_the_bot_is_recorded_in_2p_under_xvfb() {
+    let dir = scratch("keyboard-2p");
+    let trace = dir.join("2p.trace");
+    // Right on the MODE line picks 2P; the bot takes pad 2 once play starts.
+    let script = keyboard_script(5, &["ArrowRight"], 18);
+    if !record_keyboard(&dir, &script, &trace, &["--mode", "vs-human", "--frames", "2400"]) {
+        return;
+    }
+    let j = ok_json(&["calibrate", trace.to_str().expect("utf-8"), "--json"]);
+    assert_eq!(j["trace"]["meta"]["mode"], "vs-human", "{:#}", j["trace"]);
+    assert_eq!(j["menu"]["mode_byte"]["value"], 2, "{:#}", j["menu"]);
+    let c = &j["calibration"];
+    assert_eq!(c["state"], "settled", "{j:#}");
+    assert_eq!(c["a_rotates"], "clockwise");
+    assert_eq!(c["orientation"]["right"], 3);
+}

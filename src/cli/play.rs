@@ -390,6 +390,10 @@ fn run_window(
         keys,
         max_frames,
         screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
+        key_script: match std::env::var_os("PUYOBOT_KEY_SCRIPT") {
+            Some(path) => crate::ui::key_script::KeyScript::from_file(std::path::Path::new(&path))?,
+            None => Default::default(),
+        },
         ..WindowOptions::default()
     };
     let mut view = crate::ui::session_view::WindowSession::new(session);

@@ -8,6 +8,7 @@
 //!
 //! Layout of the module:
 //! - [`keys`]: key bindings as data (`[keys]` table of `config.toml`).
+//! - [`key_script`]: scripted key events delivered on given frames (`PUYOBOT_KEY_SCRIPT`).
 //! - [`font`]: a built-in 5×7 bitmap font.
 //! - [`hud`]: draws the HUD into a copy of the NES frame.
 //! - [`scale`]: integer nearest-neighbour scaling with letterboxing.
@@ -20,6 +21,7 @@
 pub mod demo;
 pub mod font;
 pub mod hud;
+pub mod key_script;
 pub mod keys;
 pub mod pacing;
 pub mod scale;

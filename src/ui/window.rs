@@ -6,6 +6,7 @@
 //! draws the HUD on the copy and scales it into the window.
 
 use super::hud::{self, WindowStatus};
+use super::key_script::{KeyScript, ScriptedKey};
 use super::keys::{Action, KeyBindings, KeyMap};
 use super::pacing::{EmuSpeed, Pace, pace};
 use super::scale::{blit_scaled, layout};
@@ -67,6 +68,9 @@ pub struct WindowOptions {
     /// Allow running the event loop off the main thread (X11/Wayland only;
     /// used by tests, which run on the test harness's threads).
     pub any_thread: bool,
+    /// Key events to deliver on given frames, through the same handler as
+    /// real key events (scripted play for tests and demos).
+    pub key_script: KeyScript,
 }
 
 impl Default for WindowOptions {
@@ -83,6 +87,7 @@ impl Default for WindowOptions {
             max_frames: None,
             screenshot_on_exit: None,
             any_thread: false,
+            key_script: KeyScript::default(),
         }
     }
 }
@@ -256,6 +261,10 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
     fn step(&mut self, el: &ActiveEventLoop) -> bool {
         if self.exit.is_some() || self.error.is_some() {
             return false;
+        }
+        let due: Vec<ScriptedKey> = self.opts.key_script.due(self.frames).to_vec();
+        for key in due {
+            self.on_key(el, key.code, key.pressed, false);
         }
         if let Err(e) = self.view.step_frame() {
             self.fail(el, e.context(format!("emulating frame {}", self.frames + 1)));
