@@ -2,7 +2,7 @@
 //! contract is drawn from a seed, built with `src/labcart/build.sh --out … -- -D …`, and learned
 //! from the real cartridge's guessed address files. The learner must settle within 10 pieces and
 //! report exactly the built values (empty code, colour codes, orientation values, A's direction,
-//! which puyo X/Y follow, the colour byte offset).
+//! which puyo X/Y follow, the colour byte offset; kicks, which can stay unknown, never wrongly).
 //!
 //! `PUYOBOT_CONTRACT_SEED` picks the seed and `PUYOBOT_CONTRACT_VARIANTS=N` the number of drawn
 //! contracts for the learner sweep (after the two fixed edge cases, a colour or nuisance code 0); `PUYOBOT_CONTRACT_PLAYS=N` the number that also go through
@@ -85,6 +85,12 @@ fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
     }
     if r.color_byte_offset != Some(c.color_offset) {
         bad.push(format!("color_byte_offset {:?}, built {}", r.color_byte_offset, c.color_offset));
+    }
+    // Kicks are seen only when a turn meets a wall or a stack: a fact may still be unknown, never wrong.
+    for (what, seen, built) in [("sideways", r.kicks.sideways, c.kick_side), ("up", r.kicks.up, c.kick_up)] {
+        if seen.is_some_and(|k| k != built) {
+            bad.push(format!("{what} kick {seen:?}, built {built}"));
+        }
     }
     if bad.is_empty() { Ok(()) } else { Err(bad.join("; ")) }
 }
@@ -172,7 +178,10 @@ fn check_json(c: &Contract, what: &str, j: &Value) {
         a_rotates: j["a_rotates"].as_str().map(str::to_string),
         xy_tracks: j["xy_tracks"].as_str().map(str::to_string),
         color_byte_offset: j["color_byte_offset"].as_u64().map(|v| v as u8),
-        kicks: Default::default(),
+        kicks: puyobot::calib::report::KicksReport {
+            sideways: j["kicks"]["sideways"].as_bool(),
+            up: j["kicks"]["up"].as_bool(),
+        },
         spawn_orientations: Vec::new(),
         contradictions: Vec::new(),
         unsettled: Vec::new(),
@@ -201,6 +210,9 @@ fn drawn_contracts_calibrate_and_play_end_to_end() {
         let endless =
             play_json(&rom, &guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
         check_json(c, "endless", &endless["calibration"]);
+        // 300 pieces of play meet walls and stacks: both kicks are known by the end, and right.
+        let kicks = &endless["calibration"]["kicks"];
+        assert_eq!((&kicks["sideways"], &kicks["up"]), (&c.kick_side.into(), &c.kick_up.into()), "contract {i}");
         no_mismatch(&endless, &format!("contract {i} endless"));
         let p1 = &endless["players"][0];
         assert!(p1["pieces"].as_u64().unwrap_or(0) >= 300, "contract {i}: {p1:#}");

@@ -151,7 +151,8 @@ fn check_one_player(rom: &[u8], c: &Contract) {
     assert_eq!(lab.piece(0).orient, c.turned(o, false), "B turns the other way");
     check_xy(&lab, c, 0, "after B");
 
-    // child up, pivot to column 6, turn clockwise: the child cannot go into the wall, the pair kicks left
+    // child up, pivot to column 6, turn clockwise: the child cannot go into the wall, so the pair kicks
+    // left (KICK_SIDE = 1) or the turn is refused (KICK_SIDE = 0)
     for _ in 0..4 {
         if c.orients.dir(lab.piece(0).orient) == Dir::Up {
             break;
@@ -165,10 +166,16 @@ fn check_one_player(rom: &[u8], c: &Contract) {
     assert_eq!(sprite_pivot(&lab, 0).0, 6, "pivot at the right wall");
     check_xy(&lab, c, 0, "at the wall");
     press(&mut lab, cw_button(c));
-    assert_eq!(lab.piece(0).orient, c.orients.right, "turned right");
-    assert_eq!(sprite_pivot(&lab, 0).0, 5, "kicked off the right wall");
+    if c.kick_side {
+        assert_eq!(lab.piece(0).orient, c.orients.right, "turned right");
+        assert_eq!(sprite_pivot(&lab, 0).0, 5, "kicked off the right wall");
+    } else {
+        assert_eq!(lab.piece(0).orient, c.orients.up, "KICK_SIDE = 0: the turn into the wall is refused");
+        assert_eq!(sprite_pivot(&lab, 0).0, 6, "KICK_SIDE = 0: no kick");
+    }
     check_xy(&lab, c, 0, "after the kick");
-    // hard drop: the pivot lands at (5, 13), the child at (6, 13), with the piece bytes' codes
+    // hard drop: kicked, the pivot lands at (5, 13) and the child at (6, 13); refused, the pair stands
+    // upright in column 6; with the piece bytes' codes
     let (pivot, child) = (pc.pivot, pc.child);
     let mut n = 0;
     while lab.controllable(0) && n < 400 {
@@ -177,7 +184,8 @@ fn check_one_player(rom: &[u8], c: &Contract) {
     }
     assert!(!lab.controllable(0), "Down held locks the pair");
     let f = lab.field(0);
-    assert_eq!((f[13][4], f[13][5]), (pivot, child), "kicked pair after the lock\n{}", lab.print_field(0));
+    let landed = if c.kick_side { (f[13][4], f[13][5]) } else { (f[13][5], f[12][5]) };
+    assert_eq!(landed, (pivot, child), "the pair after the lock\n{}", lab.print_field(0));
 
     // each orientation lands its halves where the contract says
     for (x, dir) in [(1, Dir::Up), (2, Dir::Down), (4, Dir::Left)] {

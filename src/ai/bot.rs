@@ -8,7 +8,7 @@ use super::config::AiConfig;
 use super::eval::{ChainEval, Evaluation};
 use super::ignition::IgnitionPolicy;
 use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
-use crate::game::movegen::{self, PiecePosition};
+use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Orientation, Placement};
 use crate::sim::{Decision, FireReason, Player, View};
 
@@ -211,5 +211,9 @@ impl Player for Bot {
     fn choose(&mut self, view: &View<'_>) -> Decision {
         // Nothing reachable: the game is lost anyway; any in-field placement keeps the loop going.
         self.plan(view).unwrap_or_else(|| Decision::at(Placement::new(view.rules.spawn_x, Orientation::Up)))
+    }
+
+    fn set_movement(&mut self, moves: MoveRules) {
+        self.search.moves = moves;
     }
 }

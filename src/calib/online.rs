@@ -35,6 +35,8 @@ pub struct OnlineCalibration {
     applied: bool,
     /// Colours in the file the session took.
     applied_colours: usize,
+    /// The kick facts (sideways, up) in the file last taken; kicks are often seen after the rest settled.
+    applied_kicks: (Option<bool>, Option<bool>),
 }
 
 impl OnlineCalibration {
@@ -54,6 +56,7 @@ impl OnlineCalibration {
             kick_tests: vec![0; n],
             applied,
             applied_colours: 0,
+            applied_kicks: (None, None),
         })
     }
 
@@ -135,16 +138,20 @@ impl OnlineCalibration {
         if !self.learner.is_settled() || self.learner.mode() != CalibrateMode::Auto {
             return None;
         }
+        let kicks = self.learner.kicks();
         if self.applied {
-            // A fully trusted file is never rewritten; a learned one grows when a new colour shows up.
+            // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
+            // changes when a kick is first seen (or refused).
             let grown = self.learner.colour_codes().is_some_and(|m| m.pairs.len().min(6) > self.applied_colours);
-            if self.applied_colours == 0 || !grown {
+            let kicked = self.applied_colours > 0 && kicks != self.applied_kicks;
+            if self.applied_colours == 0 || !(grown || kicked) {
                 return None;
             }
         }
         let f = self.learner.address_file(rom_sha1)?;
         self.applied = true;
         self.applied_colours = f.codes.colors.len();
+        self.applied_kicks = kicks;
         Some(f)
     }
 

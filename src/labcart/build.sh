@@ -36,7 +36,7 @@ if [[ "${1:-}" == "--out" ]]; then
     [[ "$1" == "--" ]] || die "expected -- before the defines, got '$1'"
     shift
   fi
-  known=" CODE_EMPTY CODE_COL1 CODE_NUIS CODE_BIG CODE_CARB ORI_DOWN ORI_LEFT ORI_UP ORI_RIGHT A_CW XY_CHILD COLOR_OFFSET SPAWN_ORI CODES_ALT ORIENT_ALT FIXED_SEED "
+  known=" CODE_EMPTY CODE_COL1 CODE_NUIS CODE_BIG CODE_CARB ORI_DOWN ORI_LEFT ORI_UP ORI_RIGHT A_CW XY_CHILD COLOR_OFFSET SPAWN_ORI KICK_SIDE KICK_UP CODES_ALT ORIENT_ALT FIXED_SEED "
   defs=()
   seen=" "
   while [[ $# -gt 0 ]]; do

@@ -589,6 +589,7 @@ rotate:
     jsr piece_fits
     bcc @ok
     lda tori
+.if KICK_SIDE
     cmp #ORI_RIGHT
     bne :+
     dec tx
@@ -599,11 +600,16 @@ rotate:
     inc tx
     jmp @kick
 :
+.endif
+.if KICK_UP
     cmp #ORI_DOWN
     bne @fail
     lda ty
     beq @fail
     dec ty
+.else
+    jmp @fail
+.endif
 @kick:
     lda tx
     sta cx

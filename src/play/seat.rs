@@ -254,6 +254,7 @@ impl Seat {
             opponent: ctx.opponent,
             rules: ctx.rules.clone(),
             pieces_played: self.stats.pieces,
+            moves: self.moves,
         });
         self.waiting = true;
         self.asked_at = Some(asked);

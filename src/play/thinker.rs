@@ -5,7 +5,7 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::game::{Field, Piece, Rules};
+use crate::game::{Field, MoveRules, Piece, Rules};
 use crate::sim::{Decision, OpponentView, Player, View};
 
 /// Everything a bot needs for one decision, owned so it can cross threads.
@@ -25,6 +25,8 @@ pub struct Request {
     pub rules: Rules,
     /// Pieces the player has placed.
     pub pieces_played: u32,
+    /// The movement contract the console follows (learned kicks included): the bot searches with it.
+    pub moves: MoveRules,
 }
 
 /// What a player sees of a 2P match besides its own field.
@@ -69,6 +71,7 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
         rules: &r.rules,
         pieces_played: r.pieces_played,
     };
+    bot.set_movement(r.moves);
     let decision = bot.choose(&view);
     Answer { id: r.id, decision, elapsed: start.elapsed() }
 }

@@ -1,6 +1,6 @@
 //! The interface between a game loop and whoever decides where pieces go (a bot, a script, the emulator).
 
-use crate::game::{ChainSummary, Field, InputPath, Piece, Placement, Rules};
+use crate::game::{ChainSummary, Field, InputPath, MoveRules, Piece, Placement, Rules};
 
 /// What a player sees when it must place a piece. The Famicom shows the current and one next piece.
 #[derive(Clone, Copy, Debug)]
@@ -94,6 +94,10 @@ pub trait Player: Send {
     fn name(&self) -> &str;
     /// Chooses where the current piece goes. Must return a placement that is valid for the piece.
     fn choose(&mut self, view: &View<'_>) -> Decision;
+    /// The movement contract the game was seen to follow (kicks), which replaces the player's
+    /// configured one; self-calibration learns it from the console. Players that do not search moves
+    /// ignore it.
+    fn set_movement(&mut self, _moves: MoveRules) {}
 }
 
 /// A borrowed player plays as itself, so wrappers (e.g. [`super::CpuTimed`]) can take `&mut bot`.
@@ -103,5 +107,8 @@ impl<P: Player + ?Sized> Player for &mut P {
     }
     fn choose(&mut self, view: &View<'_>) -> Decision {
         (**self).choose(view)
+    }
+    fn set_movement(&mut self, moves: MoveRules) {
+        (**self).set_movement(moves)
     }
 }

@@ -336,6 +336,10 @@ impl<P: Player> Player for CpuTimed<P> {
         };
         d
     }
+
+    fn set_movement(&mut self, moves: crate::game::MoveRules) {
+        self.inner.set_movement(moves)
+    }
 }
 
 #[cfg(test)]

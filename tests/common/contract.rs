@@ -91,6 +91,10 @@ pub struct Contract {
     pub color_offset: u8,
     /// `SPAWN_ORI`: the direction from the pivot to the child when a pair spawns.
     pub spawn: Dir,
+    /// `KICK_SIDE`: a turn blocked sideways moves the pivot one column away; false: it is refused.
+    pub kick_side: bool,
+    /// `KICK_UP`: a turn blocked below lifts the pivot one row; false: it is refused.
+    pub kick_up: bool,
 }
 
 /// Why a build did not produce a ROM.
@@ -129,6 +133,8 @@ impl Contract {
         xy_child: false,
         color_offset: 1,
         spawn: Dir::Up,
+        kick_side: true,
+        kick_up: true,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -145,6 +151,8 @@ impl Contract {
             xy_child: true,
             color_offset: 0,
             spawn: Dir::Down,
+            kick_side: false,
+            kick_up: false,
         },
         Contract {
             empty: 12,
@@ -157,12 +165,15 @@ impl Contract {
             xy_child: false,
             color_offset: 0,
             spawn: Dir::Right,
+            kick_side: true,
+            kick_up: false,
         },
     ];
 
     /// Any valid contract, drawn uniformly per value from a Xoshiro256++ seeded with `seed`:
     /// the colour range first, then the other codes among what is left, a random permutation of
-    /// the orientation values, coin flips for the switches, and any spawn direction.
+    /// the orientation values, coin flips for the switches, and any spawn direction (the kick switches
+    /// are drawn last, so the other values of a seed are those drawn before kicks could vary).
     pub fn random(seed: u64) -> Contract {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         // colour ranges that keep clear of the wall code and below 64
@@ -182,6 +193,10 @@ impl Contract {
         let mut values = [0u8, 1, 2, 3];
         values.shuffle(&mut rng);
         let orients = Orients { down: values[0], left: values[1], up: values[2], right: values[3] };
+        let a_clockwise = rng.random_bool(0.5);
+        let xy_child = rng.random_bool(0.5);
+        let color_offset = rng.random_range(0..2);
+        let spawn = Dir::ALL[rng.random_range(0..4)];
         Contract {
             empty,
             colour1,
@@ -189,10 +204,12 @@ impl Contract {
             big,
             carbuncle,
             orients,
-            a_clockwise: rng.random_bool(0.5),
-            xy_child: rng.random_bool(0.5),
-            color_offset: rng.random_range(0..2),
-            spawn: Dir::ALL[rng.random_range(0..4)],
+            a_clockwise,
+            xy_child,
+            color_offset,
+            spawn,
+            kick_side: rng.random_bool(0.5),
+            kick_up: rng.random_bool(0.5),
         }
     }
 
@@ -271,6 +288,8 @@ impl Contract {
             ("XY_CHILD", u8::from(self.xy_child).to_string()),
             ("COLOR_OFFSET", self.color_offset.to_string()),
             ("SPAWN_ORI", self.spawn.name().to_string()),
+            ("KICK_SIDE", u8::from(self.kick_side).to_string()),
+            ("KICK_UP", u8::from(self.kick_up).to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
