@@ -239,7 +239,8 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         print!("{}", cfg.to_toml());
         return Ok(());
     }
-    if args.headless && args.frames.is_none() && args.pieces.is_none() && args.games.is_none() {
+    let only = cfg.play.calibrate == CalibrateMode::Only;
+    if args.headless && !only && args.frames.is_none() && args.pieces.is_none() && args.games.is_none() {
         bail!("--headless needs --frames N, --pieces N or --games N");
     }
     if args.games == Some(0) {
@@ -249,7 +250,6 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let borrowed = mode_files(&cfg, &image)?;
     let mode = cfg.play.mode;
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
-    let only = cfg.play.calibrate == CalibrateMode::Only;
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
     let threaded = cfg.play.threaded_bots;
     let mut seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
