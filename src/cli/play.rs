@@ -294,6 +294,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
             eprintln!("wrote {}", path.display());
         }
         write_learned(&session, args, &cfg, &rom, &borrowed)?;
+        if summary.stalled {
+            return Err(crate::play::RunError::Stalled(crate::play::headless::STALL_FRAMES).into());
+        }
         if only && summary.calibration.state != "settled" {
             bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
         }

@@ -2,7 +2,10 @@
 //! invents button presses, as a worn pad or a flaky link would.
 //!
 //! Faults touch the playing buttons only (A, B and the d-pad): a spurious Start would pause the game,
-//! which tests the menus, not the closed loop. Every decision comes from a generator seeded by the run's
+//! which tests the menus, not the closed loop. For the same reason they apply only while a game is in
+//! play ([`Machine::set_in_play`]): on a mode select a spurious Left or Right changes the mode or the
+//! options, and the session would play a game other than the one asked for (a 2P game whose idle
+//! second player tops out, say) — a test of the open-loop menu script, not of the recovery in play. Every decision comes from a generator seeded by the run's
 //! seed, so a faulty run replays exactly.
 
 use rand::{Rng, SeedableRng};
@@ -103,6 +106,8 @@ pub struct FaultyPads<M: Machine> {
     /// Frames each button still waits before it reaches the console.
     wait: [[u32; 8]; 2],
     counts: FaultCounts,
+    /// Faults apply only while this is set (the session says when a game is in play).
+    in_play: bool,
 }
 
 impl<M: Machine> FaultyPads<M> {
@@ -119,6 +124,7 @@ impl<M: Machine> FaultyPads<M> {
             lost: [0; 2],
             wait: [[0; 8]; 2],
             counts: FaultCounts::default(),
+            in_play: false,
         }
     }
 
@@ -187,7 +193,7 @@ impl<M: Machine> Machine for FaultyPads<M> {
     }
 
     fn clock_frame(&mut self) -> Result<(), EmuError> {
-        let out = if self.spec.is_none() { self.wanted } else { [self.filter(0), self.filter(1)] };
+        let out = if self.spec.is_none() || !self.in_play { self.wanted } else { [self.filter(0), self.filter(1)] };
         self.before = self.wanted;
         self.inner.set_pads(out);
         self.inner.clock_frame()
@@ -195,6 +201,16 @@ impl<M: Machine> Machine for FaultyPads<M> {
 
     fn frame_number(&self) -> u32 {
         self.inner.frame_number()
+    }
+
+    fn set_in_play(&mut self, in_play: bool) {
+        if in_play != self.in_play {
+            // Whatever was lost or late stays behind with the phase it belonged to.
+            self.lost = [0; 2];
+            self.wait = [[0; 8]; 2];
+        }
+        self.in_play = in_play;
+        self.inner.set_in_play(in_play);
     }
 }
 
@@ -220,10 +236,11 @@ mod tests {
         assert!(e.contains("key=value"), "{e}");
     }
 
-    /// Presses Left for 3 frames, releases for 3, over and over; returns what reached the console.
+    /// Presses Left for 3 frames, releases for 3, over and over, in play; returns what reached the console.
     fn run(spec: FaultSpec, seed: u64) -> (Vec<[u8; 2]>, FaultCounts) {
         let mut m = FaultyPads::new(Recorder::new(MockGame::new(1, 4, 1), false), spec, seed);
         for f in 0..3000 {
+            m.set_in_play(true);
             m.set_pads([if f % 6 < 3 { pad::LEFT } else { 0 }, 0]);
             m.clock_frame().expect("mock frame");
         }
@@ -236,6 +253,25 @@ mod tests {
         let (log, counts) = run(FaultSpec::default(), 1);
         assert_eq!(counts.total(), 0);
         assert!(log.iter().enumerate().all(|(f, p)| p[0] == if f % 6 < 3 { pad::LEFT } else { 0 }));
+    }
+
+    #[test]
+    fn faults_wait_for_play_and_stop_outside_it() {
+        let spec = FaultSpec { drop: 0.3, delay: 2, extra: 0.2 };
+        let mut m = FaultyPads::new(Recorder::new(MockGame::new(1, 4, 1), false), spec, 3);
+        let wanted = |f: usize| if f % 6 < 3 { pad::LEFT } else { 0 };
+        // Menus (not in play), then play, then menus again (a restart script).
+        for f in 0..3000 {
+            m.set_in_play((1000..2000).contains(&f));
+            m.set_pads([wanted(f), 0]);
+            m.clock_frame().expect("mock frame");
+        }
+        let log = m.inner().log();
+        let exact = |r: std::ops::Range<usize>| r.clone().all(|f| log[f] == [wanted(f), 0]);
+        assert!(exact(0..1000), "the menus get exactly the pads the session set");
+        assert!(exact(2000..3000), "so does a restart script after play");
+        assert!(!exact(1000..2000), "in play the link is faulty");
+        assert!(m.counts().total() > 100, "{:?}", m.counts());
     }
 
     #[test]

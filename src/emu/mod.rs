@@ -68,4 +68,8 @@ pub trait Machine {
     fn clock_frame(&mut self) -> Result<(), EmuError>;
     /// Frames run since power-on.
     fn frame_number(&self) -> u32;
+    /// Tells the machine whether a game is under way: the session calls it every frame, `true` once a
+    /// pair has fallen after the menus, `false` while its menu or restart script runs. A host that injects
+    /// pad faults ([`faults::FaultyPads`]) applies them only in play; other machines ignore it.
+    fn set_in_play(&mut self, _in_play: bool) {}
 }

@@ -79,6 +79,10 @@ impl<M: Machine> Machine for Recorder<M> {
     fn frame_number(&self) -> u32 {
         self.inner.frame_number()
     }
+
+    fn set_in_play(&mut self, in_play: bool) {
+        self.inner.set_in_play(in_play);
+    }
 }
 
 /// Feeds `log` into `machine` one frame at a time, calling `each` with RAM after every frame.

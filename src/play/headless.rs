@@ -53,7 +53,9 @@ pub enum RunError {
     NoRestart(u32),
 }
 
-/// Runs until a limit; returns the report. `label` names the ROM in it.
+/// Runs until a limit; returns the report. `label` names the ROM in it. A run in which no piece locks for
+/// [`STALL_FRAMES`] frames (and no game over explains it) stops there and returns its report with
+/// `stalled` set, so that a caller can print what was played before it fails with [`RunError::Stalled`].
 pub fn run<M: Machine>(
     session: &mut Session<M>,
     limits: Limits,
@@ -77,6 +79,7 @@ pub fn run<M: Machine>(
     let start = Instant::now();
     let first = session.frames();
     let (mut last_total, mut last_change) = (0u32, first);
+    let mut stalled = false;
     loop {
         session.step_frame()?;
         let frames = session.frames() - first;
@@ -87,7 +90,11 @@ pub fn run<M: Machine>(
             if session.outcome.is_some() && limits.games.is_none() {
                 break; // the game is over and nobody starts another one
             }
-            return Err(RunError::Stalled(STALL_FRAMES));
+            // Stuck (paused, another game than the one asked for, a wrong address file): the run still
+            // ends with its report, marked as stalled; the caller says so and fails.
+            log::error!("{}", RunError::Stalled(STALL_FRAMES));
+            stalled = true;
+            break;
         }
         if session.in_menus()
             && let Some(e) = &session.menu_error
@@ -119,5 +126,7 @@ pub fn run<M: Machine>(
             )));
         }
     }
-    Ok(Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed()))
+    let mut summary = Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed());
+    summary.stalled = stalled;
+    Ok(summary)
 }

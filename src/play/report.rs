@@ -76,6 +76,9 @@ pub struct Summary {
     pub winner: Option<String>,
     /// The game ended (a top-out).
     pub game_over: bool,
+    /// The run stopped because no piece locked for [`super::headless::STALL_FRAMES`] frames and no game
+    /// over explained it (the game paused or stuck, or not the game the address file describes).
+    pub stalled: bool,
     /// Per player.
     pub players: Vec<PlayerSummary>,
     /// What self-calibration learned (`state` "off" when it was off).
@@ -130,6 +133,7 @@ impl Summary {
             bot_think_seconds: think,
             winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
             game_over: s.outcome.is_some(),
+            stalled: false,
             players,
             calibration: s.calibration_report(),
             tally: Tally::of(&labels, &games),
@@ -199,6 +203,9 @@ impl Summary {
             (Some(w), _) => out += &format!("winner: {w}\n"),
             (None, true) => out += "game over\n",
             (None, false) => {}
+        }
+        if self.stalled {
+            out += "stalled: no piece locked for a long time\n";
         }
         out
     }

@@ -413,6 +413,8 @@ impl<M: Machine> Session<M> {
                 log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
             }
         }
+        // Pad faults (a host's, when it injects them) belong to play, not to the scripted menus.
+        self.machine.set_in_play(matches!(self.phase, Phase::Play));
         self.machine.set_pads(pads);
         self.machine.clock_frame()?;
         self.frames += 1;

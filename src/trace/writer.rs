@@ -219,6 +219,10 @@ impl<M: Machine, W: Write> Machine for TraceRecorder<M, W> {
     fn frame_number(&self) -> u32 {
         self.inner.frame_number()
     }
+
+    fn set_in_play(&mut self, in_play: bool) {
+        self.inner.set_in_play(in_play);
+    }
 }
 
 impl<M: Machine + SaveStates, W: Write> SaveStates for TraceRecorder<M, W> {
