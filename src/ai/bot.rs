@@ -7,10 +7,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::config::AiConfig;
 use super::eval::{ChainEval, Evaluation};
 use super::ignition::IgnitionPolicy;
+use super::ignition::Reason;
 use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
 use crate::game::movegen::{self, PiecePosition};
 use crate::game::{Orientation, Placement};
-use super::ignition::Reason;
 use crate::sim::{Decision, FireReason, Player, View};
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a

@@ -80,7 +80,13 @@ impl IgnitionPolicy {
     /// Whether a stalled build should fire `chain` now: endless only, after `stall_moves` moves without
     /// the best potential chain (`potential`) growing, when `chain` is at least `stall_chain` links long
     /// and at most one link short of that potential.
-    pub fn should_fire_stalled(&self, view: &View<'_>, chain: &ChainSummary, stalled_moves: u32, potential: u32) -> bool {
+    pub fn should_fire_stalled(
+        &self,
+        view: &View<'_>,
+        chain: &ChainSummary,
+        stalled_moves: u32,
+        potential: u32,
+    ) -> bool {
         view.opponent.is_none()
             && self.stall_moves > 0
             && stalled_moves >= self.stall_moves
