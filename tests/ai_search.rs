@@ -200,7 +200,10 @@ fn a_stalled_build_fires_its_chain_after_stall_moves_without_growth() {
     config.ignition.stall_chain = 2;
     config.ignition.stall_moves = 2;
     let mut bot = Bot::new("chain", &config, 1).expect("bot");
-    let mut off = Bot::new("chain", &AiConfig::default(), 1).expect("bot");
+    let mut no_stall = AiConfig::default();
+    no_stall.ignition.stall_moves = 0;
+    no_stall.ignition.stall_chain = 2;
+    let mut off = Bot::new("chain", &no_stall, 1).expect("bot");
     // The same field three moves running (a potential of 2 links that does not grow): hold, hold, fire.
     for played in 0..3 {
         let mut v = view(&f, pair(0, 4), pair(4, 3), &rules);
@@ -212,7 +215,7 @@ fn a_stalled_build_fires_its_chain_after_stall_moves_without_growth() {
             assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Stall));
             assert_eq!(plan.chain.chains, 2);
         }
-        // The rule is off by default: the 2-chain is held.
+        // With the rule off (stall_moves = 0) the 2-chain is held.
         assert_eq!(off.plan(&v).expect("plan").fired, None);
     }
     // A new game (fewer pieces played) starts the count again.

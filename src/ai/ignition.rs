@@ -55,7 +55,7 @@ impl Default for IgnitionPolicy {
             stuck_chain: 6,
             danger_height: 11,
             stall_moves: 0,
-            stall_chain: 11,
+            stall_chain: 12,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,
