@@ -7,6 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::config::AiConfig;
 use super::eval::{ChainEval, Evaluation};
 use super::ignition::IgnitionPolicy;
+use super::ignition::Reason;
 use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Orientation, Placement};
@@ -50,6 +51,34 @@ pub struct Bot {
     ignition: Option<IgnitionPolicy>,
     rng: Xoshiro256PlusPlus,
     pool: Option<rayon::ThreadPool>,
+    stall: Stall,
+}
+
+/// How long the best potential chain has gone without growing (the ignition policy's stall rule).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stall {
+    /// Longest potential chain seen since the last pop.
+    best: u32,
+    /// Moves since it last grew.
+    moves: u32,
+    /// Puyos on the field at the previous decision (fewer now: something popped, start over).
+    count: u32,
+    /// Pieces played at the previous decision (fewer now: a new game).
+    pieces: u32,
+}
+
+impl Stall {
+    /// Records the potential of the field about to be played on.
+    fn update(&mut self, potential: u32, count: u32, pieces: u32) {
+        if pieces < self.pieces || count < self.count || potential > self.best {
+            self.best = potential;
+            self.moves = 0;
+        } else {
+            self.moves += 1;
+        }
+        self.count = count;
+        self.pieces = pieces;
+    }
 }
 
 impl std::fmt::Debug for Bot {
@@ -96,6 +125,7 @@ impl Bot {
             ignition,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             pool,
+            stall: Stall::default(),
         })
     }
 
@@ -138,6 +168,18 @@ impl Bot {
         }?;
         let mut pick = result.best;
         let mut fired = None;
+        // The potential of the field as it stands (the stall and stuck rules need it).
+        let potential = match (&self.eval, &self.ignition) {
+            (Evaluation::Chain(e), Some(p)) if p.stall_moves > 0 || p.stuck_puyos > 0 => {
+                Some(e.breakdown(view.field, 0, view.rules).potential_chains)
+            }
+            _ => None,
+        };
+        if let (Some(p), Some(policy)) = (potential, &self.ignition)
+            && policy.stall_moves > 0
+        {
+            self.stall.update(p, view.field.count(), view.pieces_played);
+        }
         if let Some(policy) = &self.ignition {
             // The strongest chain on offer now; among equals, the better-valued line.
             let strongest = result
@@ -150,8 +192,15 @@ impl Bot {
                         .cmp(&(b.chain.chains, b.chain.score))
                         .then(a.value.total_cmp(&b.value))
                 });
+            let reason = strongest.and_then(|(_, c)| {
+                policy.should_fire(view, &c.chain).or_else(|| {
+                    policy
+                        .should_fire_stalled(view, &c.chain, self.stall.moves, self.stall.best)
+                        .then_some(Reason::Stall)
+                })
+            });
             if let Some((i, c)) = strongest
-                && let Some(reason) = policy.should_fire(view, &c.chain)
+                && let Some(reason) = reason
             {
                 // In danger any chain helps, but a better-valued one that also fires is fine too.
                 pick = i;
@@ -173,12 +222,7 @@ impl Bot {
             let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
             let stuck = policy.stuck_puyos > 0
                 && view.field.count() >= policy.stuck_puyos
-                && match &self.eval {
-                    Evaluation::Chain(e) => {
-                        e.breakdown(view.field, 0, view.rules).potential_chains < policy.stuck_chain
-                    }
-                    _ => false,
-                };
+                && potential.is_some_and(|p| p < policy.stuck_chain);
             if stuck || super::ignition::in_danger(view.field, incoming, view.rules, policy) {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
                 let survival = search::search(&input, &Evaluation::Survival, &self.search, seed)?;

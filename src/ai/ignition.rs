@@ -29,6 +29,12 @@ pub struct IgnitionPolicy {
     pub stuck_chain: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,
+    /// Endless: building has stalled when the field's best potential chain has not grown for this many
+    /// moves (0 = never)...
+    pub stall_moves: u32,
+    /// ...and a chain of at least this many links, no more than one link short of that potential, can
+    /// be fired now: fire it rather than add junk around a chain that no longer grows.
+    pub stall_chain: u32,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
     pub battle_nuisance: u32,
     /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
@@ -48,6 +54,8 @@ impl Default for IgnitionPolicy {
             stuck_puyos: 60,
             stuck_chain: 6,
             danger_height: 11,
+            stall_moves: 0,
+            stall_chain: 12,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,
@@ -67,6 +75,23 @@ impl IgnitionPolicy {
         }
         let drop = (n - self.patience_puyos) / self.patience_step.max(1);
         self.min_chain.saturating_sub(drop).max(1)
+    }
+
+    /// Whether a stalled build should fire `chain` now: endless only, after `stall_moves` moves without
+    /// the best potential chain (`potential`) growing, when `chain` is at least `stall_chain` links long
+    /// and at most one link short of that potential.
+    pub fn should_fire_stalled(
+        &self,
+        view: &View<'_>,
+        chain: &ChainSummary,
+        stalled_moves: u32,
+        potential: u32,
+    ) -> bool {
+        view.opponent.is_none()
+            && self.stall_moves > 0
+            && stalled_moves >= self.stall_moves
+            && chain.chains >= self.stall_chain
+            && chain.chains + 1 >= potential
     }
 
     /// Whether to fire `chain` (the best chain a placement fires now) given what the player sees.

@@ -47,6 +47,8 @@ pub enum FireReason {
     Answer,
     /// Battle: the opponent is nearly full.
     Finish,
+    /// Endless: the build has stopped growing; its chain is fired rather than buried in junk.
+    Stall,
 }
 
 /// A decision: where the current piece goes and the inputs that take it there. The one type that travels
