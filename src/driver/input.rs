@@ -165,6 +165,14 @@ impl Driver {
     /// Starts carrying out `decision` for the piece falling among `surroundings`; its path is taken to
     /// start at the spawn pose, and the driver re-plans if RAM shows the pair elsewhere.
     pub fn start(&mut self, decision: Decision, surroundings: Surroundings) {
+        log::trace!(
+            "driver: to {} by {:?} (expected chain {}, value {:.1}, {} ranked)",
+            decision.placement,
+            decision.path,
+            decision.chain.chains,
+            decision.value,
+            decision.ranking.len()
+        );
         self.target = Some(decision.placement);
         self.steps = decision.path.clone();
         self.decision = Some(decision);

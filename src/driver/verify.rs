@@ -103,6 +103,12 @@ impl Verifier {
                 .find(|(_, c)| matches!(c, Check::Match { .. }))
         {
             // The model is right; the piece moved after the last read. Predict from where it locked.
+            log::debug!(
+                "{label}: {} locked at {} rather than {} (moved after the last read)",
+                p.piece,
+                self.nearby[i].placement,
+                p.placement
+            );
             p = self.nearby.swap_remove(i);
             check = c;
             self.moved_at_lock += 1;

@@ -244,6 +244,12 @@ impl Seat {
             return;
         }
         let (Some(t), Some(current), Some(next)) = (self.thinker.as_mut(), st.current, st.next) else { return };
+        log::trace!(
+            "{}: asking for {current} (next {next}) at {:?}\n{:?}",
+            self.label,
+            (st.x, st.y, st.orientation),
+            st.field
+        );
         self.next_id += 1;
         let asked = Instant::now();
         t.ask(Request {

@@ -405,6 +405,11 @@ impl<M: Machine> Session<M> {
                 for s in &mut self.seats {
                     s.set_moves(moves_of(&learned.movement));
                 }
+                log::debug!(
+                    "calibration: reading RAM with colours {:?} (empty {})",
+                    learned.codes.colors,
+                    learned.codes.empty
+                );
                 self.decoder = Decoder::new(learned);
             } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
                 log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
