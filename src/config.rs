@@ -166,7 +166,11 @@ impl Config {
             key: "play.faults".into(),
             message,
         })?;
-        self.keys.resolve().map_err(|e| ConfigError { file: file.into(), key: "keys".into(), message: e.to_string() })?;
+        self.keys.resolve().map_err(|e| ConfigError {
+            file: file.into(),
+            key: "keys".into(),
+            message: e.to_string(),
+        })?;
         Ok(())
     }
 
@@ -201,15 +205,30 @@ fn toml_error_key(text: &str, e: &toml::de::Error) -> Option<String> {
     if let Some(k) = e.message().split('`').nth(1).filter(|_| e.message().contains(" field `")) {
         // serde's "unknown field `x`" / "missing field `x`": prefix the table.
         let span = e.span()?;
+        let line = line_at(text, span.start);
+        if line.trim_start().starts_with('[') {
+            // An unknown sub-table (`[ai.nope]`): the header names the key.
+            let header = line.trim().trim_matches(|c| c == '[' || c == ']');
+            let parts: Vec<&str> = header.split('.').map(str::trim).collect();
+            if let Some(i) = parts.iter().position(|p| *p == k) {
+                return Some(parts[..=i].join("."));
+            }
+        }
         let table = table_at(text, span.start);
         return Some(if table.is_empty() { k.to_string() } else { format!("{table}.{k}") });
     }
     let span = e.span()?;
     let table = table_at(text, span.start);
-    let line_start = text[..span.start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[line_start..].lines().next().unwrap_or("");
+    let line = line_at(text, span.start);
     let key = line.split('=').next().map(str::trim).filter(|k| !k.is_empty() && !k.starts_with('['))?;
     Some(if table.is_empty() { key.to_string() } else { format!("{table}.{key}") })
+}
+
+/// The line of `text` that holds byte `pos`.
+fn line_at(text: &str, pos: usize) -> &str {
+    let pos = pos.min(text.len());
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    text[start..].lines().next().unwrap_or("")
 }
 
 /// The name of the `[table]` whose body contains byte `pos`.

@@ -52,7 +52,13 @@ pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<
             Mode::Endless | Mode::AiVsAi => true,
             Mode::VsHuman => i == 1,
         };
-        seats.push(Seat::new(label, (p.pad.clamp(1, 2) - 1) as usize, Some(make(&cfg.bots[i], seat_seed)?), on, cfg.speed));
+        seats.push(Seat::new(
+            label,
+            (p.pad.clamp(1, 2) - 1) as usize,
+            Some(make(&cfg.bots[i], seat_seed)?),
+            on,
+            cfg.speed,
+        ));
     }
     Ok(seats)
 }
