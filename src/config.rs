@@ -13,7 +13,7 @@ use crate::ai::AiConfig;
 use crate::emu::EmuSpeed;
 pub use crate::memmap::Mode;
 use crate::play::SeatConfig;
-use crate::ui::KeyBindings;
+use crate::ui::{KeyBindingError, KeyBindings};
 
 /// The `[play]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -166,10 +166,18 @@ impl Config {
             key: "play.faults".into(),
             message,
         })?;
-        self.keys.resolve().map_err(|e| ConfigError {
+        self.keys.resolve().map_err(|e| {
+            let action = match &e {
+                KeyBindingError::UnknownKey { action, .. } => action,
+                KeyBindingError::Duplicate { second, .. } => second,
+            };
+            ConfigError { file: file.into(), key: format!("keys.{action}"), message: e.to_string() }
+        })?;
+        // What serde cannot check in [ai]: the chain bot's template name.
+        crate::ai::eval::ChainEval::new(self.ai.chain.clone()).map_err(|message| ConfigError {
             file: file.into(),
-            key: "keys".into(),
-            message: e.to_string(),
+            key: "ai.chain".into(),
+            message,
         })?;
         Ok(())
     }
@@ -277,7 +285,12 @@ mod tests {
     #[test]
     fn bad_key_bindings_name_the_key() {
         let e = Config::parse("c.toml", "[keys]\nquit = \"NoSuchKey\"\n").unwrap_err();
-        assert!(e.to_string().starts_with("c.toml: keys: keys.quit"), "{e}");
+        assert_eq!(e.key, "keys.quit", "{e}");
+        assert!(e.to_string().starts_with("c.toml: keys.quit: "), "{e}");
+        assert!(e.message.contains("\"NoSuchKey\"") && e.message.contains("Valid names"), "{e}");
+        let e = Config::parse("c.toml", "[keys]\nhud = \"F11\"\n").unwrap_err();
+        assert_eq!(e.key, "keys.hud", "{e}");
+        assert!(e.message.contains("keys.fullscreen"), "{e}");
         let e = Config::parse("c.toml", "[keys]\nquitt = \"Q\"\n").unwrap_err();
         assert_eq!(e.key, "keys.quitt", "{e}");
     }
@@ -301,6 +314,9 @@ mod tests {
         assert_eq!(e.key, "ai.search.depth", "{e}");
         let e = Config::parse("c.toml", "[ai.nope]\nx = 1\n").unwrap_err();
         assert_eq!(e.key, "ai.nope", "{e}");
+        let e = Config::parse("c.toml", "[ai.chain]\ntemplate_name = \"zigzag\"\n").unwrap_err();
+        assert_eq!(e.key, "ai.chain", "{e}");
+        assert!(e.message.contains("zigzag") && e.message.contains("gtr"), "{e}");
     }
 
     #[test]
