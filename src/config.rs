@@ -1,15 +1,19 @@
 //! `config.toml`: every default of `puyobot play`, overridable by flags; `--print-config` shows the merge.
 //!
-//! The player's own tables (`[play]`, `[bots]`) are typed here and refuse unknown keys. `[keys]` (the
-//! window's key bindings) and `[ai.*]` (the bots' weights) belong to the window and the AI; they are
-//! kept as raw TOML tables and handed to those modules.
+//! Every table is typed once, here, when the file is read, and refuses unknown keys: the player's own
+//! tables (`[play]`, `[bots]`) are defined here; `[keys]` is the window's [`KeyBindings`] and `[ai.*]`
+//! the AI's [`AiConfig`], defined by their modules and composed here. Errors name the file, the dotted
+//! key and what was expected. The session gets only what it needs ([`Config::seat_config`]).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ai::AiConfig;
 use crate::emu::EmuSpeed;
 pub use crate::memmap::Mode;
+use crate::play::SeatConfig;
+use crate::ui::{KeyBindingError, KeyBindings};
 
 /// The `[play]` table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,12 +99,11 @@ pub struct Config {
     pub play: PlaySettings,
     /// Which AI plays each side.
     pub bots: BotSettings,
-    /// Window key bindings (read by the window module).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keys: Option<toml::Table>,
-    /// AI weights by evaluation name (`[ai.classic]`, `[ai.chain]`; read by the AI module).
-    #[serde(skip_serializing_if = "toml::Table::is_empty")]
-    pub ai: toml::Table,
+    /// Window key bindings (checked at load: every name known, no key bound twice).
+    pub keys: KeyBindings,
+    /// The bots' weights, search options and ignition policy (`[ai.classic]`, `[ai.chain]`,
+    /// `[ai.search]`, `[ai.ignition]`).
+    pub ai: AiConfig,
 }
 
 /// A config file that could not be used.
@@ -163,20 +166,34 @@ impl Config {
             key: "play.faults".into(),
             message,
         })?;
-        self.key_bindings(file)?;
+        self.keys.resolve().map_err(|e| {
+            let action = match &e {
+                KeyBindingError::UnknownKey { action, .. } => action,
+                KeyBindingError::Duplicate { second, .. } => second,
+            };
+            ConfigError { file: file.into(), key: format!("keys.{action}"), message: e.to_string() }
+        })?;
+        // What serde cannot check in [ai]: the chain bot's template name.
+        crate::ai::eval::ChainEval::new(self.ai.chain.clone()).map_err(|message| ConfigError {
+            file: file.into(),
+            key: "ai.chain".into(),
+            message,
+        })?;
         Ok(())
     }
 
-    /// The window's key bindings from `[keys]` (defaults when the table is absent), checked.
-    pub fn key_bindings(&self, file: &str) -> Result<crate::ui::KeyBindings, ConfigError> {
-        let Some(table) = &self.keys else { return Ok(crate::ui::KeyBindings::default()) };
-        let keys: crate::ui::KeyBindings =
-            toml::Value::Table(table.clone()).try_into().map_err(|e: toml::de::Error| {
-                let field = e.message().split('`').nth(1).map_or(String::new(), |k| format!(".{k}"));
-                ConfigError { file: file.into(), key: format!("keys{field}"), message: e.message().trim().to_string() }
-            })?;
-        keys.resolve().map_err(|e| ConfigError { file: file.into(), key: "keys".into(), message: e.to_string() })?;
-        Ok(keys)
+    /// What the session's seats are made from: `[bots]`, `[ai]` with `[bots].samples` in place of
+    /// `[ai.search].samples` (emulator play's own value), and `[play]`'s speed, seed and threading.
+    pub fn seat_config(&self) -> SeatConfig {
+        let mut ai = self.ai.clone();
+        ai.search.samples = self.bots.samples;
+        SeatConfig {
+            bots: [self.bots.p1.clone(), self.bots.p2.clone()],
+            ai,
+            speed: self.play.speed,
+            seed: self.play.seed,
+            threaded: self.play.threaded_bots,
+        }
     }
 
     /// The merged configuration as TOML (for `--print-config`).
@@ -196,15 +213,30 @@ fn toml_error_key(text: &str, e: &toml::de::Error) -> Option<String> {
     if let Some(k) = e.message().split('`').nth(1).filter(|_| e.message().contains(" field `")) {
         // serde's "unknown field `x`" / "missing field `x`": prefix the table.
         let span = e.span()?;
+        let line = line_at(text, span.start);
+        if line.trim_start().starts_with('[') {
+            // An unknown sub-table (`[ai.nope]`): the header names the key.
+            let header = line.trim().trim_matches(|c| c == '[' || c == ']');
+            let parts: Vec<&str> = header.split('.').map(str::trim).collect();
+            if let Some(i) = parts.iter().position(|p| *p == k) {
+                return Some(parts[..=i].join("."));
+            }
+        }
         let table = table_at(text, span.start);
         return Some(if table.is_empty() { k.to_string() } else { format!("{table}.{k}") });
     }
     let span = e.span()?;
     let table = table_at(text, span.start);
-    let line_start = text[..span.start.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[line_start..].lines().next().unwrap_or("");
+    let line = line_at(text, span.start);
     let key = line.split('=').next().map(str::trim).filter(|k| !k.is_empty() && !k.starts_with('['))?;
     Some(if table.is_empty() { key.to_string() } else { format!("{table}.{key}") })
+}
+
+/// The line of `text` that holds byte `pos`.
+fn line_at(text: &str, pos: usize) -> &str {
+    let pos = pos.min(text.len());
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    text[start..].lines().next().unwrap_or("")
 }
 
 /// The name of the `[table]` whose body contains byte `pos`.
@@ -253,16 +285,56 @@ mod tests {
     #[test]
     fn bad_key_bindings_name_the_key() {
         let e = Config::parse("c.toml", "[keys]\nquit = \"NoSuchKey\"\n").unwrap_err();
-        assert!(e.to_string().starts_with("c.toml: keys: keys.quit"), "{e}");
+        assert_eq!(e.key, "keys.quit", "{e}");
+        assert!(e.to_string().starts_with("c.toml: keys.quit: "), "{e}");
+        assert!(e.message.contains("\"NoSuchKey\"") && e.message.contains("Valid names"), "{e}");
+        let e = Config::parse("c.toml", "[keys]\nhud = \"F11\"\n").unwrap_err();
+        assert_eq!(e.key, "keys.hud", "{e}");
+        assert!(e.message.contains("keys.fullscreen"), "{e}");
         let e = Config::parse("c.toml", "[keys]\nquitt = \"Q\"\n").unwrap_err();
         assert_eq!(e.key, "keys.quitt", "{e}");
     }
 
     #[test]
-    fn foreign_tables_are_kept() {
-        let c = Config::parse("c.toml", "[keys]\nquit = \"Q\"\n[ai.chain]\nw = 1.5\n").unwrap();
-        assert!(c.keys.is_some());
-        assert!(c.ai.contains_key("chain"));
+    fn the_window_and_ai_tables_are_typed_at_load() {
+        let c = Config::parse("c.toml", "[keys]\nquit = \"Q\"\n[ai.chain]\nchain = 1.5\n").unwrap();
+        assert_eq!(c.keys.quit, "Q");
+        assert_eq!(c.keys.pause, KeyBindings::default().pause);
+        assert_eq!(c.ai.chain.chain, 1.5);
+        assert_eq!(c.ai.classic, AiConfig::default().classic);
         assert!(c.to_toml().contains("[ai.chain]"));
+    }
+
+    #[test]
+    fn a_bad_ai_key_names_the_table_and_the_key() {
+        let e = Config::parse("c.toml", "[ai.chain]\nw = 1.5\n").unwrap_err();
+        assert_eq!(e.key, "ai.chain.w", "{e}");
+        assert!(e.message.contains("unknown field"), "{e}");
+        let e = Config::parse("c.toml", "[ai.search]\ndepth = \"deep\"\n").unwrap_err();
+        assert_eq!(e.key, "ai.search.depth", "{e}");
+        let e = Config::parse("c.toml", "[ai.nope]\nx = 1\n").unwrap_err();
+        assert_eq!(e.key, "ai.nope", "{e}");
+        let e = Config::parse("c.toml", "[ai.chain]\ntemplate_name = \"zigzag\"\n").unwrap_err();
+        assert_eq!(e.key, "ai.chain", "{e}");
+        assert!(e.message.contains("zigzag") && e.message.contains("gtr"), "{e}");
+    }
+
+    #[test]
+    fn print_config_round_trips() {
+        let text = "[play]\nspeed = 3\n[keys]\nhud = \"\"\n[ai.chain]\nchain = 7.5\n[ai.search]\ndepth = 1\n";
+        let c = Config::parse("c.toml", text).unwrap();
+        assert_eq!(Config::parse("printed", &c.to_toml()).unwrap(), c);
+        assert_eq!(Config::parse("printed", &Config::default().to_toml()).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn seats_get_the_play_samples_and_keep_the_other_ai_keys() {
+        let c = Config::parse("c.toml", "[bots]\nsamples = 2\np2 = \"greedy\"\n[ai.search]\nsamples = 8\ndepth = 1\n")
+            .unwrap();
+        let s = c.seat_config();
+        assert_eq!(s.ai.search.samples, 2);
+        assert_eq!(s.ai.search.depth, 1);
+        assert_eq!(s.bots, ["chain".to_string(), "greedy".to_string()]);
+        assert_eq!(c.ai.search.samples, 8, "sim and train keep [ai.search].samples");
     }
 }

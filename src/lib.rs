@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+
 //! puyobot: plays Famicom Puyo Puyo inside an embedded NES emulator.
 //!
 //! Data flow: RAM → decode → game model → search → plan → driver → buttons. The pure parts

@@ -11,7 +11,6 @@ fn config_toml_carries_the_ai_tables_verbatim() {
 
 #[test]
 fn config_toml_carries_the_window_keys_verbatim() {
-    let snippet = puyobot::ui::keys::DEFAULT_KEYS_TOML;
-    let table = snippet.find("[keys]").map_or(snippet, |i| &snippet[i..]);
-    assert!(CONFIG.contains(table.trim()), "paste DEFAULT_KEYS_TOML into config.toml again");
+    let snippet = puyobot::ui::keys::default_keys_toml();
+    assert!(CONFIG.contains(snippet.trim()), "paste puyobot::ui::keys::default_keys_toml() into config.toml again");
 }

@@ -30,10 +30,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("cli", 10),
 ];
 
-/// Known upward uses still to be removed: `play::seats_for` builds the seats from the whole
-/// configuration; handing it the typed `[bots]` and `[ai]` tables instead removes this entry.
-const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[("play", "crate::config::Config")];
-
 fn rank(name: &str) -> Option<u8> {
     LAYERS.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
 }
@@ -81,10 +77,6 @@ fn crate_uses(text: &str) -> Vec<(String, String)> {
     out
 }
 
-fn is_known_exception(layer: &str, line: &str) -> bool {
-    KNOWN_EXCEPTIONS.iter().any(|(l, pattern)| *l == layer && line.contains(pattern))
-}
-
 #[test]
 fn every_layer_uses_only_lower_layers() {
     let mut violations = Vec::new();
@@ -100,7 +92,7 @@ fn every_layer_uses_only_lower_layers() {
                     continue;
                 }
                 let allowed = rank(&used).is_none_or(|r| r < *own);
-                if !allowed && !is_known_exception(layer, &line) {
+                if !allowed {
                     violations.push(format!("{} uses crate::{used}: {line}", file.display()));
                 }
             }

@@ -126,7 +126,8 @@ fn lab_session(mode: Mode, map_text: Option<&str>) -> Session<Emu> {
     let mut cfg = Config::default();
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
-    let seats = seats_for(mode, &map, &cfg, false).expect("seats");
+    cfg.play.threaded_bots = false;
+    let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     Session::new(Emu::new(&image, true).expect("emulator"), map, mode, seats, true)
 }
 

@@ -21,7 +21,8 @@ fn session(image: &RomImage, mode: Mode) -> Session<Recorder<Emu>> {
     let map = source.address_file(known.modes.for_mode(mode)).expect("address file");
     let mut cfg = Config::default();
     cfg.play.speed = 10;
-    let seats = seats_for(mode, &map, &cfg, false).expect("seats");
+    cfg.play.threaded_bots = false;
+    let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     let machine = Recorder::new(Emu::new(image, true).expect("emulator"), true);
     Session::new(machine, map, mode, seats, true)
 }

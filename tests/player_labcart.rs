@@ -32,7 +32,8 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
     cfg.play.speed = speed;
     cfg.bots.p1 = bots[0].into();
     cfg.bots.p2 = bots[1].into();
-    let seats = seats_for(mode, &map, &cfg, threaded).expect("seats");
+    cfg.play.threaded_bots = threaded;
+    let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     Session::new(Emu::new(image, true).expect("emulator"), map, mode, seats, true)
 }
 

@@ -17,7 +17,8 @@ fn view(mode: Mode) -> WindowSession {
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
     cfg.play.speed = 10;
-    let seats = seats_for(mode, &map, &cfg, true).unwrap();
+    cfg.play.threaded_bots = true;
+    let seats = seats_for(mode, &map, &cfg.seat_config()).unwrap();
     WindowSession::new(Session::new(Emu::new(&image, false).unwrap(), map, mode, seats, true))
 }
 

@@ -290,7 +290,7 @@ impl Target for AddressFileTarget {
 // ---- config ----
 
 /// Mutated `config.toml` (and the AI's documented snippet) through `Config::parse`; what passes must print
-/// (`--print-config`) to a text that parses again, and its `[ai]` table goes through the AI's typed form.
+/// (`--print-config`) to a text that parses again to the same configuration (`[keys]` and `[ai]` typed).
 struct ConfigTarget {
     seeds: Vec<String>,
     raw: Vec<Vec<u8>>,
@@ -319,10 +319,11 @@ impl Target for ConfigTarget {
         let text = String::from_utf8_lossy(&case.parts[0].1);
         let Ok(cfg) = Config::parse("fuzz/config.toml", &text) else { return false };
         let printed = cfg.to_toml();
-        if let Err(e) = Config::parse("printed", &printed) {
-            panic!("--print-config output does not parse again: {e}\n{printed}");
+        match Config::parse("printed", &printed) {
+            // Compared as text: a NaN weight is not equal to itself.
+            Ok(again) => assert_eq!(again.to_toml(), printed, "--print-config does not round-trip"),
+            Err(e) => panic!("--print-config output does not parse again: {e}\n{printed}"),
         }
-        let _ = toml::Value::Table(cfg.ai.clone()).try_into::<puyobot::ai::AiConfig>();
         true
     }
 }

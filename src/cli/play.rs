@@ -251,8 +251,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let mode = cfg.play.mode;
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
-    let threaded = cfg.play.threaded_bots;
-    let mut seats = seats_for(mode, &map, &cfg, threaded).map_err(anyhow::Error::msg)?;
+    let mut seats = seats_for(mode, &map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
     if players == Players::Person {
         seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
@@ -382,7 +381,6 @@ fn run_window(
     max_frames: Option<u64>,
 ) -> anyhow::Result<Session<TraceRecorder<Emu>>> {
     use crate::ui::{WindowOptions, run_window};
-    let keys = cfg.key_bindings("config")?;
     let opts = WindowOptions {
         title: format!(
             "puyobot - {name} - {}{}",
@@ -390,7 +388,7 @@ fn run_window(
             if session.machine().recording() { " - RECORDING" } else { "" }
         ),
         emu_speed: cfg.play.emu_speed,
-        keys,
+        keys: cfg.keys.clone(),
         max_frames,
         screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
         key_script: match std::env::var_os("PUYOBOT_KEY_SCRIPT") {

@@ -49,7 +49,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         );
     }
     let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
-    let seats = seats_for(cfg.play.mode, &map, &cfg, cfg.play.threaded_bots).map_err(anyhow::Error::msg)?;
+    let seats = seats_for(cfg.play.mode, &map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
     let limits = Limits {
         frames: replay.frames,
         pieces: replay.pieces,

@@ -11,7 +11,7 @@
 //! `/proc/thread-self/schedstat` is summed as well and given as a mean per move.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, bail};
@@ -19,6 +19,7 @@ use rand::RngCore;
 use rayon::prelude::*;
 
 use crate::ai::{AiConfig, Bot};
+use crate::config::{Config, DEFAULT_FILE};
 use crate::game::{Piece, Rules, text};
 use crate::sim::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, EndlessGameResult, EndlessRun, EndlessSummary,
@@ -166,17 +167,11 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
 /// Reads the `[ai]` table the way `puyobot play` does: `--config FILE` must exist; without it
 /// `./config.toml` is used when present, else the defaults. The whole file is checked, not only `[ai]`.
 pub fn load_config(path: &Option<PathBuf>) -> anyhow::Result<AiConfig> {
-    let (file, required) = match path {
-        Some(p) => (p.clone(), true),
-        None => (PathBuf::from(crate::config::DEFAULT_FILE), false),
+    let cfg = match path {
+        Some(p) => Config::load(p, true)?,
+        None => Config::load(Path::new(DEFAULT_FILE), false)?,
     };
-    let text = match std::fs::read_to_string(&file) {
-        Ok(text) => text,
-        Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => return Ok(AiConfig::default()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read config {}", file.display())),
-    };
-    crate::config::Config::parse(&file.display().to_string(), &text)?;
-    AiConfig::from_toml(&text).with_context(|| format!("in the [ai] table of {}", file.display()))
+    Ok(cfg.ai)
 }
 
 /// A CRC32 of the bot configuration (and queue), so shards of different runs refuse to merge.

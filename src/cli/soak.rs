@@ -87,8 +87,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
             std::mem::swap(&mut game_cfg.bots.p1, &mut game_cfg.bots.p2);
         }
         let emu = Emu::new(&image, true)?;
-        let seats =
-            seats_for(Mode::AiVsAi, &map, &game_cfg, game_cfg.play.threaded_bots).map_err(anyhow::Error::msg)?;
+        let seats = seats_for(Mode::AiVsAi, &map, &game_cfg.seat_config()).map_err(anyhow::Error::msg)?;
         Ok(Session::new(emu, map.clone(), Mode::AiVsAi, seats, game_cfg.play.menu))
     };
     let on_sample = |s: &SoakSample| {

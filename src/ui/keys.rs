@@ -3,7 +3,7 @@
 //! Each field of [`KeyBindings`] names one physical key (layout-independent,
 //! e.g. "Z" is the key left of "X" on any layout). An empty string leaves the
 //! action unbound. Names are matched case-insensitively; see
-//! [`valid_key_names`] for the full list. [`DEFAULT_KEYS_TOML`] is a
+//! [`valid_key_names`] for the full list. [`default_keys_toml`] is a
 //! commented copy of the defaults, ready to paste into `config.toml`.
 //!
 //! Escape (by default) and closing the window always quit.
@@ -11,121 +11,84 @@
 use serde::{Deserialize, Serialize};
 use winit::keyboard::KeyCode;
 
-/// The default `[keys]` table, commented, for `config.toml`.
-pub const DEFAULT_KEYS_TOML: &str = r#"# Window key bindings. Each value is one key name; "" leaves an action unbound.
+use crate::ui::{PAD_A, PAD_B, PAD_DOWN, PAD_LEFT, PAD_RIGHT, PAD_SELECT, PAD_START, PAD_UP};
+
+/// Defines [`KeyBindings`] (one `String` field per row), its defaults, and the (field, description,
+/// action) table that resolving, the help text and the commented TOML are built from: each binding is
+/// written once, as one row.
+macro_rules! bindings {
+    ($( $field:ident = $key:literal => $action:expr, $what:literal; )*) => {
+        /// Action → key name for every window action (the `[keys]` table). Each field documents the
+        /// action; its default is in [`default_keys_toml`].
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct KeyBindings {
+            $( #[doc = $what] pub $field: String, )*
+        }
+
+        impl Default for KeyBindings {
+            fn default() -> Self {
+                KeyBindings { $( $field: $key.to_string(), )* }
+            }
+        }
+
+        /// The field names of [`KeyBindings`], in help-text order.
+        const FIELDS: &[&str] = &[$( stringify!($field) ),*];
+
+        impl KeyBindings {
+            /// (field name, description, key name, action) for every binding, in help-text order.
+            fn entries(&self) -> [(&'static str, &'static str, &str, Action); FIELDS.len()] {
+                [$( (stringify!($field), $what, &self.$field, $action) ),*]
+            }
+        }
+    };
+}
+
+bindings! {
+    quit = "Escape" => Action::Quit, "quit (closing the window always quits)";
+    fullscreen = "F11" => Action::Fullscreen, "borderless fullscreen on/off";
+    pause = "P" => Action::Pause, "pause / resume the emulator";
+    frame_advance = "Period" => Action::FrameAdvance, "one frame while paused (pauses if running)";
+    emu_speed_down = "Minus" => Action::EmuSpeedDown, "emulator slower (1/2x 1x 2x 4x max)";
+    emu_speed_up = "Equal" => Action::EmuSpeedUp, "emulator faster";
+    bot_speed_down = "BracketLeft" => Action::BotSpeedDown, "bot speed -1";
+    bot_speed_up = "BracketRight" => Action::BotSpeedUp, "bot speed +1";
+    bot_p1 = "F1" => Action::ToggleBot(0), "player 1 bot on/off";
+    bot_p2 = "F2" => Action::ToggleBot(1), "player 2 bot on/off";
+    hud = "H" => Action::Hud, "HUD on/off";
+    screenshot = "F12" => Action::Screenshot, "PNG of the 256x240 frame (+ overlay) into the screenshot directory";
+    save_state = "F5" => Action::SaveState, "save state to the current slot";
+    load_state = "F7" => Action::LoadState, "load state from the current slot";
+    next_slot = "F6" => Action::NextSlot, "next save-state slot (1-9)";
+    pad_up = "ArrowUp" => Action::Pad(PAD_UP), "pad 1 Up";
+    pad_down = "ArrowDown" => Action::Pad(PAD_DOWN), "pad 1 Down";
+    pad_left = "ArrowLeft" => Action::Pad(PAD_LEFT), "pad 1 Left";
+    pad_right = "ArrowRight" => Action::Pad(PAD_RIGHT), "pad 1 Right";
+    pad_a = "X" => Action::Pad(PAD_A), "pad 1 A";
+    pad_b = "Z" => Action::Pad(PAD_B), "pad 1 B";
+    pad_start = "Enter" => Action::Pad(PAD_START), "pad 1 Start";
+    pad_select = "ShiftRight" => Action::Pad(PAD_SELECT), "pad 1 Select";
+}
+
+/// The comment above the generated `[keys]` table.
+const KEYS_TOML_HEADER: &str = r#"# Window key bindings. Each value is one key name; "" leaves an action unbound.
 # Names: A-Z, 0-9, F1-F12, ArrowUp/ArrowDown/ArrowLeft/ArrowRight, Enter, Space,
 # Escape, Tab, Backspace, ShiftLeft/ShiftRight, ControlLeft/ControlRight,
 # AltLeft/AltRight, Minus, Equal, Period, Comma, Slash, Backslash, Semicolon,
 # Quote, Backquote, BracketLeft, BracketRight, Insert, Delete, Home, End,
 # PageUp, PageDown, Numpad0-Numpad9, NumpadAdd, NumpadSubtract, NumpadEnter...
-[keys]
-quit = "Escape"            # also: closing the window
-fullscreen = "F11"
-pause = "P"
-frame_advance = "Period"   # while paused: one frame (pauses if running)
-emu_speed_down = "Minus"   # 1/2x, 1x, 2x, 4x, max
-emu_speed_up = "Equal"
-bot_speed_down = "BracketLeft"
-bot_speed_up = "BracketRight"
-bot_p1 = "F1"              # bot on/off for player 1
-bot_p2 = "F2"              # bot on/off for player 2
-hud = "H"                  # HUD on/off
-screenshot = "F12"         # PNG of the 256x240 frame (+ HUD) into the screenshot directory
-save_state = "F5"
-load_state = "F7"
-next_slot = "F6"           # save-state slot 1..9
-# NES pad 1 for a human player
-pad_up = "ArrowUp"
-pad_down = "ArrowDown"
-pad_left = "ArrowLeft"
-pad_right = "ArrowRight"
-pad_a = "X"
-pad_b = "Z"
-pad_start = "Enter"
-pad_select = "ShiftRight"
+# The pad_* keys are NES pad 1, for a human player.
 "#;
 
-/// Action → key name for every window action (the `[keys]` table).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct KeyBindings {
-    /// Quit the window.
-    pub quit: String,
-    /// Toggle borderless fullscreen.
-    pub fullscreen: String,
-    /// Pause / resume the emulator.
-    pub pause: String,
-    /// Emulate one frame while paused (pauses if running).
-    pub frame_advance: String,
-    /// Slower emulator speed step.
-    pub emu_speed_down: String,
-    /// Faster emulator speed step.
-    pub emu_speed_up: String,
-    /// Lower the bots' speed setting by one.
-    pub bot_speed_down: String,
-    /// Raise the bots' speed setting by one.
-    pub bot_speed_up: String,
-    /// Turn player 1's bot on/off.
-    pub bot_p1: String,
-    /// Turn player 2's bot on/off.
-    pub bot_p2: String,
-    /// Show / hide the HUD.
-    pub hud: String,
-    /// Save a PNG screenshot of the frame (with the HUD if shown).
-    pub screenshot: String,
-    /// Save the session state to the current slot.
-    pub save_state: String,
-    /// Load the session state from the current slot.
-    pub load_state: String,
-    /// Select the next save-state slot (1..=9, wrapping).
-    pub next_slot: String,
-    /// Pad 1 Up.
-    pub pad_up: String,
-    /// Pad 1 Down.
-    pub pad_down: String,
-    /// Pad 1 Left.
-    pub pad_left: String,
-    /// Pad 1 Right.
-    pub pad_right: String,
-    /// Pad 1 A.
-    pub pad_a: String,
-    /// Pad 1 B.
-    pub pad_b: String,
-    /// Pad 1 Start.
-    pub pad_start: String,
-    /// Pad 1 Select.
-    pub pad_select: String,
-}
-
-impl Default for KeyBindings {
-    fn default() -> Self {
-        let s = |k: &str| k.to_string();
-        KeyBindings {
-            quit: s("Escape"),
-            fullscreen: s("F11"),
-            pause: s("P"),
-            frame_advance: s("Period"),
-            emu_speed_down: s("Minus"),
-            emu_speed_up: s("Equal"),
-            bot_speed_down: s("BracketLeft"),
-            bot_speed_up: s("BracketRight"),
-            bot_p1: s("F1"),
-            bot_p2: s("F2"),
-            hud: s("H"),
-            screenshot: s("F12"),
-            save_state: s("F5"),
-            load_state: s("F7"),
-            next_slot: s("F6"),
-            pad_up: s("ArrowUp"),
-            pad_down: s("ArrowDown"),
-            pad_left: s("ArrowLeft"),
-            pad_right: s("ArrowRight"),
-            pad_a: s("X"),
-            pad_b: s("Z"),
-            pad_start: s("Enter"),
-            pad_select: s("ShiftRight"),
-        }
+/// The default `[keys]` table, commented, ready to paste into `config.toml` (which carries it verbatim;
+/// `tests/config_file.rs` checks).
+pub fn default_keys_toml() -> String {
+    let mut out = format!("{KEYS_TOML_HEADER}[keys]\n");
+    for (field, what, key, _) in KeyBindings::default().entries() {
+        let line = format!("{field} = {key:?}");
+        out.push_str(&format!("{line:<30} # {what}\n"));
     }
+    out
 }
 
 /// A window action a key can be bound to.
@@ -346,37 +309,6 @@ pub fn valid_key_names() -> Vec<String> {
 }
 
 impl KeyBindings {
-    /// (field name, description, key name, action) for every binding, in
-    /// help-text order.
-    fn entries(&self) -> [(&'static str, &'static str, &str, Action); 23] {
-        use crate::ui::{PAD_A, PAD_B, PAD_DOWN, PAD_LEFT, PAD_RIGHT, PAD_SELECT, PAD_START, PAD_UP};
-        [
-            ("quit", "quit", &self.quit, Action::Quit),
-            ("fullscreen", "fullscreen on/off", &self.fullscreen, Action::Fullscreen),
-            ("pause", "pause / resume", &self.pause, Action::Pause),
-            ("frame_advance", "one frame while paused", &self.frame_advance, Action::FrameAdvance),
-            ("emu_speed_down", "emulator slower (1/2x 1x 2x 4x max)", &self.emu_speed_down, Action::EmuSpeedDown),
-            ("emu_speed_up", "emulator faster", &self.emu_speed_up, Action::EmuSpeedUp),
-            ("bot_speed_down", "bot speed -1", &self.bot_speed_down, Action::BotSpeedDown),
-            ("bot_speed_up", "bot speed +1", &self.bot_speed_up, Action::BotSpeedUp),
-            ("bot_p1", "player 1 bot on/off", &self.bot_p1, Action::ToggleBot(0)),
-            ("bot_p2", "player 2 bot on/off", &self.bot_p2, Action::ToggleBot(1)),
-            ("hud", "HUD on/off", &self.hud, Action::Hud),
-            ("screenshot", "save a PNG screenshot", &self.screenshot, Action::Screenshot),
-            ("save_state", "save state to the current slot", &self.save_state, Action::SaveState),
-            ("load_state", "load state from the current slot", &self.load_state, Action::LoadState),
-            ("next_slot", "next save-state slot (1-9)", &self.next_slot, Action::NextSlot),
-            ("pad_up", "pad 1 Up", &self.pad_up, Action::Pad(PAD_UP)),
-            ("pad_down", "pad 1 Down", &self.pad_down, Action::Pad(PAD_DOWN)),
-            ("pad_left", "pad 1 Left", &self.pad_left, Action::Pad(PAD_LEFT)),
-            ("pad_right", "pad 1 Right", &self.pad_right, Action::Pad(PAD_RIGHT)),
-            ("pad_a", "pad 1 A", &self.pad_a, Action::Pad(PAD_A)),
-            ("pad_b", "pad 1 B", &self.pad_b, Action::Pad(PAD_B)),
-            ("pad_start", "pad 1 Start", &self.pad_start, Action::Pad(PAD_START)),
-            ("pad_select", "pad 1 Select", &self.pad_select, Action::Pad(PAD_SELECT)),
-        ]
-    }
-
     /// Checks every key name and that no key is bound twice, and builds the
     /// lookup table the window uses.
     pub fn resolve(&self) -> Result<KeyMap, KeyBindingError> {
@@ -496,7 +428,7 @@ mod tests {
         struct Config {
             keys: KeyBindings,
         }
-        let cfg: Config = toml::from_str(DEFAULT_KEYS_TOML).unwrap();
+        let cfg: Config = toml::from_str(&default_keys_toml()).unwrap();
         assert_eq!(cfg.keys, KeyBindings::default());
         // Partial tables fall back to the defaults; unknown fields are rejected.
         let cfg: Config = toml::from_str("[keys]\npause = \"Space\"\n").unwrap();
