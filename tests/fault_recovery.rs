@@ -78,7 +78,9 @@ fn faults_leave_the_menus_alone_so_the_game_is_the_one_asked_for() {
         let mut cfg = Config::default();
         cfg.bots.p1 = "greedy".into();
         cfg.play.speed = 10;
-        let seats = seats_for(Mode::Endless, &map, &cfg, false).expect("seats");
+        let mut seat_cfg = cfg.seat_config();
+        seat_cfg.threaded = false;
+        let seats = seats_for(Mode::Endless, &map, &seat_cfg).expect("seats");
         let machine = FaultyPads::new(Emu::new(&image, true).expect("emulator"), spec, seed);
         let mut s = Session::new(machine, map.clone(), Mode::Endless, seats, true);
         s.set_seed(seed);
