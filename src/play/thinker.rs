@@ -6,7 +6,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::game::{Field, MoveRules, Piece, Rules};
-use crate::sim::{Decision, OpponentView, Player, View};
+use crate::sim::{Decision, OpponentView, Player, View, thread_cpu_ns};
 
 /// Everything a bot needs for one decision, owned so it can cross threads.
 #[derive(Clone, Debug)]
@@ -52,10 +52,13 @@ pub struct Answer {
     pub decision: Decision,
     /// How long the search took.
     pub elapsed: Duration,
+    /// CPU time of the search on the thread that ran it (zero where the platform does not tell).
+    pub cpu: Duration,
 }
 
 fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     let start = Instant::now();
+    let cpu_before = thread_cpu_ns();
     let opponent = r.opponent.as_ref().map(|m| OpponentView {
         field: &m.field,
         pending_nuisance: m.opponent_pending,
@@ -73,7 +76,11 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     };
     bot.set_movement(r.moves);
     let decision = bot.choose(&view);
-    Answer { id: r.id, decision, elapsed: start.elapsed() }
+    let cpu = match (cpu_before, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
+        _ => Duration::ZERO,
+    };
+    Answer { id: r.id, decision, elapsed: start.elapsed(), cpu }
 }
 
 /// A bot with a way to run it.
