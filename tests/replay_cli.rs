@@ -15,8 +15,16 @@ fn deterministic(json: &str) -> serde_json::Value {
         match v {
             serde_json::Value::Object(m) => {
                 m.retain(|k, _| {
-                    !["seconds", "fps", "realtime_factor", "bot_time_share", "bot_think_seconds", "think_ms_total"]
-                        .contains(&k.as_str())
+                    ![
+                        "seconds",
+                        "fps",
+                        "realtime_factor",
+                        "bot_time_share",
+                        "bot_think_seconds",
+                        "think_ms_total",
+                        "cpu",
+                    ]
+                    .contains(&k.as_str())
                 });
                 m.values_mut().for_each(strip);
             }

@@ -1,6 +1,6 @@
 //! Running a session without a window, as fast as the machine goes, until a limit or the end of the game.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::emu::{EmuError, Machine};
 
@@ -77,6 +77,7 @@ pub fn run<M: Machine>(
     }
     session.set_wait_for_bots(true);
     let start = Instant::now();
+    let cpu_start = crate::sim::process_cpu_ns();
     let first = session.frames();
     let (mut last_total, mut last_change) = (0u32, first);
     let mut stalled = false;
@@ -126,7 +127,11 @@ pub fn run<M: Machine>(
             )));
         }
     }
-    let mut summary = Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed());
+    let cpu = match (cpu_start, crate::sim::process_cpu_ns()) {
+        (Some(a), Some(b)) => Some(Duration::from_nanos(b.saturating_sub(a))),
+        _ => None,
+    };
+    let mut summary = Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed(), cpu);
     summary.stalled = stalled;
     Ok(summary)
 }

@@ -12,7 +12,7 @@ pub mod thinker;
 
 pub use headless::{Limits, RunError};
 pub use matches::{GameEnd, GameResult, Tally};
-pub use report::{PlayerSummary, Summary};
+pub use report::{CpuFigures, PlayerSummary, SeatCpu, Summary};
 pub use seat::{FrameContext, Seat, SeatStats, TOPOUT_FRAMES};
 pub use session::{Outcome, Session};
 pub use thinker::Thinker;

@@ -47,6 +47,63 @@ pub struct PlayerSummary {
     pub calibration_surprises: u64,
 }
 
+/// Speed in CPU time: frames per second of the process's CPU time, and the bots' share of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CpuFigures {
+    /// CPU seconds of the process (every thread) during the run.
+    pub seconds: f64,
+    /// Frames per CPU second (bots included).
+    pub fps: f64,
+    /// `fps` / 60.1: the real-time factor the run would have on a core of its own.
+    pub realtime_factor: f64,
+    /// CPU seconds of the bots' searches (on whichever thread).
+    pub bot_seconds: f64,
+    /// `bot_seconds` / `seconds`.
+    pub bot_share: f64,
+    /// The same per seat, in seat order.
+    pub seats: Vec<SeatCpu>,
+}
+
+/// One seat's bot in CPU time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeatCpu {
+    /// "P1" / "P2".
+    pub label: String,
+    /// CPU seconds of this seat's searches.
+    pub bot_seconds: f64,
+    /// `bot_seconds` / the process's CPU seconds.
+    pub bot_share: f64,
+}
+
+impl CpuFigures {
+    /// The figures for `frames` run in `cpu` of process CPU time, `bots` the seats' labels and the CPU time
+    /// of their searches. `None` when `cpu` is zero (a run too short for the process clock's ticks).
+    pub fn of(frames: u64, cpu: Duration, bots: &[(String, Duration)]) -> Option<CpuFigures> {
+        let seconds = cpu.as_secs_f64();
+        if seconds <= 0.0 {
+            return None;
+        }
+        let fps = frames as f64 / seconds;
+        let seats: Vec<SeatCpu> = bots
+            .iter()
+            .map(|(label, t)| SeatCpu {
+                label: label.clone(),
+                bot_seconds: t.as_secs_f64(),
+                bot_share: t.as_secs_f64() / seconds,
+            })
+            .collect();
+        let bot_seconds: f64 = seats.iter().map(|s| s.bot_seconds).sum();
+        Some(CpuFigures {
+            seconds,
+            fps,
+            realtime_factor: fps / NES_FPS,
+            bot_seconds,
+            bot_share: bot_seconds / seconds,
+            seats,
+        })
+    }
+}
+
 /// The whole report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
@@ -72,6 +129,9 @@ pub struct Summary {
     /// Total search time of all bots in seconds, on whichever thread (with worker threads it overlaps the
     /// emulation).
     pub bot_think_seconds: f64,
+    /// The same figures in CPU time, which a loaded machine disturbs much less than wall-clock ones
+    /// (`None` where the platform does not tell).
+    pub cpu: Option<CpuFigures>,
     /// The winner's label (2P, once decided).
     pub winner: Option<String>,
     /// The game ended (a top-out).
@@ -90,14 +150,23 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Builds the report from a session that ran for `wall`.
-    pub fn of<M: Machine>(s: &Session<M>, rom: &str, seed: u64, speed: u8, frames: u64, wall: Duration) -> Summary {
+    /// Builds the report from a session that ran for `wall` and used `cpu` of process CPU time (when known).
+    pub fn of<M: Machine>(
+        s: &Session<M>,
+        rom: &str,
+        seed: u64,
+        speed: u8,
+        frames: u64,
+        wall: Duration,
+        cpu: Option<Duration>,
+    ) -> Summary {
         let seconds = wall.as_secs_f64().max(1e-9);
         let games = s.game_results();
         let labels: Vec<String> = s.seats.iter().map(|p| p.label.clone()).collect();
         let fps = frames as f64 / seconds;
         let think: f64 = s.seats.iter().map(|p| p.stats.think_time.as_secs_f64()).sum();
         let on_path: f64 = s.seats.iter().map(|p| p.stats.frame_path_time.as_secs_f64()).sum();
+        let think_cpu: Vec<(String, Duration)> = s.seats.iter().map(|p| (p.label.clone(), p.stats.think_cpu)).collect();
         let players = s
             .seats
             .iter()
@@ -131,6 +200,7 @@ impl Summary {
             realtime_factor: fps / NES_FPS,
             bot_time_share: on_path / seconds,
             bot_think_seconds: think,
+            cpu: cpu.and_then(|c| CpuFigures::of(frames, c, &think_cpu)),
             winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
             game_over: s.outcome.is_some(),
             stalled: false,
@@ -161,6 +231,16 @@ impl Summary {
             self.bot_time_share * 100.0,
             self.bot_think_seconds
         );
+        if let Some(c) = &self.cpu {
+            out += &format!(
+                "CPU time: {:.2} s: {:.0} frames per CPU second ({:.1}x real time on a core of its own), bots {:.1}% \
+                 of it\n",
+                c.seconds,
+                c.fps,
+                c.realtime_factor,
+                c.bot_share * 100.0
+            );
+        }
         for p in &self.players {
             out += &format!(
                 "{} ({}): {} pieces, {} chains (largest {}), score {} ({}), {} mismatches in {} checks{}\n",

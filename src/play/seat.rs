@@ -36,6 +36,8 @@ pub struct SeatStats {
     pub topped_out: bool,
     /// Time spent in the bot's search (on whichever thread ran it).
     pub think_time: Duration,
+    /// CPU time of the bot's searches (on whichever thread ran them), abandoned ones included.
+    pub think_cpu: Duration,
     /// Bot time on the frame loop's path: inline searches, and waits for a worker's answer.
     pub frame_path_time: Duration,
     /// Decisions made.
@@ -308,9 +310,14 @@ impl Seat {
             Some(t) if self.waiting => t.poll(),
             _ => None,
         };
+        if let Some(t) = self.thinker.as_mut() {
+            // Searches for questions abandoned on the way (a piece forgotten) cost CPU time too.
+            self.stats.think_cpu += t.take_discarded_cpu();
+        }
         let Some(answer) = answer else { return };
         self.waiting = false;
         self.stats.think_time += answer.elapsed;
+        self.stats.think_cpu += answer.cpu;
         self.stats.decisions += 1;
         self.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
         self.expected_chain = answer.decision.expected_chain();

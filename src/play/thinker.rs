@@ -6,7 +6,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::game::{Field, MoveRules, Piece, Rules};
-use crate::sim::{Decision, OpponentView, Player, View};
+use crate::sim::{Decision, OpponentView, Player, View, thread_cpu_ns};
 
 /// Everything a bot needs for one decision, owned so it can cross threads.
 #[derive(Clone, Debug)]
@@ -52,10 +52,13 @@ pub struct Answer {
     pub decision: Decision,
     /// How long the search took.
     pub elapsed: Duration,
+    /// CPU time of the search on the thread that ran it (zero where the platform does not tell).
+    pub cpu: Duration,
 }
 
 fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     let start = Instant::now();
+    let cpu_before = thread_cpu_ns();
     let opponent = r.opponent.as_ref().map(|m| OpponentView {
         field: &m.field,
         pending_nuisance: m.opponent_pending,
@@ -73,7 +76,11 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     };
     bot.set_movement(r.moves);
     let decision = bot.choose(&view);
-    Answer { id: r.id, decision, elapsed: start.elapsed() }
+    let cpu = match (cpu_before, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
+        _ => Duration::ZERO,
+    };
+    Answer { id: r.id, decision, elapsed: start.elapsed(), cpu }
 }
 
 /// A bot with a way to run it.
@@ -95,6 +102,8 @@ pub enum Thinker {
         handle: Option<JoinHandle<()>>,
         /// The request whose answer is wanted.
         want: Option<u64>,
+        /// CPU time of answers that came back to questions no longer wanted (not yet collected).
+        discarded_cpu: Duration,
     },
 }
 
@@ -134,7 +143,7 @@ impl Thinker {
         if handle.is_none() {
             log::warn!("cannot start a thread for the bot; it will think inline");
         }
-        Thinker::Threaded { tx: Some(tx), rx, handle, want: None }
+        Thinker::Threaded { tx: Some(tx), rx, handle, want: None, discarded_cpu: Duration::ZERO }
     }
 
     /// Asks for a decision; a previous unanswered question is abandoned.
@@ -156,13 +165,13 @@ impl Thinker {
     pub fn poll(&mut self) -> Option<Answer> {
         match self {
             Thinker::Inline { ready, .. } => ready.take(),
-            Thinker::Threaded { rx, want, .. } => loop {
+            Thinker::Threaded { rx, want, discarded_cpu, .. } => loop {
                 match rx.try_recv() {
                     Ok(a) if Some(a.id) == *want => {
                         *want = None;
                         return Some(a);
                     }
-                    Ok(_) => continue,
+                    Ok(a) => *discarded_cpu += a.cpu,
                     Err(TryRecvError::Empty | TryRecvError::Disconnected) => return None,
                 }
             },
@@ -174,16 +183,26 @@ impl Thinker {
     pub fn wait(&mut self) -> Option<Answer> {
         match self {
             Thinker::Inline { ready, .. } => ready.take(),
-            Thinker::Threaded { rx, want, .. } => {
+            Thinker::Threaded { rx, want, discarded_cpu, .. } => {
                 let id = (*want)?;
                 while let Ok(a) = rx.recv() {
                     if a.id == id {
                         *want = None;
                         return Some(a);
                     }
+                    *discarded_cpu += a.cpu;
                 }
                 None
             }
+        }
+    }
+
+    /// CPU time of the searches whose answers were dropped because a newer question had replaced them,
+    /// since the last call (an inline bot never drops one).
+    pub fn take_discarded_cpu(&mut self) -> Duration {
+        match self {
+            Thinker::Inline { .. } => Duration::ZERO,
+            Thinker::Threaded { discarded_cpu, .. } => std::mem::take(discarded_cpu),
         }
     }
 
@@ -209,5 +228,74 @@ impl Drop for Thinker {
                 let _ = h.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::{AiConfig, Bot};
+    use crate::game::{Color, Pair};
+    use crate::sim::thread_cpu_ns;
+
+    /// The greedy bot after spinning for 30 ms of its thread's CPU time.
+    struct Slow(Bot);
+
+    impl Player for Slow {
+        fn name(&self) -> &str {
+            "slow"
+        }
+        fn choose(&mut self, view: &View<'_>) -> Decision {
+            if let Some(start) = thread_cpu_ns() {
+                let mut x = 1u64;
+                while thread_cpu_ns().is_some_and(|t| t < start + 30_000_000) {
+                    for _ in 0..10_000 {
+                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                    }
+                }
+            }
+            self.0.choose(view)
+        }
+    }
+
+    fn request(id: u64) -> Request {
+        let (Some(r), Some(g)) = (Color::new(0), Color::new(1)) else { panic!("colours 0 and 1 exist") };
+        Request {
+            id,
+            field: Field::new(),
+            current: Piece::Pair(Pair::new(r, g)),
+            next: Piece::Pair(Pair::new(g, g)),
+            opponent: None,
+            rules: Rules::default(),
+            pieces_played: 0,
+            moves: MoveRules::default(),
+        }
+    }
+
+    #[test]
+    fn an_abandoned_questions_search_time_is_kept_for_the_report() {
+        if thread_cpu_ns().is_none() {
+            return; // not Linux: no per-thread CPU time to count
+        }
+        let bot = Bot::new("greedy", &AiConfig::default(), 1).expect("the greedy bot");
+        let mut t = Thinker::threaded(Box::new(Slow(bot)));
+        t.ask(request(1));
+        t.cancel();
+        // The answer to the forgotten question arrives, is not handed out, and its CPU time is kept.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut discarded = Duration::ZERO;
+        while discarded.is_zero() && Instant::now() < deadline {
+            assert!(t.poll().is_none(), "an answer to a forgotten question was handed out");
+            discarded += t.take_discarded_cpu();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(discarded >= Duration::from_millis(25), "{discarded:?}");
+        assert!(t.take_discarded_cpu().is_zero(), "taken once");
+        // The next question is answered as usual, and nothing more was discarded.
+        t.ask(request(2));
+        let answer = t.wait().expect("an answer");
+        assert_eq!(answer.id, 2);
+        assert!(answer.cpu >= Duration::from_millis(25), "{:?}", answer.cpu);
+        assert!(t.take_discarded_cpu().is_zero());
     }
 }

@@ -16,7 +16,7 @@ pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_
 pub use generator::{PieceSource, QueuePieces, RandomPieces, game_rng};
 pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use shard::Shard;
-pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, thread_cpu_ns, wilson};
+pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, EndlessGame, EndlessGameResult, EndlessRun, EndlessSummary,
     EndlessTally, EndlessTotals, Summary, merge, play_endless_tallied,

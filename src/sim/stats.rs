@@ -159,6 +159,19 @@ pub fn thread_cpu_ns() -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
+/// CPU time of this process (every thread, live or ended) in nanoseconds, from `/proc/self/stat` (Linux;
+/// `None` elsewhere). The kernel counts it in ticks of 1/100 s (`USER_HZ`), so it is good for runs of
+/// seconds, not for single frames.
+pub fn process_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at 3.
+    let rest = &s[s.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11); // field 14 is utime, 15 stime
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) * 10_000_000)
+}
+
 /// Sub-buckets per octave of [`TimeHistogram`]: quantiles are good to about 1/16 of an octave (≈ 4 %).
 const SUB: u32 = 16;
 /// Octaves covered above the exact range: up to 2^32 µs (over an hour per move).
@@ -345,6 +358,21 @@ impl<P: Player> Player for CpuTimed<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn process_cpu_time_counts_a_threads_work() {
+        let (Some(before), Some(thread_start)) = (process_cpu_ns(), thread_cpu_ns()) else { return }; // not Linux
+        // Spin for 100 ms of this thread's CPU time (however long a loaded machine takes to give it).
+        let mut x = 1u64;
+        while thread_cpu_ns().expect("readable twice") < thread_start + 100_000_000 {
+            for _ in 0..10_000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        }
+        let after = process_cpu_ns().expect("readable twice");
+        // Counted in 10 ms ticks on both ends.
+        assert!(after >= before + 80_000_000, "{before} -> {after}");
+    }
 
     #[test]
     fn histogram_merges_by_adding_and_clamps_to_the_last_slot() {
