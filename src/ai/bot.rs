@@ -175,6 +175,7 @@ impl Bot {
             }
             _ => None,
         };
+        log::trace!("{}: {} puyos on the field, potential chain {:?}", self.name, view.field.count(), potential);
         if let (Some(p), Some(policy)) = (potential, &self.ignition)
             && policy.stall_moves > 0
         {
@@ -225,12 +226,16 @@ impl Bot {
                 && potential.is_some_and(|p| p < policy.stuck_chain);
             if stuck || super::ignition::in_danger(view.field, incoming, view.rules, policy) {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
-                let survival = search::search(&input, &Evaluation::Survival, &self.search, seed)?;
+                let mut opts = self.search.clone();
+                opts.samples = opts.samples.max(policy.survival_samples);
+                let survival = search::search(&input, &Evaluation::Survival, &opts, seed)?;
                 log::debug!(
-                    "{}: survival move {} ({} puyos on the field)",
+                    "{}: survival move {} ({} puyos on the field, potential chain {:?}{})",
                     self.name,
                     survival.best().placement,
-                    view.field.count()
+                    view.field.count(),
+                    potential,
+                    if stuck { ", stuck" } else { "" }
                 );
                 return Some(decision(&survival, survival.best, None));
             }

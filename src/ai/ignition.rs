@@ -29,6 +29,10 @@ pub struct IgnitionPolicy {
     pub stuck_chain: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,
+    /// Sampled futures the survival search looks through when the bot plays for survival (at least the
+    /// search's own `samples`; the survival evaluation is cheap, so a deeper look costs little and finds
+    /// pops that take two or three pieces to set up).
+    pub survival_samples: u32,
     /// Endless: building has stalled when the field's best potential chain has not grown for this many
     /// moves (0 = never)...
     pub stall_moves: u32,
@@ -54,6 +58,7 @@ impl Default for IgnitionPolicy {
             stuck_puyos: 60,
             stuck_chain: 6,
             danger_height: 11,
+            survival_samples: 4,
             stall_moves: 0,
             stall_chain: 12,
             battle_nuisance: 24,

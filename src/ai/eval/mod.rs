@@ -19,7 +19,8 @@ pub enum Evaluation {
     Chain(Box<ChainEval>),
     /// Every field is worth the same: the search then picks by its tie-break (for tests and baselines).
     Flat,
-    /// Survival only: fewer puyos and lower middle columns are better (the bot's fallback in danger).
+    /// Survival only: fewer puyos, lower middle columns and groups close to popping are better (the bot's
+    /// fallback when the build is stuck or the field is in danger).
     Survival,
 }
 
@@ -50,11 +51,19 @@ impl Evaluation {
 }
 
 /// The survival value of a field: minus the puyos on it, minus the squared height of the spawn column
-/// and its neighbours above mid-field.
+/// and its neighbours above mid-field; plus a little for each 3-link and 2-link (a group one or two puyos
+/// short of popping: what lets the next pieces clear the field rather than only stack on it), and half a
+/// point per puyo that the best chain one or two keys away would take off the field (net of its keys), so
+/// a survival move does not bury a chain that would empty the field.
 pub fn survival(field: &Field, rules: &Rules) -> f64 {
     let x = rules.spawn_x as usize;
     let high: f64 = (x.saturating_sub(1).max(1)..=(x + 1).min(crate::game::WIDTH))
         .map(|c| (field.height(c) as f64 - 8.0).max(0.0).powi(2))
         .sum();
-    -(field.count() as f64) - 4.0 * high
+    let (l2, l3) = chain::links_23(field);
+    let count = field.count();
+    let mut relief = 0;
+    let opts = potential::DetectOptions { max_keys: 2, extend_depth: 0, extend_slack: 0 };
+    potential::detect(field, rules, opts, |p| relief = relief.max(count.saturating_sub(p.remaining + p.keys)));
+    -(count as f64) - 4.0 * high + 0.4 * l3 as f64 + 0.15 * l2 as f64 + 0.5 * relief as f64
 }

@@ -1,0 +1,64 @@
+//! Survival of the `chain` bot when its build is stuck: a field full of junk with no chain worth
+//! building on, played on with the emulator's search settings (no sampled futures in the main search).
+
+use puyobot::ai::eval::survival;
+use puyobot::ai::{AiConfig, Bot};
+use puyobot::game::{Field, Rules};
+use puyobot::sim::{PieceSource, Player, RandomPieces, View};
+
+/// A field an emulator game reached on an open-cartridge build before it topped out: 68 puyos, no
+/// potential chain longer than 2 links, the outer columns full to the hidden row.
+const STUCK: [&str; 14] = [
+    "B....Y", "Y...YY", "Y...GR", "R.Y.YY", "RYB.RY", "GYR.GG", "RBG.BG", "RBG.GY", "BRGBBB", "BGYRRR", "GGBYBB",
+    "YYGYBY", "RGYGYY", "GGBBBR",
+];
+
+/// Plays `n` pieces of `seed`'s deal from `field`; the number of pieces placed before a top-out, or
+/// `None` when all `n` were placed.
+fn pieces_until_top_out(field: &Field, seed: u64, n: usize) -> Option<usize> {
+    let rules = Rules::puyo1();
+    let mut config = AiConfig::default();
+    config.search.samples = 0; // emulator play's setting ([bots] samples = 0)
+    let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
+    let mut deal = RandomPieces::new(seed, 4);
+    let mut field = *field;
+    for i in 0..n {
+        let view = View {
+            field: &field,
+            current: deal.piece(i),
+            next: deal.piece(i + 1),
+            pending_nuisance: 0,
+            opponent: None,
+            rules: &rules,
+            pieces_played: 100 + i as u32,
+        };
+        let decision = bot.choose(&view);
+        if field.play(view.current, decision.placement, &rules).is_err() || field.is_game_over(&rules) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_chain_bot_digs_out_of_a_stuck_field() {
+    let field = Field::from_rows(&STUCK);
+    assert_eq!(field.count(), 68);
+    let outcomes: Vec<Option<usize>> = (1..=8).map(|seed| pieces_until_top_out(&field, seed, 40)).collect();
+    let survived = outcomes.iter().filter(|o| o.is_none()).count();
+    assert!(survived >= 7, "survived 40 pieces in {survived} of 8 deals: {outcomes:?}");
+}
+
+#[test]
+fn survival_values_a_chain_one_key_away() {
+    let rules = Rules::puyo1();
+    // The same puyos and the same heights: on the left a green key in column 2 pops the greens and drops
+    // the red onto the reds (a 2-chain that empties the field), on the right the same key pops only
+    // the greens.
+    let chain = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
+    let none = Field::from_rows(&["B.....", "G.....", "G.....", "GRRY.."]);
+    assert_eq!(chain.count(), none.count());
+    assert_eq!(chain.heights(), none.heights());
+    let (with, without) = (survival(&chain, &rules), survival(&none, &rules));
+    assert!(with > without + 1.5, "a chain one key away: {with}, none: {without}");
+}
