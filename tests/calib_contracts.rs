@@ -203,35 +203,44 @@ fn drawn_contracts_calibrate_and_play_end_to_end() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let guessed = guessed_folder(&dir);
-    for (i, c) in drawn("PUYOBOT_CONTRACT_PLAYS", DEFAULT_PLAYS).iter().enumerate() {
+    let contracts = drawn("PUYOBOT_CONTRACT_PLAYS", DEFAULT_PLAYS);
+    let mut roms = Vec::new();
+    for (i, c) in contracts.iter().enumerate() {
         let Some(rom) = build(c, &format!("play-{i}")) else { return };
-        let learned = dir.join(format!("learned-{i}"));
-        let learned_arg = learned.to_str().expect("utf-8 path");
-        let endless =
-            play_json(&rom, &guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
-        check_json(c, "endless", &endless["calibration"]);
-        // 300 pieces of play meet walls and stacks: both kicks are known by the end, and right.
-        let kicks = &endless["calibration"]["kicks"];
-        assert_eq!((&kicks["sideways"], &kicks["up"]), (&c.kick_side.into(), &c.kick_up.into()), "contract {i}");
-        no_mismatch(&endless, &format!("contract {i} endless"));
-        let p1 = &endless["players"][0];
-        assert!(p1["pieces"].as_u64().unwrap_or(0) >= 300, "contract {i}: {p1:#}");
-        assert_eq!(p1["topped_out"], false, "contract {i} topped out");
-
-        let battle = play_json(&rom, &guessed, &["--mode", "ai-vs-ai", "--frames", "200000"]);
-        check_json(c, "ai-vs-ai", &battle["calibration"]);
-        let nuisance = &battle["calibration"]["codes"]["nuisance"];
-        assert!(
-            nuisance.is_null() || *nuisance == c.nuisance,
-            "contract {i}: nuisance {nuisance}, built {}",
-            c.nuisance
-        );
-        no_mismatch(&battle, &format!("contract {i} ai-vs-ai"));
-        assert!(battle["winner"].is_string(), "contract {i}: no winner: {battle:#}");
-
-        let again = play_json(&rom, &learned, &["--mode", "endless", "--pieces", "100", "--calibrate", "off"]);
-        assert_eq!(again["calibration"]["state"], "off");
-        no_mismatch(&again, &format!("contract {i} with the learned folder"));
-        assert!(again["players"][0]["pieces"].as_u64().unwrap_or(0) >= 100, "contract {i}: {again:#}");
+        roms.push(rom);
     }
+    // Each contract's runs are separate processes: play the contracts side by side (CI has 2 cores).
+    std::thread::scope(|scope| {
+        for (i, (c, rom)) in contracts.iter().zip(&roms).enumerate() {
+            let (dir, guessed) = (&dir, &guessed);
+            scope.spawn(move || play_one_contract(i, c, rom, dir, guessed));
+        }
+    });
+}
+
+/// 300 pieces of Endless and a battle from the guessed files, then 100 pieces from the learned folder.
+fn play_one_contract(i: usize, c: &Contract, rom: &Path, dir: &Path, guessed: &Path) {
+    let learned = dir.join(format!("learned-{i}"));
+    let learned_arg = learned.to_str().expect("utf-8 path");
+    let endless = play_json(rom, guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
+    check_json(c, "endless", &endless["calibration"]);
+    // 300 pieces of play meet walls and stacks: both kicks are known by the end, and right.
+    let kicks = &endless["calibration"]["kicks"];
+    assert_eq!((&kicks["sideways"], &kicks["up"]), (&c.kick_side.into(), &c.kick_up.into()), "contract {i}");
+    no_mismatch(&endless, &format!("contract {i} endless"));
+    let p1 = &endless["players"][0];
+    assert!(p1["pieces"].as_u64().unwrap_or(0) >= 300, "contract {i}: {p1:#}");
+    assert_eq!(p1["topped_out"], false, "contract {i} topped out");
+
+    let battle = play_json(rom, guessed, &["--mode", "ai-vs-ai", "--frames", "200000"]);
+    check_json(c, "ai-vs-ai", &battle["calibration"]);
+    let nuisance = &battle["calibration"]["codes"]["nuisance"];
+    assert!(nuisance.is_null() || *nuisance == c.nuisance, "contract {i}: nuisance {nuisance}, built {}", c.nuisance);
+    no_mismatch(&battle, &format!("contract {i} ai-vs-ai"));
+    assert!(battle["winner"].is_string(), "contract {i}: no winner: {battle:#}");
+
+    let again = play_json(rom, &learned, &["--mode", "endless", "--pieces", "100", "--calibrate", "off"]);
+    assert_eq!(again["calibration"]["state"], "off");
+    no_mismatch(&again, &format!("contract {i} with the learned folder"));
+    assert!(again["players"][0]["pieces"].as_u64().unwrap_or(0) >= 100, "contract {i}: {again:#}");
 }

@@ -120,7 +120,11 @@ fn committed_builds_as_unknown_dumps_are_calibrated_and_played() {
             nuisance: 0x20,
         },
     ];
-    for b in &builds {
-        full_check(b, &dir, &guessed);
-    }
+    // Each check runs separate processes: check the builds side by side (CI has 2 cores).
+    std::thread::scope(|scope| {
+        for b in &builds {
+            let (dir, guessed) = (&dir, &guessed);
+            scope.spawn(move || full_check(b, dir, guessed));
+        }
+    });
 }
