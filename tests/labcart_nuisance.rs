@@ -212,3 +212,69 @@ fn both_players_chaining_at_once_match_the_model() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Both players place random pairs at once, nuisance waiting on either side now and then: every lock
+/// of either player ends as the model predicts, nuisance on top allowed.
+#[test]
+fn both_players_random_play_matches_the_model() {
+    let rules = Rules::puyo1();
+    let mut bad = Vec::new();
+    let mut checks = 0;
+    for seed in 0..12u64 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(100 + seed);
+        let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
+        lab.boot(MenuChoice { two_player: true, item: 0, colours: 4 });
+        let mut placers = [common::labcart::Placer::idle(), common::labcart::Placer::idle()];
+        let mut pending: [Option<Field>; 2] = [None, None];
+        let mut was = [false, false];
+        for _ in 0..30_000 {
+            if lab.game_state() != 2 {
+                break;
+            }
+            for p in 0..2 {
+                let c = lab.controllable(p);
+                if c && !was[p] {
+                    let now = field_of(&lab, p);
+                    if let Some(pred) = pending[p].take() {
+                        checks += 1;
+                        if let Check::Mismatch { cells } = compare(&pred, &now) {
+                            bad.push(format!("seed {seed} P{}: {cells:?}\npredicted{pred:?}found{now:?}", p + 1));
+                        }
+                    }
+                    if rng.random_bool(0.3) {
+                        lab.poke(if p == 0 { PENDING_P1 } else { 0x0084 }, rng.random_range(0..=8));
+                    }
+                    let lp = lab.piece(p);
+                    let piece = match (cell_of(lp.pivot), cell_of(lp.child)) {
+                        (Cell::Color(a), Cell::Color(b)) => Piece::Pair(Pair::new(a, b)),
+                        other => panic!("pair codes decode to {other:?}"),
+                    };
+                    let mut options = Vec::new();
+                    for x in 1..=6u8 {
+                        for o in Orientation::ALL {
+                            let pl = Placement::new(x, o);
+                            let mut f = now;
+                            if f.play(piece, pl, &rules).is_ok() && !f.is_game_over(&rules) {
+                                options.push((pl, f));
+                            }
+                        }
+                    }
+                    if let Some(&(pl, f)) = options.get(rng.random_range(0..options.len().max(1))) {
+                        placers[p] = common::labcart::Placer::new(pl.x, orientation_value(pl.orientation));
+                        pending[p] = Some(f);
+                    }
+                }
+                was[p] = c;
+            }
+            lab.step_placers(&mut placers);
+            for p in 0..2 {
+                if placers[p].done() && !placers[p].reached {
+                    pending[p] = None; // the pair did not get where the model was asked about
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    eprintln!("{checks} locks checked");
+    assert!(checks >= 200, "too few locks checked: {checks}");
+}
