@@ -129,7 +129,7 @@ fn poke_field(lab: &mut Lab, p: usize, f: &Field) {
     }
 }
 
-/// The field, pair and placement of the one after-lock mismatch seen in AI-vs-AI play (seed 200,
+/// The field, pair and placement of the first after-lock mismatch seen in AI-vs-AI play (game 5 of seed 200,
 /// `--speed 10`, P1): on its own, with or without nuisance waiting, the cartridge does what the model says.
 #[test]
 fn the_logged_seed_200_lock_matches_the_model_in_isolation() {
