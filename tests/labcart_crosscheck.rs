@@ -5,50 +5,10 @@
 mod common;
 
 use common::labcart::{Lab, MenuChoice, ROM_FIXED, Variant};
-use puyobot::game::{Cell, Color, Field, Item, Orientation, Pair, Piece, Placement, Rules};
+use common::model::{field_of, orientation_value, piece_of};
+use puyobot::game::{Field, Orientation, Piece, Placement, Rules};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-/// The contract codes: 1–6 colours, 7 nuisance, 9 Big Puyo, 10 Carbuncle.
-fn cell_of(code: u8) -> Cell {
-    match code {
-        1..=6 => Cell::Color(Color::ALL[code as usize - 1]),
-        7 => Cell::Nuisance,
-        _ => Cell::Empty,
-    }
-}
-
-fn field_of(lab: &Lab) -> Field {
-    let mut f = Field::new();
-    for (y, row) in lab.field(0).iter().enumerate() {
-        for (x, &c) in row.iter().enumerate() {
-            f.set(x + 1, y, cell_of(c));
-        }
-    }
-    f
-}
-
-fn piece_of(lab: &Lab) -> Piece {
-    let p = lab.piece(0);
-    match (p.pivot, p.child) {
-        (9, _) => Piece::Item(Item::BigPuyo),
-        (10, _) => Piece::Item(Item::Carbuncle),
-        (a, b) => match (cell_of(a), cell_of(b)) {
-            (Cell::Color(a), Cell::Color(b)) => Piece::Pair(Pair::new(a, b)),
-            other => panic!("current pair codes {a}/{b} decode to {other:?}"),
-        },
-    }
-}
-
-/// Contract orientation values: 0 down, 1 left, 2 up, 3 right.
-fn orientation_value(o: Orientation) -> u8 {
-    match o {
-        Orientation::Down => 0,
-        Orientation::Left => 1,
-        Orientation::Up => 2,
-        Orientation::Right => 3,
-    }
-}
 
 /// A placement that keeps the field low: the best-scoring pop if any, else the lowest resulting stack,
 /// with a seeded random tie-break so every orientation and column gets used.
@@ -83,7 +43,7 @@ fn run_crosscheck(choice: MenuChoice, pieces: usize, seed: u64) -> (usize, usize
     let mut chains = 0;
     for i in 0..pieces {
         assert!(lab.wait_controllable(0), "piece {i}: never became controllable\n{}", lab.print_field(0));
-        let before = field_of(&lab);
+        let before = field_of(&lab, 0);
         let piece = piece_of(&lab);
         let score_before = lab.score(0);
         let placement = choose(&before, piece, &rules, &mut rng);
@@ -96,7 +56,7 @@ fn run_crosscheck(choice: MenuChoice, pieces: usize, seed: u64) -> (usize, usize
             "piece {i} ({piece}) did not reach {placement}"
         );
         assert!(lab.wait_controllable(0), "piece {i}: no next piece\n{}", lab.print_field(0));
-        let actual = field_of(&lab);
+        let actual = field_of(&lab, 0);
         assert_eq!(
             actual, predicted,
             "piece {i}: {piece} at {placement} on\n{before:?}\ncartridge and rules core disagree"

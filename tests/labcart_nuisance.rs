@@ -3,6 +3,7 @@
 mod common;
 
 use common::labcart::{Lab, MenuChoice, ROM_FIXED, Variant};
+use common::model::{cell_of, field_of, orientation_value, piece_of};
 use puyobot::driver::verify::{Check, compare};
 use puyobot::game::{Cell, Color, Field, Orientation, Pair, Piece, Placement, Rules};
 use rand::{Rng, SeedableRng};
@@ -10,41 +11,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 const PENDING_P1: u16 = 0x0082;
 const FIELD_P2: u16 = 0x0400;
-
-fn cell_of(code: u8) -> Cell {
-    match code {
-        1..=6 => Cell::Color(Color::ALL[code as usize - 1]),
-        7 => Cell::Nuisance,
-        _ => Cell::Empty,
-    }
-}
-
-fn field_of(lab: &Lab, p: usize) -> Field {
-    let mut f = Field::new();
-    for (y, row) in lab.field(p).iter().enumerate() {
-        for (x, &c) in row.iter().enumerate() {
-            f.set(x + 1, y, cell_of(c));
-        }
-    }
-    f
-}
-
-fn piece_of(lab: &Lab) -> Piece {
-    let p = lab.piece(0);
-    match (cell_of(p.pivot), cell_of(p.child)) {
-        (Cell::Color(a), Cell::Color(b)) => Piece::Pair(Pair::new(a, b)),
-        other => panic!("current pair codes decode to {other:?}"),
-    }
-}
-
-fn orientation_value(o: Orientation) -> u8 {
-    match o {
-        Orientation::Down => 0,
-        Orientation::Left => 1,
-        Orientation::Up => 2,
-        Orientation::Right => 3,
-    }
-}
 
 /// Empties P2's field so the idle P2 never tops out.
 fn clear_p2(lab: &mut Lab) {

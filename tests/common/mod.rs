@@ -1,3 +1,4 @@
 pub mod calib;
 pub mod contract;
 pub mod labcart;
+pub mod model;
