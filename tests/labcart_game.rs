@@ -429,3 +429,40 @@ fn game_over_in_1p_by_stacking_column_3() {
     lab.tap(btn::START, 2);
     assert_eq!(lab.game_state(), gstate::TITLE, "Start returns to the title");
 }
+
+/// A 2P game that ends while the survivor's chain is popping must not hand its pop bits to the next
+/// game. (The cartridge once kept them: the next game's first pop also took the stale cells, which
+/// the after-lock check saw as a field mismatch in long AI-vs-AI matches.)
+#[test]
+fn a_game_ended_mid_pop_leaves_no_pop_bits_to_the_next() {
+    const POPBITS: u16 = 0x05C0;
+    const PS_POP: u8 = 5;
+    const PS_DEAD: u8 = 6;
+    let pop_bits = |lab: &Lab| (0..32).map(|i| lab.ram(POPBITS + i)).collect::<Vec<u8>>();
+    let mut lab = Lab::new(ROM_FIXED, Variant::CONTRACT);
+    lab.boot(MenuChoice::TWO_P);
+    assert!(lab.wait_controllable(0));
+    // three of the pivot's colour at the bottom of column 1: the pair dropped there upright pops
+    let pivot = lab.piece(0).pivot;
+    for row in 11..=13u16 {
+        lab.poke(addr::FIELD[0] + 16 * row + 2 + 1, pivot);
+    }
+    let mut pl = [Placer::new(1, O.up), Placer::idle()];
+    let mut frames = 0;
+    while lab.ram(addr::PLAYER_STATE[0]) != PS_POP {
+        lab.step_placers(&mut pl);
+        frames += 1;
+        assert!(frames < 600, "no pop after 600 frames\n{}", lab.print_field(0));
+    }
+    assert!(pop_bits(&lab).iter().any(|&b| b != 0), "P1 is popping\n{}", lab.print_field(0));
+    // P2 tops out now: the game ends in the middle of P1's pop
+    lab.poke(addr::PLAYER_STATE[1], PS_DEAD);
+    assert!(lab.wait_until(10, |l| l.game_state() == gstate::OVER), "game over after P2's top-out");
+    assert_eq!(lab.ram(addr::WINNER), 1, "P1 won");
+    // result screen -> title -> menu -> the next game
+    for state in [gstate::TITLE, gstate::MENU, gstate::PLAY] {
+        lab.tap(btn::START, 2);
+        assert_eq!(lab.game_state(), state);
+    }
+    assert_eq!(pop_bits(&lab), vec![0; 32], "pop bits left from the last game");
+}

@@ -79,6 +79,14 @@ start_game:
     sta SCORE,x
     dex
     bpl @s
+    ; pop bits of both players (A = 0): a 2P game that ends while the survivor's chain is popping
+    ; leaves them set (the pop that clears them never runs), and the next game's first pop would
+    ; also take those stale cells
+    ldx #POPBITS_LEN - 1
+@pb:
+    sta POPBITS,x
+    dex
+    bpl @pb
     sta PEND
     sta PEND+1
     sta PEND+2
