@@ -25,12 +25,10 @@ fn arb_field(max_height: usize, colors: u8) -> impl Strategy<Value = Field> {
     })
 }
 
-fn all_found(
-    field: &Field,
-    rules: &Rules,
-    opts: DetectOptions,
-    f: fn(&Field, &Rules, DetectOptions, &mut dyn FnMut(&Potential)) -> u32,
-) -> (u32, Vec<Potential>) {
+/// A detector: [`detect`] or [`detect_reference`] behind one signature.
+type Detector = fn(&Field, &Rules, DetectOptions, &mut dyn FnMut(&Potential)) -> u32;
+
+fn all_found(field: &Field, rules: &Rules, opts: DetectOptions, f: Detector) -> (u32, Vec<Potential>) {
     let mut found = Vec::new();
     let trials = f(field, rules, opts, &mut |p| found.push(*p));
     (trials, found)
