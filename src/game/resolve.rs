@@ -146,3 +146,41 @@ impl Field {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::text::parse_field;
+
+    #[test]
+    fn a_chain_resolved_a_step_at_a_time_matches_the_whole() {
+        let rules = Rules::puyo1();
+        let mut start =
+            parse_field(include_str!("../../tests/fixtures/fields/long12.txt")).expect("the 12-chain fixture parses");
+        start.apply_gravity();
+        let mut whole = start;
+        let total = whole.resolve(&rules);
+        assert_eq!(total.chains, 12);
+        // One step per call, each scored as the step it is: the same chain, score, puyos and field.
+        let (mut stepwise, mut dirty, mut sum) = (start, FIELD_MASK, ChainSummary::default());
+        loop {
+            let (s, next) = stepwise.resolve_partial(&rules, dirty, sum.chains, 1);
+            if s.chains == 0 {
+                break;
+            }
+            assert_eq!(s.chains, 1);
+            sum.chains += 1;
+            sum.score += s.score;
+            sum.cleared += s.cleared;
+            dirty = next;
+        }
+        assert_eq!((sum, stepwise), (total, whole));
+        // Five steps, then the rest in one call numbered from step 6.
+        let mut split = start;
+        let (first, dirty) = split.resolve_partial(&rules, FIELD_MASK, 0, 5);
+        let (rest, _) = split.resolve_partial(&rules, dirty, 5, u32::MAX);
+        assert_eq!((first.chains, rest.chains), (5, 7));
+        assert_eq!(first.score + rest.score, total.score);
+        assert_eq!(split, whole);
+    }
+}
