@@ -51,7 +51,7 @@ impl Field {
     /// Resolves a settled field completely and reports every step.
     pub fn resolve_steps(&mut self, rules: &Rules) -> (ChainSummary, Vec<ChainStep>) {
         let mut steps = Vec::new();
-        let summary = self.resolve_impl::<true>(rules, FIELD_MASK, &mut |s| steps.push(s.clone()));
+        let (summary, _) = self.resolve_impl::<true>(rules, FIELD_MASK, 0, u32::MAX, &mut |s| steps.push(s.clone()));
         (summary, steps)
     }
 
@@ -59,17 +59,29 @@ impl Field {
     /// (e.g. the cells a piece just landed in). `on_step` sees each step (its `groups` list stays empty:
     /// use [`Field::resolve_steps`] for per-group details).
     pub fn resolve_from(&mut self, rules: &Rules, dirty: u128, mut on_step: impl FnMut(&ChainStep)) -> ChainSummary {
-        self.resolve_impl::<false>(rules, dirty, &mut on_step)
+        self.resolve_impl::<false>(rules, dirty, 0, u32::MAX, &mut on_step).0
+    }
+
+    /// Resolves at most `max_steps` steps of a chain whose first `done` steps have already run (the steps
+    /// are scored as steps `done + 1`, `done + 2`, …), searching for groups from `dirty` as
+    /// [`Field::resolve_from`] does. Returns the summary of these steps only (their count, points and
+    /// puyos cleared) and the cells that moved in the last one (the `dirty` of the step after it).
+    pub fn resolve_partial(&mut self, rules: &Rules, dirty: u128, done: u32, max_steps: u32) -> (ChainSummary, u128) {
+        self.resolve_impl::<false>(rules, dirty, done, max_steps, &mut |_| {})
     }
 
     /// The resolution loop; `GROUPS` decides whether each group is listed in the step report, which
-    /// costs an allocation the search does not want.
+    /// costs an allocation the search does not want. The steps are numbered from `done + 1`; at most
+    /// `max_steps` run. Returns the summary and the cells the last step moved.
+    #[inline(always)]
     fn resolve_impl<const GROUPS: bool>(
         &mut self,
         rules: &Rules,
         mut dirty: u128,
+        done: u32,
+        max_steps: u32,
         on_step: &mut impl FnMut(&ChainStep),
-    ) -> ChainSummary {
+    ) -> (ChainSummary, u128) {
         let mut summary = ChainSummary::default();
         let pop_size = rules.pop_size;
         let group_area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
@@ -112,21 +124,63 @@ impl Field {
                 colors += color_popped as u32;
             }
             if popped_mask == 0 {
-                return summary;
+                return (summary, dirty);
             }
             let nuisance = neighbours(popped_mask) & self.layers[NUISANCE] & nuisance_area;
             summary.chains += 1;
-            let score = rules.step_score(summary.chains, popped, colors, group_bonus);
+            let step = done + summary.chains;
+            let score = rules.step_score(step, popped, colors, group_bonus);
             summary.score += score;
             let nuisance_popped = nuisance.count_ones();
             summary.cleared += popped + nuisance_popped;
-            report.step = summary.chains;
+            report.step = step;
             report.popped = popped;
             report.nuisance_popped = nuisance_popped;
             report.colors = colors;
             report.score = score;
             on_step(&report);
             dirty = self.remove_and_fall(popped_mask | nuisance);
+            if summary.chains >= max_steps {
+                return (summary, dirty);
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::text::parse_field;
+
+    #[test]
+    fn a_chain_resolved_a_step_at_a_time_matches_the_whole() {
+        let rules = Rules::puyo1();
+        let mut start =
+            parse_field(include_str!("../../tests/fixtures/fields/long12.txt")).expect("the 12-chain fixture parses");
+        start.apply_gravity();
+        let mut whole = start;
+        let total = whole.resolve(&rules);
+        assert_eq!(total.chains, 12);
+        // One step per call, each scored as the step it is: the same chain, score, puyos and field.
+        let (mut stepwise, mut dirty, mut sum) = (start, FIELD_MASK, ChainSummary::default());
+        loop {
+            let (s, next) = stepwise.resolve_partial(&rules, dirty, sum.chains, 1);
+            if s.chains == 0 {
+                break;
+            }
+            assert_eq!(s.chains, 1);
+            sum.chains += 1;
+            sum.score += s.score;
+            sum.cleared += s.cleared;
+            dirty = next;
+        }
+        assert_eq!((sum, stepwise), (total, whole));
+        // Five steps, then the rest in one call numbered from step 6.
+        let mut split = start;
+        let (first, dirty) = split.resolve_partial(&rules, FIELD_MASK, 0, 5);
+        let (rest, _) = split.resolve_partial(&rules, dirty, 5, u32::MAX);
+        assert_eq!((first.chains, rest.chains), (5, 7));
+        assert_eq!(first.score + rest.score, total.score);
+        assert_eq!(split, whole);
     }
 }

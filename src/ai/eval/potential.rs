@@ -4,7 +4,7 @@
 //! the chain recorded. Optionally each found chain is extended: keys of other colours are added to other
 //! columns of the original field, and a trial counts when it makes the same trigger fire a longer chain.
 
-use crate::game::field::{HEIGHT, VISIBLE_MASK, WIDTH, bit, neighbours};
+use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH, bit, neighbours};
 use crate::game::{Cell, Color, Field, Rules};
 
 /// A chain the field could fire.
@@ -99,7 +99,24 @@ fn room(heights: &[usize; WIDTH], x: usize) -> u32 {
 
 /// Calls `visit` with every chain found by stacking keys on a reachable column (and, with
 /// `extend_depth`, their extensions). Returns the number of trials simulated.
-pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl FnMut(&Potential)) -> u32 {
+pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, visit: impl FnMut(&Potential)) -> u32 {
+    detect_impl(field, rules, opts, true, visit)
+}
+
+/// [`detect`] done the plain way: every extension trial resolves its field from the trigger. Same
+/// chains, in the same order, as [`detect`], several times slower; kept as the reference the fast
+/// extension is tested against.
+pub fn detect_reference(field: &Field, rules: &Rules, opts: DetectOptions, visit: impl FnMut(&Potential)) -> u32 {
+    detect_impl(field, rules, opts, false, visit)
+}
+
+fn detect_impl(
+    field: &Field,
+    rules: &Rules,
+    opts: DetectOptions,
+    fast: bool,
+    mut visit: impl FnMut(&Potential),
+) -> u32 {
     let heights = field.heights();
     let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize, rules.spawn_bottom_row());
     let mut trials = 0;
@@ -153,7 +170,11 @@ pub fn detect(field: &Field, rules: &Rules, opts: DetectOptions, mut visit: impl
     let longest = found_all.iter().map(|(_, _, p)| p.chains).max().unwrap_or(0);
     for (plan, after, found) in &found_all {
         if found.chains.saturating_add(opts.extend_slack) >= longest {
-            trials += extend(plan, after, &heights, *found, rules, opts.extend_depth, (lo, hi), &mut visit);
+            trials += if fast {
+                extend_fast(plan, after, &heights, *found, rules, opts.extend_depth, (lo, hi), &mut visit)
+            } else {
+                extend(plan, after, &heights, *found, rules, opts.extend_depth, (lo, hi), &mut visit)
+            };
         }
     }
     trials
@@ -228,6 +249,142 @@ fn extend(
         }
     }
     trials
+}
+
+/// One state of a trigger's chain as it runs: the field before a step looks for groups, the cells that
+/// step searches from, and the points scored so far.
+#[derive(Clone, Copy)]
+struct ChainState {
+    field: Field,
+    dirty: u128,
+    score: u32,
+}
+
+/// [`extend`] without resolving every trial from the start. Extension keys sit on top of their column
+/// and nothing else ever enters it, so until the keys' own group pops, a trial's chain runs exactly as the
+/// trigger's chain does. The trigger's chain is run once, step by step; a trial then only checks, state
+/// by state, whether its keys (at the top of their column as it stands then) would pop with that step,
+/// and resolves from the first state where they do. Same chains, scores and leftovers as [`extend`].
+#[allow(clippy::too_many_arguments)]
+fn extend_fast(
+    plan: &Field,
+    after: &Field,
+    heights: &[usize; WIDTH],
+    base: Potential,
+    rules: &Rules,
+    depth: u32,
+    (lo, hi): (usize, usize),
+    visit: &mut impl FnMut(&Potential),
+) -> u32 {
+    let after_heights = after.heights();
+    let moved = (lo..=hi).any(|x| x != base.x as usize && after_heights[x - 1] != heights[x - 1]);
+    if !moved {
+        return 0;
+    }
+    let plan_heights = plan.heights();
+    let trigger = 1u128 << bit(base.x as usize, HEIGHT - 1 - (base.trigger_height as usize));
+    let area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
+    // The trigger's chain, state by state (the last state is the field after it).
+    let mut states: Vec<ChainState> = Vec::with_capacity(24);
+    {
+        let (mut f, mut dirty, mut score) = (*plan, trigger, 0u32);
+        loop {
+            states.push(ChainState { field: f, dirty, score });
+            let (s, next) = f.resolve_partial(rules, dirty, states.len() as u32 - 1, 1);
+            if s.chains == 0 {
+                break;
+            }
+            score += s.score;
+            dirty = next;
+        }
+    }
+    let mut trials = 0;
+    for x in lo..=hi {
+        if x == base.x as usize {
+            continue;
+        }
+        let h0 = plan_heights[x - 1];
+        let limit = key_limit(x, rules);
+        if h0 >= limit {
+            continue;
+        }
+        let max_keys = 2.min(limit - h0);
+        let near = neighbours((((1u128 << max_keys) - 1) << h0) << (16 * (x - 1)));
+        let column = 16 * (x - 1);
+        for color in Color::ALL {
+            if (after.color_bits(color) | plan.color_bits(color)) & near == 0 {
+                continue;
+            }
+            let mut keys = 0u128;
+            for k in 0..max_keys {
+                keys |= 1u128 << bit(x, HEIGHT - 1 - (h0 + k));
+                let mut with_keys = plan.color_bits(color) | keys;
+                if group_of(with_keys, keys).count_ones() >= rules.pop_size {
+                    break;
+                }
+                trials += 1;
+                let n = k as u32 + 1;
+                // The first state at which the keys pop along with the chain's step.
+                let mut join = None;
+                let mut prev_height = h0;
+                for (j, st) in states.iter().enumerate() {
+                    let hx = st.field.height(x);
+                    let at = (((1u128 << n) - 1) << hx) << column;
+                    // The keys are searched from when they have just fallen (or, before the first step, when
+                    // the trigger is among them, which the check above rules out in the visible rows).
+                    let dirty = st.dirty | if hx != prev_height { at } else { 0 };
+                    prev_height = hx;
+                    with_keys = (st.field.color_bits(color) | at) & area;
+                    if n < rules.pop_size && with_keys & neighbours(at) & !at == 0 {
+                        continue;
+                    }
+                    let group = grow(with_keys, at);
+                    if group.count_ones() >= rules.pop_size && group & dirty != 0 {
+                        join = Some((j, at, dirty));
+                        break;
+                    }
+                }
+                let Some((j, at, dirty)) = join else { continue };
+                let st = &states[j];
+                let mut sim = st.field;
+                sim.layers[color.index()] |= at;
+                let (s, _) = sim.resolve_partial(rules, dirty, j as u32, u32::MAX);
+                let chains = j as u32 + s.chains;
+                if chains > base.chains {
+                    let found = Potential {
+                        chains,
+                        score: st.score + s.score,
+                        keys: base.keys + n,
+                        remaining: sim.count(),
+                        ..base
+                    };
+                    visit(&found);
+                    if depth > 1 {
+                        let mut trial = *plan;
+                        for i in 0..=k {
+                            trial.set(x, HEIGHT - 1 - (h0 + i), Cell::Color(color));
+                        }
+                        trials += extend_fast(&trial, &sim, heights, found, rules, depth - 1, (lo, hi), visit);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    trials
+}
+
+/// The cells of `layer` connected to `seed` (all of `layer` that a flood fill from it reaches).
+#[inline]
+fn grow(layer: u128, seed: u128) -> u128 {
+    let mut g = seed & layer;
+    loop {
+        let n = (g | neighbours(g)) & layer;
+        if n == g {
+            return g;
+        }
+        g = n;
+    }
 }
 
 #[cfg(test)]
