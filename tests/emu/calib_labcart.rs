@@ -2,8 +2,6 @@
 //! the real cartridge's guessed address files: it must settle within 10 pieces and learn each build's
 //! contract exactly (the builds differ in colour codes and in orientation numbering).
 
-use crate::common;
-
 use crate::common::labcart::{Lab, MenuChoice, ROM_CODES, ROM_CONTRACT, ROM_ORIENT, Variant};
 use puyobot::calib::CalibrationReport;
 

@@ -4,8 +4,6 @@
 //! and no top-out, AI vs AI to a winner with 0 mismatches, and the `--write-addresses` folder must play
 //! the same build with `--calibrate off` and 0 mismatches.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
 use crate::common::calib::{guessed_folder, play_json as play};

@@ -4,7 +4,6 @@
 //!
 //! `PUYOBOT_CONTRACT_SEED` picks the seed (printed), `PUYOBOT_CONTRACT_VARIANTS=N` draws N
 //! contracts instead of the default handful. Skips with a message when `ca65` is missing.
-use crate::common;
 
 use crate::common::contract::{BuildError, Contract, Dir, build_with};
 use crate::common::labcart::*;

@@ -1,5 +1,4 @@
 //! The labcart driven through tetanes-core: menu, RAM contract, movement, rules.
-use crate::common;
 use crate::common::labcart::*;
 
 const O: Orients = Orients::CONTRACT;

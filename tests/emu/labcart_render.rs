@@ -1,5 +1,4 @@
 //! Variants and the rendered picture of a 2P game.
-use crate::common;
 use crate::common::labcart::*;
 
 #[test]
