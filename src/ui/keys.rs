@@ -81,7 +81,7 @@ const KEYS_TOML_HEADER: &str = r#"# Window key bindings. Each value is one key n
 "#;
 
 /// The default `[keys]` table, commented, ready to paste into `config.toml` (which carries it verbatim;
-/// `tests/config_file.rs` checks).
+/// `tests/model/config_file.rs` checks).
 pub fn default_keys_toml() -> String {
     let mut out = format!("{KEYS_TOML_HEADER}[keys]\n");
     for (field, what, key, _) in KeyBindings::default().entries() {

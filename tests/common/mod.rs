@@ -2,3 +2,4 @@ pub mod calib;
 pub mod contract;
 pub mod labcart;
 pub mod model;
+pub mod xvfb;

@@ -80,6 +80,7 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
     };
     let _ = status;
     let shot = std::env::temp_dir().join(format!("puyobot-player-window-{}.png", std::process::id()));
+    let xvfb = crate::common::xvfb::lock();
     let out = std::process::Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1024x768x24"])
         .arg(env!("CARGO_BIN_EXE_puyobot"))
@@ -88,6 +89,7 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
         .env("PUYOBOT_SCREENSHOT_ON_EXIT", &shot)
         .output()
         .expect("xvfb-run");
+    drop(xvfb);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let png = std::fs::read(&shot).expect("exit screenshot");
     assert_eq!(&png[1..4], b"PNG");

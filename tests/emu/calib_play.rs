@@ -4,11 +4,9 @@
 //! and no top-out, AI vs AI to a winner with 0 mismatches, and the `--write-addresses` folder must play
 //! the same build with `--calibrate off` and 0 mismatches.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::calib::{guessed_folder, play_json as play};
+use crate::common::calib::{guessed_folder, play_json as play};
 use serde_json::Value;
 
 /// A build and the values it was built with.

@@ -4,12 +4,12 @@
 //! A bot-played trace goes through `--write-addresses`, and `puyobot play --addresses DIR --calibrate
 //! off` must then play with 0 mismatches. Also: the headless `record` path, a truncated trace, and
 //! bad input.
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::contract::{BuildError, Contract};
+use crate::common::contract::{BuildError, Contract};
 use puyobot::emu::pad::{A, DOWN, LEFT, RIGHT, START, UP};
 use puyobot::emu::{Emu, Machine, RomImage};
 use puyobot::trace::{TraceHeader, TraceRecorder, TraceWriter};
@@ -350,12 +350,14 @@ fn record_in_a_window_writes_the_same_format_under_xvfb() {
     let dir = scratch("window");
     let trace = dir.join("window.trace");
     let t = trace.to_str().expect("utf-8");
+    let xvfb = common::xvfb::lock();
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1024x768x24"])
         .arg(env!("CARGO_BIN_EXE_puyobot"))
         .args(["record", "--out", t, "--emu-speed", "max", "--frames", "300", "--config", "/dev/null"])
         .output()
         .expect("xvfb-run");
+    drop(xvfb);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // Nobody pressed a key: no Start, so the game stays on the title and play never starts.
     let j = ok_json(&["calibrate", t, "--json"]);
@@ -424,6 +426,7 @@ fn record_keyboard(dir: &Path, script: &str, trace: &Path, extra: &[&str]) -> bo
     }
     let keys = dir.join("keys.txt");
     std::fs::write(&keys, script).expect("write the key script");
+    let xvfb = common::xvfb::lock();
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1024x768x24"])
         .arg(env!("CARGO_BIN_EXE_puyobot"))
@@ -432,6 +435,7 @@ fn record_keyboard(dir: &Path, script: &str, trace: &Path, extra: &[&str]) -> bo
         .env("PUYOBOT_KEY_SCRIPT", &keys)
         .output()
         .expect("xvfb-run");
+    drop(xvfb);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     true
 }

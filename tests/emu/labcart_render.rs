@@ -1,6 +1,5 @@
 //! Variants and the rendered picture of a 2P game.
-mod common;
-use common::labcart::*;
+use crate::common::labcart::*;
 
 #[test]
 fn codes_variant_uses_its_own_codes() {

@@ -1,9 +1,9 @@
 //! Nuisance on the open cartridge against the rules core and the after-lock verifier.
 
-mod common;
+use crate::common;
 
-use common::labcart::{Lab, MenuChoice, ROM_FIXED, Variant};
-use common::model::{cell_of, field_of, orientation_value, piece_of};
+use crate::common::labcart::{Lab, MenuChoice, ROM_FIXED, Variant};
+use crate::common::model::{cell_of, field_of, orientation_value, piece_of};
 use puyobot::driver::verify::{Check, compare};
 use puyobot::game::{Cell, Color, Field, Orientation, Pair, Piece, Placement, Rules};
 use rand::{Rng, SeedableRng};

@@ -2,12 +2,10 @@
 //! the real cartridge's guessed address files: it must settle within 10 pieces and learn each build's
 //! contract exactly (the builds differ in colour codes and in orientation numbering).
 
-mod common;
-
-use common::labcart::{Lab, MenuChoice, ROM_CODES, ROM_CONTRACT, ROM_ORIENT, Variant};
+use crate::common::labcart::{Lab, MenuChoice, ROM_CODES, ROM_CONTRACT, ROM_ORIENT, Variant};
 use puyobot::calib::CalibrationReport;
 
-use common::calib::learn as run;
+use crate::common::calib::learn as run;
 
 fn check(r: &CalibrationReport, v: Variant) {
     assert_eq!(r.state, "settled", "{}", r.to_text());

@@ -7,13 +7,13 @@
 //! `PUYOBOT_CONTRACT_SEED` picks the seed and `PUYOBOT_CONTRACT_VARIANTS=N` the number of drawn
 //! contracts for the learner sweep (after the two fixed edge cases, a colour or nuisance code 0); `PUYOBOT_CONTRACT_PLAYS=N` the number that also go through
 //! `puyobot play` end to end. Skips with a message when `ca65` is missing.
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::calib::{guessed_folder, play_json};
-use common::contract::{BuildError, Contract};
-use common::labcart::{Lab, MenuChoice};
+use crate::common::calib::{guessed_folder, play_json};
+use crate::common::contract::{BuildError, Contract};
+use crate::common::labcart::{Lab, MenuChoice};
 use puyobot::calib::CalibrationReport;
 use serde_json::Value;
 

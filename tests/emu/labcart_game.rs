@@ -1,6 +1,5 @@
 //! The labcart driven through tetanes-core: menu, RAM contract, movement, rules.
-mod common;
-use common::labcart::*;
+use crate::common::labcart::*;
 
 const O: Orients = Orients::CONTRACT;
 

@@ -1,11 +1,11 @@
 //! The shipped `config.toml` documents every default: the AI's and the window's tables are pasted from the
 //! snippets their modules own, and must not drift from them.
 
-const CONFIG: &str = include_str!("../config.toml");
+const CONFIG: &str = include_str!("../../config.toml");
 
 #[test]
 fn config_toml_carries_the_ai_tables_verbatim() {
-    let snippet = include_str!("../src/ai/config_snippet.toml");
+    let snippet = include_str!("../../src/ai/config_snippet.toml");
     assert!(CONFIG.contains(snippet.trim()), "paste src/ai/config_snippet.toml into config.toml again");
 }
 

@@ -4,10 +4,9 @@
 //!
 //! `PUYOBOT_CONTRACT_SEED` picks the seed (printed), `PUYOBOT_CONTRACT_VARIANTS=N` draws N
 //! contracts instead of the default handful. Skips with a message when `ca65` is missing.
-mod common;
 
-use common::contract::{BuildError, Contract, Dir, build_with};
-use common::labcart::*;
+use crate::common::contract::{BuildError, Contract, Dir, build_with};
+use crate::common::labcart::*;
 
 const DEFAULT_SEED: u64 = 0x5EED_0008;
 const DEFAULT_VARIANTS: u64 = 3;

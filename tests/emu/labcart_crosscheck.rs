@@ -2,10 +2,8 @@
 //! equal to what the rules core predicts for the same pairs. Also with items, where the item rules are guesses
 //! the cartridge was built to match.
 
-mod common;
-
-use common::labcart::{Lab, MenuChoice, ROM_FIXED, Variant};
-use common::model::{field_of, orientation_value, piece_of};
+use crate::common::labcart::{Lab, MenuChoice, ROM_FIXED, Variant};
+use crate::common::model::{field_of, orientation_value, piece_of};
 use puyobot::game::{Field, Orientation, Piece, Placement, Rules};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -1,0 +1,27 @@
+//! The integration tests that boot the emulator or run the `puyobot` binary, in one test binary: one link
+//! instead of one per file, and the test harness spreads the slow tests over the cores (each file used to
+//! be its own binary, run one after another). A module per former file; select one with
+//! `cargo test --release --test emu MODULE::`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod calib_contracts;
+mod calib_labcart;
+mod calib_play;
+mod cpu_report;
+mod fault_recovery;
+mod labcart_contract;
+mod labcart_crosscheck;
+mod labcart_game;
+mod labcart_nuisance;
+mod labcart_render;
+mod matches;
+mod no_ram_writes;
+mod player_errors;
+mod player_labcart;
+mod player_roms;
+mod player_window;
+mod replay_cli;
+mod soak;
+mod trace_calibrate;
