@@ -71,26 +71,6 @@ fn endless_300_pieces_with_other_orientation_values() {
 }
 
 #[test]
-fn ai_vs_ai_plays_a_full_game_to_a_winner() {
-    let image = rom("puyolab.nes");
-    let mut s = session(&image, Mode::AiVsAi, 10);
-    let limits = Limits { frames: Some(400_000), pieces: None, stop_at_game_over: true, ..Limits::default() };
-    let r = headless::run(&mut s, limits, "puyolab", 1, 10).expect("run");
-    eprintln!("{}", r.to_text());
-    assert!(r.game_over, "no winner after {} frames", r.frames);
-    let winner = r.winner.clone().expect("a winner");
-    for p in &r.players {
-        assert_eq!(p.mismatches, 0, "{p:?}");
-        assert!(p.pieces > 10, "{p:?}");
-        assert_eq!(p.topped_out, p.label != winner, "{p:?}");
-    }
-    // The cartridge agrees: game state 3 (over), winner byte 1 or 2.
-    let ram = s.machine().ram();
-    assert_eq!(ram[0x92], 3);
-    assert_eq!(format!("P{}", ram[0x93]), winner);
-}
-
-#[test]
 fn vs_human_keys_move_player_one_while_the_bot_plays_player_two() {
     let image = rom("puyolab.nes");
     let mut s = session(&image, Mode::VsHuman, 10);
@@ -139,6 +119,8 @@ fn headless_games_replay_identically_with_bots_on_worker_threads() {
     assert_eq!(results[0], results[1]);
 }
 
+/// A full AI-vs-AI game to a winner (the one long game of this file: it also stands for the greedy
+/// bots' game to a winner, which this test replaced to keep CI short).
 #[test]
 fn the_chain_bot_beats_the_classic_bot_on_the_cartridge_with_no_mismatch() {
     let image = rom("puyolab.nes");
@@ -150,6 +132,12 @@ fn the_chain_bot_beats_the_classic_bot_on_the_cartridge_with_no_mismatch() {
     assert_eq!(r.winner.as_deref(), Some("P1"), "chain (P1) should beat classic (P2)");
     for p in &r.players {
         assert_eq!(p.mismatches, 0, "{p:?}");
+        assert!(p.pieces > 10, "{p:?}");
+        assert_eq!(p.topped_out, p.label != "P1", "only the loser topped out: {p:?}");
     }
     assert!(r.players[0].largest_chain >= 3, "the chain bot builds chains: {:?}", r.players[0]);
+    // The cartridge agrees: game state 3 (over), winner byte 1.
+    let ram = s.machine().ram();
+    assert_eq!(ram[0x92], 3);
+    assert_eq!(ram[0x93], 1);
 }
