@@ -72,15 +72,7 @@ fn key_limit(x: usize, rules: &Rules) -> usize {
 /// The group of `color` containing `seed`, within the visible rows.
 #[inline]
 fn group_of(layer: u128, seed: u128) -> u128 {
-    let layer = layer & VISIBLE_MASK;
-    let mut g = seed & layer;
-    loop {
-        let n = (g | neighbours(g)) & layer;
-        if n == g {
-            return g;
-        }
-        g = n;
-    }
+    grow(layer & VISIBLE_MASK, seed)
 }
 
 /// Room beside column `x` (1-based): columns on each side up to the first higher one, lower ones twice.
