@@ -5,8 +5,8 @@
 //! latency like the real console, reacts to new presses only, and locks with `Field::play`. It is not an
 //! emulator and knows nothing of menus: it starts in the mode it is built for.
 
+use crate::game::deal::{PieceSource, RandomPieces};
 use crate::game::{Cell, Color, Field, HEIGHT, Orientation, Piece, Rules, WIDTH};
-use crate::sim::{PieceSource, RandomPieces};
 
 use super::{EmuError, Machine, pad};
 

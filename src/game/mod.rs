@@ -1,6 +1,7 @@
 //! The game model: field, pieces, rules, resolution and the movement model (which placements a falling
 //! piece can reach, and how). Pure: no emulator, no UI, no I/O.
 
+pub mod deal;
 pub mod field;
 pub mod movegen;
 pub mod nuisance;

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Field, Rules, nuisance_from_score};
 
-use super::generator::PieceSource;
 use super::player::{OpponentView, Player, View};
+use crate::game::deal::PieceSource;
 
 /// How many frames things take. Rough figures for the cartridge at the bots' top speed; they only set
 /// the relative pace of the two players.

@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use crate::game::{Field, Rules};
 
-use super::generator::PieceSource;
 use super::player::{Player, View};
+use crate::game::deal::PieceSource;
 
 /// What happened on one move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,19 +1,19 @@
-//! Self-play: piece sources, the `Player` trait, the 1P endless and 2P battle loops, and the statistics
-//! of runs (tallies, summaries, shards and their merge).
+//! Self-play: the `Player` trait, the 1P endless and 2P battle loops, and the statistics
+//! of runs (tallies, summaries, shards and their merge). The piece sources live in [`crate::game::deal`]
+//! (the mock emulator deals from them too) and are re-exported here.
 //!
 //! Pure layer: uses `game` and nothing of the bots, the emulator or the command line.
 
 pub mod battle;
 pub mod endless;
-pub mod generator;
 pub mod player;
 pub mod shard;
 pub mod stats;
 pub mod summary;
 
+pub use crate::game::deal::{PieceSource, QueuePieces, RandomPieces, game_rng};
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
 pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
-pub use generator::{PieceSource, QueuePieces, RandomPieces, game_rng};
 pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};

@@ -1,4 +1,5 @@
-//! Where pieces come from: a seeded random generator or a fixed queue read from a file.
+//! Where pieces come from: a seeded random generator or a fixed queue (parsed elsewhere). Pure: the
+//! self-play loops and the mock emulator both deal from these.
 
 use std::collections::VecDeque;
 
