@@ -23,6 +23,7 @@ fn mid_game_fields(n: usize) -> Vec<(Field, Piece, Piece)> {
                     opponent: None,
                     rules: &rules,
                     pieces_played: i as u32,
+                    pieces_left: None,
                 };
                 let d = bot.choose(&view);
                 let _ = field.play(current, d.placement, &rules);
@@ -50,6 +51,7 @@ fn decision(c: &mut Criterion) {
                     opponent: None,
                     rules: &rules,
                     pieces_played: 25,
+                    pieces_left: None,
                 };
                 bot.choose(&view)
             })

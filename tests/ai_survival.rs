@@ -31,6 +31,7 @@ fn pieces_until_top_out(field: &Field, seed: u64, n: usize) -> Option<usize> {
             opponent: None,
             rules: &rules,
             pieces_played: 100 + i as u32,
+            pieces_left: None,
         };
         let decision = bot.choose(&view);
         if field.play(view.current, decision.placement, &rules).is_err() || field.is_game_over(&rules) {

@@ -160,6 +160,12 @@ impl Bot {
         if let Evaluation::Chain(e) = &mut self.eval {
             e.battle = view.opponent.is_some();
         }
+        // A game of known length about to end: what is not fired by then scores nothing.
+        if self.ignition.is_some()
+            && let Some(d) = super::last_pieces::cash_in(view, start, &self.search.moves)
+        {
+            return Some(d);
+        }
         let input =
             SearchInput { field: view.field, current: view.current, next: Some(view.next), start, rules: view.rules };
         let result = match &self.pool {

@@ -73,6 +73,7 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
         opponent,
         rules: &r.rules,
         pieces_played: r.pieces_played,
+        pieces_left: None,
     };
     bot.set_movement(r.moves);
     let decision = bot.choose(&view);

@@ -85,8 +85,16 @@ pub fn play_endless_streaming(
         pieces.forget_before(i);
         let current = pieces.piece(i);
         let next = pieces.piece(i + 1);
-        let view =
-            View { field: &field, current, next, pending_nuisance: 0, opponent: None, rules, pieces_played: i as u32 };
+        let view = View {
+            field: &field,
+            current,
+            next,
+            pending_nuisance: 0,
+            opponent: None,
+            rules,
+            pieces_played: i as u32,
+            pieces_left: Some((n - 1 - i) as u32),
+        };
         let started = Instant::now();
         let decision = player.choose(&view);
         let think_us = started.elapsed().as_micros() as u64;

@@ -19,6 +19,9 @@ pub struct View<'a> {
     pub rules: &'a Rules,
     /// Pieces this player has placed so far.
     pub pieces_played: u32,
+    /// Pieces still to come after `current` when the game has a fixed length (the simulator's endless
+    /// runs: 0 = `current` is the last piece); `None` when the game runs on (the cartridge, battles).
+    pub pieces_left: Option<u32>,
 }
 
 /// What a player sees of its opponent.
@@ -49,6 +52,8 @@ pub enum FireReason {
     Finish,
     /// Endless: the build has stopped growing; its chain is fired rather than buried in junk.
     Stall,
+    /// Endless with a fixed length: the last pieces cash in the build (a chain never fired scores nothing).
+    LastPieces,
 }
 
 /// A decision: where the current piece goes and the inputs that take it there. The one type that travels
