@@ -162,7 +162,7 @@ impl Bot {
         }
         // A game of known length about to end: what is not fired by then scores nothing.
         if self.ignition.is_some()
-            && let Some(d) = super::last_pieces::cash_in(view, start, &self.search.moves)
+            && let Some(d) = super::last_pieces::cash_in(view, start, &self.search.moves, self.search.colors)
         {
             return Some(d);
         }
