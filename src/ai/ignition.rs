@@ -29,6 +29,11 @@ pub struct IgnitionPolicy {
     pub stuck_chain: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,
+    /// Endless: in danger, a chain shorter than this is not fired by the policy; the survival search
+    /// decides instead (it may still pop it, or make room without breaking the build). 0 or 1 = fire any
+    /// chain in danger.
+    pub danger_min_chain: u32,
+
     /// Sampled futures the survival search looks through when the bot plays for survival (at least the
     /// search's own `samples`; the survival evaluation is cheap, so a deeper look costs little and finds
     /// pops that take two or three pieces to set up).
@@ -58,6 +63,7 @@ impl Default for IgnitionPolicy {
             stuck_puyos: 60,
             stuck_chain: 6,
             danger_height: 11,
+            danger_min_chain: 4,
             survival_samples: 4,
             stall_moves: 0,
             stall_chain: 12,
@@ -108,7 +114,9 @@ impl IgnitionPolicy {
             return Some(Reason::Threshold);
         }
         let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
-        if in_danger(view.field, incoming, view.rules, self) {
+        // Endless only: in a battle a short pop in danger also answers nuisance.
+        let long_enough = view.opponent.is_some() || chain.chains >= self.danger_min_chain;
+        if long_enough && in_danger(view.field, incoming, view.rules, self) {
             return Some(Reason::Danger);
         }
         let opponent = view.opponent?;
@@ -141,4 +149,50 @@ pub fn in_danger(field: &Field, incoming: u32, rules: &Rules, policy: &IgnitionP
             rules.is_death_column(x)
                 && field.height(x) + rows + (crate::game::HEIGHT - 2 - rules.safe_height(x)) >= policy.danger_height
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Color, Pair, Piece};
+
+    #[test]
+    fn in_danger_a_short_chain_is_left_to_the_survival_search_in_endless_only() {
+        // 72 puyos: in danger by count.
+        let mut field = Field::new();
+        for x in 1..=crate::game::WIDTH {
+            for y in 2..crate::game::HEIGHT {
+                field.set(x, y, crate::game::Cell::Nuisance);
+            }
+        }
+        assert_eq!(field.count(), 72);
+        let rules = Rules::puyo1();
+        let pair = Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1]));
+        let view = View {
+            field: &field,
+            current: pair,
+            next: pair,
+            pending_nuisance: 0,
+            opponent: None,
+            rules: &rules,
+            pieces_played: 40,
+            pieces_left: None,
+        };
+        let one_link = ChainSummary { chains: 1, score: 40, cleared: 4 };
+        let four_links = ChainSummary { chains: 4, score: 2000, cleared: 16 };
+        let any = IgnitionPolicy { danger_min_chain: 0, ..IgnitionPolicy::default() };
+        let four = IgnitionPolicy { danger_min_chain: 4, ..IgnitionPolicy::default() };
+        assert_eq!(any.should_fire(&view, &one_link), Some(Reason::Danger));
+        assert_eq!(four.should_fire(&view, &one_link), None);
+        assert_eq!(four.should_fire(&view, &four_links), Some(Reason::Danger));
+        // In a battle any chain still fires in danger.
+        let opponent = crate::sim::OpponentView {
+            field: &field,
+            pending_nuisance: 0,
+            chain_frames_left: 0,
+            incoming_from_chain: 0,
+        };
+        let battle = View { opponent: Some(opponent), ..view };
+        assert_eq!(four.should_fire(&battle, &one_link), Some(Reason::Danger));
+    }
 }
