@@ -31,14 +31,21 @@ fn two_chain(danger: bool) -> Field {
 fn the_chain_bot_fires_when_the_field_is_about_to_top_out() {
     let rules = Rules::puyo1();
     let f = two_chain(true);
-    let mut bot = Bot::new("chain", &AiConfig::default(), 1).expect("bot");
     let v = view(&f, pair(0, 4), pair(4, 3), &rules);
-    let plan = bot.plan(&v).expect("a placement");
-    assert_eq!(plan.chain.chains, 2, "expected the 2-chain to fire, got {:?} at {}", plan.chain, plan.placement);
-    assert!(plan.fired.is_some());
-    let mut after = f;
-    after.play(v.current, plan.placement, &rules).expect("valid");
-    assert!(!after.is_game_over(&rules));
+    // By default a chain under `danger_min_chain` (4) links is the survival search's call, which pops it;
+    // with 0 the ignition policy fires it itself.
+    let mut config = AiConfig::default();
+    assert_eq!(config.ignition.danger_min_chain, 4);
+    for (min, reason) in [(4, None), (0, Some(puyobot::sim::FireReason::Danger))] {
+        config.ignition.danger_min_chain = min;
+        let mut bot = Bot::new("chain", &config, 1).expect("bot");
+        let plan = bot.plan(&v).expect("a placement");
+        assert_eq!(plan.chain.chains, 2, "expected the 2-chain to fire, got {:?} at {}", plan.chain, plan.placement);
+        assert_eq!(plan.fired, reason, "danger_min_chain {min}");
+        let mut after = f;
+        after.play(v.current, plan.placement, &rules).expect("valid");
+        assert!(!after.is_game_over(&rules));
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, SearchOptions, SearchResult, sample_pairs};
+use super::search::{Candidate, DEATH, Line, SearchOptions, SearchResult, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
@@ -16,8 +16,8 @@ use crate::game::{Field, Piece, Rules};
 struct Node {
     root: usize,
     field: Field,
-    /// Puyos popped along the line (the evaluation's waste term).
-    waste: u32,
+    /// Waste and planned fires along the line.
+    line: Line,
     value: f64,
 }
 
@@ -33,8 +33,8 @@ fn expand(frontier: &[Node], piece: Piece, eval: &Evaluation, rules: &Rules, opt
             if field.is_game_over(rules) {
                 continue;
             }
-            let waste = n.waste + s.cleared;
-            out.push(Node { root: n.root, field, waste, value: eval.evaluate(&field, waste, rules) });
+            let line = n.line.then(&s, eval);
+            out.push(Node { root: n.root, field, line, value: line.value(&field, eval, rules) });
         }
     }
     out
@@ -77,7 +77,7 @@ pub fn search(
         let Ok(chain) = f.play(current, m.placement, rules) else { continue };
         let alive = !f.is_game_over(rules);
         if alive {
-            roots.push(Node { root: candidates.len(), field: f, waste: chain.cleared, value: 0.0 });
+            roots.push(Node { root: candidates.len(), field: f, line: Line::default().then(&chain, eval), value: 0.0 });
         }
         candidates.push(Candidate { placement: m.placement, path: m.path, value: DEATH, chain, field: f });
     }

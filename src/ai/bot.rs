@@ -159,6 +159,10 @@ impl Bot {
         }
         if let Evaluation::Chain(e) = &mut self.eval {
             e.battle = view.opponent.is_some();
+            e.fire_at = match &self.ignition {
+                Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.required_chain(view.field)),
+                _ => None,
+            };
         }
         // A game of known length about to end: what is not fired by then scores nothing.
         if self.ignition.is_some()

@@ -44,6 +44,10 @@ pub struct IgnitionPolicy {
     /// ...and a chain of at least this many links, no more than one link short of that potential, can
     /// be fired now: fire it rather than add junk around a chain that no longer grows.
     pub stall_chain: u32,
+    /// Endless: the search values a line that fires a chain this policy would fire now as a planned fire
+    /// (its links plus `[ai.chain] planned_fire`) rather than as waste, so the bot sets up the trigger for
+    /// the next pieces instead of burying it.
+    pub plan_fire: bool,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
     pub battle_nuisance: u32,
     /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
@@ -67,6 +71,7 @@ impl Default for IgnitionPolicy {
             survival_samples: 4,
             stall_moves: 0,
             stall_chain: 12,
+            plan_fire: true,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,

@@ -107,29 +107,54 @@ fn play(field: &Field, piece: Piece, placement: Placement, rules: &Rules) -> Opt
     Some((f, s))
 }
 
+/// What a searched line has gathered so far: puyos popped as waste and the value of planned fires (see
+/// [`Evaluation::line_step`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Line {
+    /// Puyos popped along the line that were no planned fire.
+    pub waste: u32,
+    /// Value of the planned fires along the line.
+    pub bonus: f64,
+}
+
+impl Line {
+    /// The line after a piece whose chain is `chain`.
+    #[inline]
+    pub fn then(self, chain: &ChainSummary, eval: &Evaluation) -> Line {
+        let (waste, bonus) = eval.line_step(chain);
+        Line { waste: self.waste + waste, bonus: self.bonus + bonus }
+    }
+
+    /// The value of ending the line on `field`.
+    #[inline]
+    pub fn value(self, field: &Field, eval: &Evaluation, rules: &Rules) -> f64 {
+        eval.evaluate(field, self.waste, rules) + self.bonus
+    }
+}
+
 /// Best value over all placements of `piece` on `field` (spawn start), the deeper plies behind it
-/// included, with the leaf of the best line and the puyos popped along it.
+/// included, with the leaf of the best line and what the line gathered up to it.
 fn best_reply(
     field: &Field,
     pieces: &[Piece],
     samples: &[Piece],
-    waste: u32,
+    line: Line,
     eval: &Evaluation,
     rules: &Rules,
     opts: &SearchOptions,
-) -> (f64, Field, u32) {
+) -> (f64, Field, Line) {
     let Some((&piece, rest)) = pieces.split_first() else {
-        return (leaf(field, samples, waste, eval, rules, opts), *field, waste);
+        return (leaf(field, samples, line, eval, rules, opts), *field, line);
     };
     let spawn = PiecePosition::spawn(rules);
     let moves = movegen::placements(field, piece, spawn, &opts.moves);
-    let mut best = (DEATH, *field, waste);
+    let mut best = (DEATH, *field, line);
     for &p in moves.as_slice() {
         let Some((f, s)) = play(field, piece, p, rules) else { continue };
         let v = if f.is_game_over(rules) {
-            (DEATH * 0.5, f, waste + s.cleared)
+            (DEATH * 0.5, f, line.then(&s, eval))
         } else {
-            best_reply(&f, rest, samples, waste + s.cleared, eval, rules, opts)
+            best_reply(&f, rest, samples, line.then(&s, eval), eval, rules, opts)
         };
         if v.0 > best.0 {
             best = v;
@@ -139,9 +164,9 @@ fn best_reply(
 }
 
 /// The value of a leaf: its evaluation, or with samples the mean over sampled pairs of the best reply.
-fn leaf(field: &Field, samples: &[Piece], waste: u32, eval: &Evaluation, rules: &Rules, opts: &SearchOptions) -> f64 {
+fn leaf(field: &Field, samples: &[Piece], line: Line, eval: &Evaluation, rules: &Rules, opts: &SearchOptions) -> f64 {
     if samples.is_empty() {
-        return eval.evaluate(field, waste, rules);
+        return line.value(field, eval, rules);
     }
     let spawn = PiecePosition::spawn(rules);
     let mut total = 0.0;
@@ -153,7 +178,7 @@ fn leaf(field: &Field, samples: &[Piece], waste: u32, eval: &Evaluation, rules: 
             if f.is_game_over(rules) {
                 continue;
             }
-            let v = eval.evaluate(&f, waste + s.cleared, rules);
+            let v = line.then(&s, eval).value(&f, eval, rules);
             if v > best {
                 best = v;
             }
@@ -198,16 +223,17 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
     };
     // With refine_top, the sampled ply is left out of the full search and added behind the best lines.
     let everywhere: &[Piece] = if opts.refine_top > 0 { &[] } else { &samples };
-    let score = |m: movegen::Move| -> Option<(Candidate, Field, u32)> {
+    let score = |m: movegen::Move| -> Option<(Candidate, Field, Line)> {
         let (field, chain) = play(input.field, input.current, m.placement, rules)?;
-        let (value, leaf_field, waste) = if field.is_game_over(rules) {
-            (DEATH, field, chain.cleared)
+        let line = Line::default().then(&chain, eval);
+        let (value, leaf_field, line) = if field.is_game_over(rules) {
+            (DEATH, field, line)
         } else {
-            best_reply(&field, &deeper, everywhere, chain.cleared, eval, rules, opts)
+            best_reply(&field, &deeper, everywhere, line, eval, rules, opts)
         };
-        Some((Candidate { placement: m.placement, path: m.path, value, chain, field }, leaf_field, waste))
+        Some((Candidate { placement: m.placement, path: m.path, value, chain, field }, leaf_field, line))
     };
-    let scored: Vec<(Candidate, Field, u32)> = if opts.threads > 1 {
+    let scored: Vec<(Candidate, Field, Line)> = if opts.threads > 1 {
         moves.into_par_iter().filter_map(score).collect()
     } else {
         moves.into_iter().filter_map(score).collect()
@@ -229,8 +255,8 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
         let mut floor = f64::INFINITY;
         for &i in order.iter().take(opts.refine_top) {
             if candidates[i].value > DEATH * 0.25 {
-                let (f, w) = leaves[i];
-                let v = leaf(&f, &samples, w, eval, rules, opts);
+                let (f, line) = leaves[i];
+                let v = leaf(&f, &samples, line, eval, rules, opts);
                 candidates[i].value = v;
                 floor = floor.min(v);
             }

@@ -46,6 +46,9 @@ pub struct ChainWeights {
     pub waste: f64,
     /// Per row a column stands in the danger zone near the top (negative).
     pub danger: f64,
+    /// A searched line that fires a chain the ignition policy would fire is worth `chain` per link of it
+    /// plus this (its puyos are then no waste): the search sets up the trigger instead of burying it.
+    pub planned_fire: f64,
     /// Per template cell filled consistently.
     pub template: f64,
     /// Per template constraint broken (negative).
@@ -90,6 +93,7 @@ impl Default for ChainWeights {
             nuisance: -200.0,
             waste: -200.0,
             danger: -800.0,
+            planned_fire: 3000.0,
             template: 60.0,
             template_violation: -150.0,
             template_name: "gtr".into(),
@@ -112,6 +116,10 @@ pub struct ChainEval {
     pub weights: ChainWeights,
     /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
     pub battle: bool,
+    /// The chain length the ignition policy fires on the searched field (endless; set per move by the bot):
+    /// a searched line that fires at least this much is valued as a planned fire ([`ChainEval::fired_value`]).
+    /// `None`: every pop along a line is waste.
+    pub fire_at: Option<u32>,
     templates: Vec<Template>,
 }
 
@@ -169,7 +177,15 @@ impl ChainEval {
                 None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
             }
         };
-        Ok(ChainEval { weights, battle: false, templates })
+        Ok(ChainEval { weights, battle: false, fire_at: None, templates })
+    }
+
+    /// The value a searched line gains by firing a chain of `chains` links, when that is a planned fire
+    /// (at least [`ChainEval::fire_at`] links); `None` otherwise.
+    #[inline]
+    pub fn fired_value(&self, chains: u32) -> Option<f64> {
+        let at = self.fire_at?;
+        (chains >= at.max(1)).then_some(self.weights.chain * chains as f64 + self.weights.planned_fire)
     }
 
     /// The value of a field reached after popping `waste` puyos along the way.
@@ -275,12 +291,27 @@ impl ChainEval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::ChainSummary;
 
     #[test]
     fn links_count_pairs_and_triples() {
         // RR pair, GGG line (its middle is a 3-link), B alone.
         let f = Field::from_rows(&["RR.GGG", "B....."]);
         assert_eq!(links_23(&f), (1, 1));
+    }
+
+    #[test]
+    fn a_chain_worth_firing_is_a_planned_fire_and_anything_shorter_is_waste() {
+        let mut eval = ChainEval::new(ChainWeights { planned_fire: 500.0, ..ChainWeights::default() }).expect("gtr");
+        let two = ChainSummary { chains: 2, score: 360, cleared: 8 };
+        let one = ChainSummary { chains: 1, score: 40, cleared: 4 };
+        let as_eval = |e: &ChainEval| super::super::Evaluation::Chain(Box::new(e.clone()));
+        // Without a firing threshold every pop is waste.
+        assert_eq!(as_eval(&eval).line_step(&two), (8, 0.0));
+        eval.fire_at = Some(2);
+        assert_eq!(eval.fired_value(2), Some(2.0 * 1000.0 + 500.0));
+        assert_eq!(as_eval(&eval).line_step(&two), (0, 2500.0));
+        assert_eq!(as_eval(&eval).line_step(&one), (4, 0.0));
     }
 
     #[test]

@@ -50,6 +50,22 @@ impl Evaluation {
     }
 }
 
+impl Evaluation {
+    /// What a searched line gains by a piece whose chain is `chain`: `(puyos wasted, bonus)`. A chain the
+    /// ignition policy would fire ([`ChainEval::fire_at`]) is a planned fire, worth its links, not waste;
+    /// any other pop wastes its puyos.
+    #[inline]
+    pub fn line_step(&self, chain: &crate::game::ChainSummary) -> (u32, f64) {
+        match self {
+            Evaluation::Chain(e) => match e.fired_value(chain.chains) {
+                Some(v) => (0, v),
+                None => (chain.cleared, 0.0),
+            },
+            _ => (chain.cleared, 0.0),
+        }
+    }
+}
+
 /// The survival value of a field: minus the puyos on it, minus the squared height of the spawn column
 /// and its neighbours above mid-field; plus a little for each 3-link and 2-link (a group one or two puyos
 /// short of popping: what lets the next pieces clear the field rather than only stack on it), and half a
