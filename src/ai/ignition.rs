@@ -33,7 +33,6 @@ pub struct IgnitionPolicy {
     /// decides instead (it may still pop it, or make room without breaking the build). 0 or 1 = fire any
     /// chain in danger.
     pub danger_min_chain: u32,
-
     /// Sampled futures the survival search looks through when the bot plays for survival (at least the
     /// search's own `samples`; the survival evaluation is cheap, so a deeper look costs little and finds
     /// pops that take two or three pieces to set up).

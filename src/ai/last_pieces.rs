@@ -25,16 +25,17 @@ fn pair_kinds(colors: u8) -> Vec<(Piece, f64)> {
 }
 
 /// The end of the game as the search sees it: the known pieces still to come after the one being placed,
-/// and how many unseen ones follow them.
+/// how many unseen ones follow them, and the pairs an unseen piece can be ([`pair_kinds`], made once).
 #[derive(Clone, Copy)]
 struct Rest<'a> {
     known: &'a [Piece],
     unseen: u32,
+    kinds: &'a [(Piece, f64)],
 }
 
 /// Expected points `rest` can still score from `field`, each piece placed as well as possible (a top-out
 /// scores nothing more).
-fn expected_rest(field: &Field, rest: Rest<'_>, colors: u8, rules: &Rules, moves: &MoveRules) -> f64 {
+fn expected_rest(field: &Field, rest: Rest<'_>, rules: &Rules, moves: &MoveRules) -> f64 {
     let best = |piece: Piece, after: Rest<'_>| {
         movegen::placements(field, piece, PiecePosition::spawn(rules), moves)
             .as_slice()
@@ -45,15 +46,16 @@ fn expected_rest(field: &Field, rest: Rest<'_>, colors: u8, rules: &Rules, moves
                 if f.is_game_over(rules) {
                     return None;
                 }
-                Some(s.score as f64 + expected_rest(&f, after, colors, rules, moves))
+                Some(s.score as f64 + expected_rest(&f, after, rules, moves))
             })
             .fold(0.0, f64::max)
     };
     match rest.known.split_first() {
         Some((&piece, known)) => best(piece, Rest { known, ..rest }),
-        None if rest.unseen > 0 => pair_kinds(colors)
-            .into_iter()
-            .map(|(piece, p)| p * best(piece, Rest { known: &[], unseen: rest.unseen - 1 }))
+        None if rest.unseen > 0 => rest
+            .kinds
+            .iter()
+            .map(|&(piece, p)| p * best(piece, Rest { known: &[], unseen: rest.unseen - 1, ..rest }))
             .sum(),
         None => 0.0,
     }
@@ -68,6 +70,9 @@ pub fn cash_in(view: &View<'_>, start: PiecePosition, moves: &MoveRules, colors:
     if left + 1 > CASH_IN_PIECES || view.opponent.is_some() {
         return None;
     }
+    let known = [view.next];
+    let kinds = pair_kinds(colors);
+    let rest = Rest { known: &known[..(left as usize).min(1)], unseen: left.saturating_sub(1), kinds: &kinds };
     let mut scored = Vec::new();
     for m in movegen::generate(view.field, view.current, start, moves) {
         let mut f = *view.field;
@@ -75,9 +80,7 @@ pub fn cash_in(view: &View<'_>, start: PiecePosition, moves: &MoveRules, colors:
         if f.is_game_over(view.rules) {
             continue;
         }
-        let known = [view.next];
-        let rest = Rest { known: &known[..(left as usize).min(1)], unseen: left.saturating_sub(1) };
-        let later = expected_rest(&f, rest, colors, view.rules, moves);
+        let later = expected_rest(&f, rest, view.rules, moves);
         scored.push((m, chain, chain.score as f64 + later));
     }
     // The first of equal totals wins (move-generation order): deterministic.
@@ -136,8 +139,8 @@ mod tests {
         assert!(d.value > 0.0);
         let mut after = f;
         after.play(pair(0, 0), d.placement, &rules).expect("valid");
-        let last = Rest { known: &[pair(1, 1)], unseen: 0 };
-        assert!(expected_rest(&after, last, 4, &rules, &moves) > 0.0);
+        let last = Rest { known: &[pair(1, 1)], unseen: 0, kinds: &[] };
+        assert!(expected_rest(&after, last, &rules, &moves) > 0.0);
     }
 
     #[test]
@@ -151,7 +154,7 @@ mod tests {
         // × group bonus 2 = 100.
         let f = Field::from_rows(&["G.....", "G.....", "G....."]);
         let rules = Rules::puyo1();
-        let got = expected_rest(&f, Rest { known: &[], unseen: 1 }, 4, &rules, &MoveRules::default());
+        let got = expected_rest(&f, Rest { known: &[], unseen: 1, kinds: &kinds }, &rules, &MoveRules::default());
         let expected = (6.0 * 40.0 + 1.0 * 100.0) / 16.0;
         assert!((got - expected).abs() < 1e-9, "expected {expected}, got {got}");
     }

@@ -5,7 +5,7 @@ pub mod classic;
 pub mod potential;
 pub mod template;
 
-use crate::game::{Field, Rules};
+use crate::game::{ChainSummary, Field, Rules};
 
 pub use chain::{ChainEval, ChainWeights};
 pub use classic::ClassicWeights;
@@ -48,14 +48,12 @@ impl Evaluation {
             Evaluation::Survival => survival(field, rules),
         }
     }
-}
 
-impl Evaluation {
     /// What a searched line gains by a piece whose chain is `chain`: `(puyos wasted, bonus)`. A chain the
     /// ignition policy would fire ([`ChainEval::fire_at`]) is a planned fire, worth its links, not waste;
     /// any other pop wastes its puyos.
     #[inline]
-    pub fn line_step(&self, chain: &crate::game::ChainSummary) -> (u32, f64) {
+    pub fn line_step(&self, chain: &ChainSummary) -> (u32, f64) {
         match self {
             Evaluation::Chain(e) => match e.fired_value(chain.chains) {
                 Some(v) => (0, v),
