@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, Line, SearchOptions, SearchResult, sample_pairs};
+use super::search::{Candidate, DEATH, Line, SearchOptions, SearchResult, balanced_pairs, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
@@ -19,6 +19,8 @@ struct Node {
     /// Waste and planned fires along the line.
     line: Line,
     value: f64,
+    /// The piece that made this node fired a planned fire (see [`Evaluation::line_step`]).
+    fired: bool,
 }
 
 /// Every child of the frontier's fields with `piece`, evaluated; lines that top out are dropped.
@@ -33,8 +35,9 @@ fn expand(frontier: &[Node], piece: Piece, eval: &Evaluation, rules: &Rules, opt
             if field.is_game_over(rules) {
                 continue;
             }
-            let line = n.line.then(&s, eval);
-            out.push(Node { root: n.root, field, line, value: line.value(&field, eval, rules) });
+            let line = n.line.then(&n.field, &s, eval);
+            let fired = line.bonus > n.line.bonus;
+            out.push(Node { root: n.root, field, line, value: line.value(&field, eval, rules), fired });
         }
     }
     out
@@ -77,7 +80,13 @@ pub fn search(
         let Ok(chain) = f.play(current, m.placement, rules) else { continue };
         let alive = !f.is_game_over(rules);
         if alive {
-            roots.push(Node { root: candidates.len(), field: f, line: Line::default().then(&chain, eval), value: 0.0 });
+            roots.push(Node {
+                root: candidates.len(),
+                field: f,
+                line: Line::default().then(field, &chain, eval),
+                value: 0.0,
+                fired: false,
+            });
         }
         candidates.push(Candidate { placement: m.placement, path: m.path, value: DEATH, chain, field: f });
     }
@@ -102,20 +111,36 @@ pub fn search(
     if !start.is_empty() && opts.samples > 0 {
         let runs: Vec<(Vec<f64>, f64)> = (0..opts.samples as u64)
             .map(|i| {
-                let future = sample_pairs(opts.beam_depth, opts.colors, seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let future = if opts.balanced {
+                    balanced_pairs(opts.beam_depth, opts.colors, future_seed)
+                } else {
+                    sample_pairs(opts.beam_depth, opts.colors, future_seed)
+                };
                 let mut frontier = start.clone();
+                let mut best = vec![f64::NEG_INFINITY; candidates.len()];
                 for &piece in &future {
-                    let children = expand(&frontier, piece, eval, rules, opts);
+                    let mut children = expand(&frontier, piece, eval, rules, opts);
+                    // A planned fire ends its line: it is recorded, and its slot goes to a build.
+                    children.retain(|n| {
+                        if n.fired {
+                            best[n.root] = best[n.root].max(n.value);
+                        }
+                        !n.fired
+                    });
                     if children.is_empty() {
                         break;
                     }
                     frontier = prune(children, opts.beam_width);
                 }
-                let mut best = vec![f64::NEG_INFINITY; candidates.len()];
                 let mut worst = f64::INFINITY;
                 for n in &frontier {
                     best[n.root] = best[n.root].max(n.value);
                     worst = worst.min(n.value);
+                }
+                if !worst.is_finite() {
+                    // Every line fired or died: a root without a value is worth the least recorded one.
+                    worst = best.iter().copied().filter(|v| v.is_finite()).reduce(f64::min).unwrap_or(DEATH * 0.5);
                 }
                 (best, worst)
             })
@@ -152,7 +177,7 @@ pub fn search(
 mod tests {
     use super::*;
     use crate::ai::eval::ChainEval;
-    use crate::ai::eval::ChainWeights;
+    use crate::ai::eval::{ChainWeights, FireThreshold};
     use crate::game::{Cell, Color, Pair};
 
     fn pair(a: usize, b: usize) -> Piece {
@@ -181,6 +206,26 @@ mod tests {
             let dead = c.field.is_game_over(&Rules::puyo1());
             assert_eq!(c.value == DEATH, dead, "{} valued {}", c.placement, c.value);
         }
+    }
+
+    #[test]
+    fn a_planned_fire_that_only_a_sampled_future_can_trigger_is_worth_its_bonus() {
+        // Red keys fire two links here; the known pieces are yellow-blue, and with one colour in play every
+        // sampled future is red-red.
+        let f = Field::from_rows(&["G.....", "R.....", "R.....", "RGGG.."]);
+        let rules = Rules::puyo1();
+        let weights = ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() };
+        let opts = SearchOptions { samples: 2, colors: 1, beam_width: 6, beam_depth: 2, ..SearchOptions::default() };
+        let best = |fire_at| {
+            let mut e = ChainEval::new(weights.clone()).expect("gtr exists");
+            e.fire_at = fire_at;
+            let eval = Evaluation::Chain(Box::new(e));
+            let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
+            search(&f, pair(2, 3), pair(2, 3), moves, &eval, &rules, &opts, 9).expect("placements").best().value
+        };
+        let planned = best(Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 }));
+        let waste = best(None);
+        assert!(planned > waste + 2500.0, "planned fire {planned} vs every pop as waste {waste}");
     }
 
     #[test]

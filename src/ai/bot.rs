@@ -160,7 +160,7 @@ impl Bot {
         if let Evaluation::Chain(e) = &mut self.eval {
             e.battle = view.opponent.is_some();
             e.fire_at = match &self.ignition {
-                Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.required_chain(view.field)),
+                Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.threshold()),
                 _ => None,
             };
         }

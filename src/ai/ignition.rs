@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::eval::FireThreshold;
 use crate::game::{ChainSummary, Field, Rules};
 use crate::sim::View;
 
@@ -84,12 +85,16 @@ pub use crate::sim::FireReason as Reason;
 impl IgnitionPolicy {
     /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.
     pub fn required_chain(&self, field: &Field) -> u32 {
-        let n = field.count();
-        if self.patience_puyos == 0 || n <= self.patience_puyos {
-            return self.min_chain;
+        self.threshold().at(field.count())
+    }
+
+    /// The rule behind [`IgnitionPolicy::required_chain`], for the search.
+    pub fn threshold(&self) -> FireThreshold {
+        FireThreshold {
+            min_chain: self.min_chain,
+            patience_puyos: self.patience_puyos,
+            patience_step: self.patience_step,
         }
-        let drop = (n - self.patience_puyos) / self.patience_step.max(1);
-        self.min_chain.saturating_sub(drop).max(1)
     }
 
     /// Whether a stalled build should fire `chain` now: endless only, after `stall_moves` moves without

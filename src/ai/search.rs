@@ -2,6 +2,7 @@
 //! field (chains resolved in between), leaves scored by an evaluation; optionally a third ply averaged over
 //! a few sampled unseen pairs. Deterministic for a given seed; single-threaded unless asked otherwise.
 
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -34,6 +35,10 @@ pub struct SearchOptions {
     pub beam_width: usize,
     /// Sampled pairs each beam searches beyond the known current and next pair.
     pub beam_depth: u32,
+    /// With the beam: each sampled future deals every colour once before any repeats (a shuffled
+    /// colour order cut into pairs) instead of independent random pairs. Fewer futures then cover
+    /// what matters: whether each colour comes, not the luck of one draw.
+    pub balanced: bool,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
 }
@@ -48,6 +53,7 @@ impl Default for SearchOptions {
             threads: 1,
             beam_width: 12,
             beam_depth: 2,
+            balanced: false,
             moves: MoveRules::default(),
         }
     }
@@ -118,10 +124,10 @@ pub(crate) struct Line {
 }
 
 impl Line {
-    /// The line after a piece whose chain is `chain`.
+    /// The line after a piece, played on `field`, whose chain is `chain`.
     #[inline]
-    pub fn then(self, chain: &ChainSummary, eval: &Evaluation) -> Line {
-        let (waste, bonus) = eval.line_step(chain);
+    pub fn then(self, field: &Field, chain: &ChainSummary, eval: &Evaluation) -> Line {
+        let (waste, bonus) = eval.line_step(chain, field.count());
         Line { waste: self.waste + waste, bonus: self.bonus + bonus }
     }
 
@@ -152,9 +158,9 @@ fn best_reply(
     for &p in moves.as_slice() {
         let Some((f, s)) = play(field, piece, p, rules) else { continue };
         let v = if f.is_game_over(rules) {
-            (DEATH * 0.5, f, line.then(&s, eval))
+            (DEATH * 0.5, f, line.then(field, &s, eval))
         } else {
-            best_reply(&f, rest, samples, line.then(&s, eval), eval, rules, opts)
+            best_reply(&f, rest, samples, line.then(field, &s, eval), eval, rules, opts)
         };
         if v.0 > best.0 {
             best = v;
@@ -178,7 +184,7 @@ fn leaf(field: &Field, samples: &[Piece], line: Line, eval: &Evaluation, rules: 
             if f.is_game_over(rules) {
                 continue;
             }
-            let v = line.then(&s, eval).value(&f, eval, rules);
+            let v = line.then(field, &s, eval).value(&f, eval, rules);
             if v > best {
                 best = v;
             }
@@ -199,6 +205,16 @@ pub fn sample_pairs(n: u32, colors: u8, seed: u64) -> Vec<Piece> {
             Piece::Pair(Pair::new(a, b))
         })
         .collect()
+}
+
+/// Draws `n` pairs that deal the `colors` colours in a shuffled order, cycled: every colour comes once
+/// before any comes twice (deterministic from `seed`).
+pub fn balanced_pairs(n: u32, colors: u8, seed: u64) -> Vec<Piece> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let k = colors.clamp(1, 6) as usize;
+    let mut order: Vec<Color> = Color::ALL[..k].to_vec();
+    order.shuffle(&mut rng);
+    (0..n as usize).map(|i| Piece::Pair(Pair::new(order[(2 * i) % k], order[(2 * i + 1) % k]))).collect()
 }
 
 /// Searches the placements of `input.current`; `seed` fixes the sampled pairs. `None` when the piece has
@@ -225,7 +241,7 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
     let everywhere: &[Piece] = if opts.refine_top > 0 { &[] } else { &samples };
     let score = |m: movegen::Move| -> Option<(Candidate, Field, Line)> {
         let (field, chain) = play(input.field, input.current, m.placement, rules)?;
-        let line = Line::default().then(&chain, eval);
+        let line = Line::default().then(input.field, &chain, eval);
         let (value, leaf_field, line) = if field.is_game_over(rules) {
             (DEATH, field, line)
         } else {
@@ -276,4 +292,37 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
         }
     }
     Some(SearchResult { candidates, best })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn colors_of(pieces: &[Piece]) -> Vec<Color> {
+        let mut out: Vec<Color> = pieces
+            .iter()
+            .flat_map(|p| match p {
+                Piece::Pair(pair) => [pair.pivot, pair.child],
+                other => panic!("only pairs are sampled, got {other:?}"),
+            })
+            .collect();
+        out.sort_by_key(|c| c.index());
+        out
+    }
+
+    #[test]
+    fn a_balanced_future_deals_every_colour_once_before_any_repeats() {
+        for seed in 0..50 {
+            let two = balanced_pairs(2, 4, seed);
+            assert_eq!(colors_of(&two), Color::ALL[..4].to_vec(), "seed {seed}");
+            // Five colours in three pairs: all five, and one again.
+            let three = colors_of(&balanced_pairs(3, 5, seed));
+            for c in &Color::ALL[..5] {
+                assert!(three.contains(c), "seed {seed}: {c:?} missing from {three:?}");
+            }
+            assert_eq!(balanced_pairs(2, 4, seed), two, "deterministic for a seed");
+        }
+        let orders: std::collections::HashSet<Vec<Piece>> = (0..50).map(|s| balanced_pairs(2, 4, s)).collect();
+        assert!(orders.len() > 10, "the colour order depends on the seed: {} orders", orders.len());
+    }
 }

@@ -109,6 +109,30 @@ impl Default for ChainWeights {
     }
 }
 
+/// The chain length worth firing on a field: `min_chain`, one link less per `patience_step` puyos beyond
+/// `patience_puyos` (0 = never less). The ignition policy's rule, carried into the search so that a line
+/// is valued by what the policy would do on the field it reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FireThreshold {
+    /// Links worth firing on a field of at most `patience_puyos` puyos.
+    pub min_chain: u32,
+    /// Above this many puyos the requirement drops (0 = never).
+    pub patience_puyos: u32,
+    /// One link per this many further puyos.
+    pub patience_step: u32,
+}
+
+impl FireThreshold {
+    /// The links worth firing on a field holding `puyos` puyos (at least 1).
+    pub fn at(&self, puyos: u32) -> u32 {
+        if self.patience_puyos == 0 || puyos <= self.patience_puyos {
+            return self.min_chain.max(1);
+        }
+        let drop = (puyos - self.patience_puyos) / self.patience_step.max(1);
+        self.min_chain.saturating_sub(drop).max(1)
+    }
+}
+
 /// A ready-to-use chain evaluation: weights plus compiled templates.
 #[derive(Clone, Debug)]
 pub struct ChainEval {
@@ -116,10 +140,10 @@ pub struct ChainEval {
     pub weights: ChainWeights,
     /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
     pub battle: bool,
-    /// The chain length the ignition policy fires on the searched field (endless; set per move by the bot):
-    /// a searched line that fires at least this much is valued as a planned fire ([`ChainEval::fired_value`]).
-    /// `None`: every pop along a line is waste.
-    pub fire_at: Option<u32>,
+    /// The chain length the ignition policy fires (endless; set per move by the bot): a searched line that
+    /// fires at least that much on the field it fires from is valued as a planned fire
+    /// ([`ChainEval::fired_value`]). `None`: every pop along a line is waste.
+    pub fire_at: Option<FireThreshold>,
     templates: Vec<Template>,
 }
 
@@ -180,12 +204,12 @@ impl ChainEval {
         Ok(ChainEval { weights, battle: false, fire_at: None, templates })
     }
 
-    /// The value a searched line gains by firing a chain of `chains` links, when that is a planned fire
-    /// (at least [`ChainEval::fire_at`] links); `None` otherwise.
+    /// The value a searched line gains by firing a chain of `chains` links from a field of `puyos` puyos,
+    /// when that is a planned fire (at least [`ChainEval::fire_at`] links there); `None` otherwise.
     #[inline]
-    pub fn fired_value(&self, chains: u32) -> Option<f64> {
-        let at = self.fire_at?;
-        (chains >= at.max(1)).then_some(self.weights.chain * chains as f64 + self.weights.planned_fire)
+    pub fn fired_value(&self, chains: u32, puyos: u32) -> Option<f64> {
+        let at = self.fire_at?.at(puyos);
+        (chains >= at).then_some(self.weights.chain * chains as f64 + self.weights.planned_fire)
     }
 
     /// The value of a field reached after popping `waste` puyos along the way.
@@ -307,11 +331,15 @@ mod tests {
         let one = ChainSummary { chains: 1, score: 40, cleared: 4 };
         let as_eval = |e: &ChainEval| super::super::Evaluation::Chain(Box::new(e.clone()));
         // Without a firing threshold every pop is waste.
-        assert_eq!(as_eval(&eval).line_step(&two), (8, 0.0));
-        eval.fire_at = Some(2);
-        assert_eq!(eval.fired_value(2), Some(2.0 * 1000.0 + 500.0));
-        assert_eq!(as_eval(&eval).line_step(&two), (0, 2500.0));
-        assert_eq!(as_eval(&eval).line_step(&one), (4, 0.0));
+        assert_eq!(as_eval(&eval).line_step(&two, 20), (8, 0.0));
+        eval.fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        assert_eq!(eval.fired_value(2, 20), Some(2.0 * 1000.0 + 500.0));
+        assert_eq!(as_eval(&eval).line_step(&two, 20), (0, 2500.0));
+        assert_eq!(as_eval(&eval).line_step(&one, 20), (4, 0.0));
+        // With patience, a shorter chain is a planned fire once the field it fires from is full enough.
+        eval.fire_at = Some(FireThreshold { min_chain: 3, patience_puyos: 40, patience_step: 5 });
+        assert_eq!(as_eval(&eval).line_step(&two, 44), (8, 0.0));
+        assert_eq!(as_eval(&eval).line_step(&two, 45), (0, 2500.0));
     }
 
     #[test]

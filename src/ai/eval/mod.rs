@@ -7,7 +7,7 @@ pub mod template;
 
 use crate::game::{ChainSummary, Field, Rules};
 
-pub use chain::{ChainEval, ChainWeights};
+pub use chain::{ChainEval, ChainWeights, FireThreshold};
 pub use classic::ClassicWeights;
 
 /// An evaluation ready to score fields.
@@ -49,13 +49,13 @@ impl Evaluation {
         }
     }
 
-    /// What a searched line gains by a piece whose chain is `chain`: `(puyos wasted, bonus)`. A chain the
-    /// ignition policy would fire ([`ChainEval::fire_at`]) is a planned fire, worth its links, not waste;
-    /// any other pop wastes its puyos.
+    /// What a searched line gains by a piece whose chain is `chain`, played on a field of `puyos` puyos:
+    /// `(puyos wasted, bonus)`. A chain the ignition policy would fire there ([`ChainEval::fire_at`]) is a
+    /// planned fire, worth its links, not waste; any other pop wastes its puyos.
     #[inline]
-    pub fn line_step(&self, chain: &ChainSummary) -> (u32, f64) {
+    pub fn line_step(&self, chain: &ChainSummary, puyos: u32) -> (u32, f64) {
         match self {
-            Evaluation::Chain(e) => match e.fired_value(chain.chains) {
+            Evaluation::Chain(e) => match e.fired_value(chain.chains, puyos) {
                 Some(v) => (0, v),
                 None => (chain.cleared, 0.0),
             },
