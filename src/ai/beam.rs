@@ -2,7 +2,9 @@
 //! searched in full, then each of a few sampled futures (unseen pairs drawn from the colours in play) is
 //! searched by a narrow beam that keeps the best fields whatever first placement they come from. A first
 //! placement is worth the mean, over the futures, of the best field it still has in the beam at the end;
-//! one the beam dropped is worth that future's worst survivor. Deterministic for a given seed.
+//! one the beam dropped is worth that future's worst survivor. A line that fires a planned chain ends there:
+//! its value counts for its first placement, and its slot goes to a field still building. Deterministic for
+//! a given seed.
 
 use std::collections::HashSet;
 

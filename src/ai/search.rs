@@ -127,7 +127,9 @@ impl Line {
     /// The line after a piece, played on `field`, whose chain is `chain`.
     #[inline]
     pub fn then(self, field: &Field, chain: &ChainSummary, eval: &Evaluation) -> Line {
-        let (waste, bonus) = eval.line_step(chain, field.count());
+        // Only a pop needs the field's size (counting is skipped on the hot path otherwise).
+        let puyos = if chain.chains > 0 { field.count() } else { 0 };
+        let (waste, bonus) = eval.line_step(chain, puyos);
         Line { waste: self.waste + waste, bonus: self.bonus + bonus }
     }
 
