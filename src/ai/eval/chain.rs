@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::cache::FieldCache;
 use super::potential::{self, DetectOptions};
 use super::template::Template;
 use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
@@ -136,8 +137,8 @@ impl FireThreshold {
 /// A ready-to-use chain evaluation: weights plus compiled templates.
 #[derive(Clone, Debug)]
 pub struct ChainEval {
-    /// The weights.
-    pub weights: ChainWeights,
+    /// The weights (fixed at construction: the cache's values depend on them).
+    weights: ChainWeights,
     /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
     pub battle: bool,
     /// The chain length the ignition policy fires (endless; set per move by the bot): a searched line that
@@ -145,6 +146,8 @@ pub struct ChainEval {
     /// ([`ChainEval::fired_value`]). `None`: every pop along a line is waste.
     pub fire_at: Option<FireThreshold>,
     templates: Vec<Template>,
+    /// Field values already computed, by field (rules and battle mode checked on each lookup).
+    cache: FieldCache,
 }
 
 /// The parts of a chain evaluation, for logs and tests.
@@ -156,7 +159,7 @@ pub struct ChainBreakdown {
     pub potential_chains: u32,
     /// Score of the best potential chain.
     pub potential_score: u32,
-    /// Shape, links, nuisance and danger terms.
+    /// Shape, links, nuisance, danger and waste terms.
     pub static_terms: f64,
     /// Template term.
     pub template: f64,
@@ -201,7 +204,12 @@ impl ChainEval {
                 None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
             }
         };
-        Ok(ChainEval { weights, battle: false, fire_at: None, templates })
+        Ok(ChainEval { weights, battle: false, fire_at: None, templates, cache: FieldCache::new() })
+    }
+
+    /// The weights.
+    pub fn weights(&self) -> &ChainWeights {
+        &self.weights
     }
 
     /// The value a searched line gains by firing a chain of `chains` links from a field of `puyos` puyos,
@@ -212,9 +220,17 @@ impl ChainEval {
         (chains >= at).then_some(self.weights.chain * chains as f64 + self.weights.planned_fire)
     }
 
-    /// The value of a field reached after popping `waste` puyos along the way.
+    /// The value of a field reached after popping `waste` puyos along the way: the field's own value
+    /// (computed once per field, see [`FieldCache`]) plus the waste term.
     pub fn evaluate(&self, field: &Field, waste: u32, rules: &Rules) -> f64 {
-        self.breakdown(field, waste, rules).total
+        let own = self.cache.get_or_insert(field, rules, self.battle as u64, || self.breakdown(field, 0, rules).total);
+        own + self.waste_value(waste)
+    }
+
+    /// The value of popping `waste` puyos while building.
+    fn waste_value(&self, waste: u32) -> f64 {
+        let w = if self.battle { self.weights.battle_waste } else { self.weights.waste };
+        w * waste as f64
     }
 
     /// The value of a field with its parts.
@@ -287,11 +303,7 @@ impl ChainEval {
             + w.link2 * l2 as f64
             + w.link3 * l3 as f64
             + w.nuisance * field.nuisance_count() as f64
-            + if self.battle {
-                w.battle_waste * waste as f64 + w.battle_puyos * field.count() as f64
-            } else {
-                w.waste * waste as f64
-            }
+            + if self.battle { w.battle_puyos * field.count() as f64 } else { 0.0 }
             + w.danger * (danger * danger) as f64;
         let template = self
             .templates
@@ -301,13 +313,15 @@ impl ChainEval {
                 w.template * filled as f64 + w.template_violation * violations as f64
             })
             .fold(0.0, f64::max);
+        // The waste term comes last so that the cached value plus it is this total to the bit.
+        let waste = self.waste_value(waste);
         ChainBreakdown {
             potential,
             potential_chains: best_chains,
             potential_score: best_score,
-            static_terms,
+            static_terms: static_terms + waste,
             template,
-            total: potential + static_terms + template,
+            total: (potential + static_terms + template) + waste,
         }
     }
 }
@@ -340,6 +354,30 @@ mod tests {
         eval.fire_at = Some(FireThreshold { min_chain: 3, patience_puyos: 40, patience_step: 5 });
         assert_eq!(as_eval(&eval).line_step(&two, 44), (8, 0.0));
         assert_eq!(as_eval(&eval).line_step(&two, 45), (0, 2500.0));
+    }
+
+    #[test]
+    fn a_cached_value_is_the_full_evaluation_to_the_bit_in_either_mode() {
+        let mut eval = ChainEval::new(ChainWeights { battle_waste: -30.0, ..ChainWeights::default() }).expect("gtr");
+        let rules = Rules::puyo1();
+        let f = Field::from_rows(&["R.....", "G..B..", "GB.YY.", "GRRBYR"]);
+        for battle in [false, true, false] {
+            eval.battle = battle;
+            for waste in [0, 7, 0] {
+                let full = eval.breakdown(&f, waste, &rules).total;
+                assert_eq!(eval.evaluate(&f, waste, &rules).to_bits(), full.to_bits(), "battle {battle} waste {waste}");
+            }
+        }
+        // Battle mode values the same field differently, so the cache must not answer across modes.
+        let endless = ChainEval::new(ChainWeights { battle_waste: -30.0, ..ChainWeights::default() }).expect("gtr");
+        assert_ne!(eval.evaluate(&f, 0, &rules), {
+            eval.battle = true;
+            eval.evaluate(&f, 0, &rules)
+        });
+        assert_eq!(endless.evaluate(&f, 0, &rules), {
+            eval.battle = false;
+            eval.evaluate(&f, 0, &rules)
+        });
     }
 
     #[test]

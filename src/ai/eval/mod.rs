@@ -1,5 +1,6 @@
 //! Evaluations: how good a field is for the player who owns it. Chosen by name.
 
+pub mod cache;
 pub mod chain;
 pub mod classic;
 pub mod potential;
