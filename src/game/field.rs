@@ -244,7 +244,8 @@ impl Field {
     /// Removes the cells of `mask` and lets the puyos above them fall. Assumes the field was settled.
     /// Returns the cells that moved (at their new positions).
     pub fn remove_and_fall(&mut self, mask: u128) -> u128 {
-        let mut moved = 0u128;
+        // Cells at or above the lowest hole of each column: what is there afterwards has moved.
+        let mut above_holes = 0u128;
         for i in 0..WIDTH {
             let shift = 16 * i;
             let mut holes = ((mask >> shift) as u16) & COLUMN_BITS as u16;
@@ -252,6 +253,7 @@ impl Field {
                 continue;
             }
             let lowest = holes.trailing_zeros();
+            above_holes |= (COLUMN_BITS & !((1u128 << lowest) - 1)) << shift;
             // Remove runs of holes from the top down so lower indices stay valid.
             while holes != 0 {
                 let top = 15 - holes.leading_zeros(); // highest hole
@@ -262,16 +264,17 @@ impl Field {
                 let low = ((1u128 << start) - 1) << shift;
                 let high = (COLUMN_BITS << shift) & !low;
                 for layer in &mut self.layers {
+                    // Most layers hold nothing above the holes (absent colours, the nuisance layer).
+                    if *layer & high == 0 {
+                        continue;
+                    }
                     let above = (*layer & high) >> run & high;
                     *layer = (*layer & !(COLUMN_BITS << shift)) | (*layer & low) | above;
                 }
                 holes &= !(((1u32 << (top + 1)) - (1u32 << start)) as u16);
             }
-            let occ = (self.occupied() >> shift) as u16 & COLUMN_BITS as u16;
-            let moved_col = occ & !((1u16 << lowest) - 1);
-            moved |= (moved_col as u128) << shift;
         }
-        moved
+        self.occupied() & above_holes
     }
 
     /// The field as 14 strings of 6 characters, top row first.
