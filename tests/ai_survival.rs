@@ -63,3 +63,45 @@ fn survival_values_a_chain_one_key_away() {
     let (with, without) = (survival(&chain, &rules), survival(&none, &rules));
     assert!(with > without + 1.5, "a chain one key away: {with}, none: {without}");
 }
+
+/// A self-play field (seed 5353, game 52, before pair 30): 60 puyos, and as it stands no potential chain
+/// longer than 3 links; but the red-blue pair in hand brings the key of a 13-link build back.
+const KEY_IN_HAND: [&str; 14] = [
+    "......", "B.....", "G.....", "YY....", "GBB..B", "GBG..R", "GYGBGR", "YRBGYB", "YGYGGB", "YRBBRB", "RRYGRR",
+    "BBRGYB", "RYGYBB", "YYGGYY",
+];
+
+#[test]
+fn a_build_whose_key_is_in_hand_is_not_stuck() {
+    use puyobot::ai::eval::Evaluation;
+    use puyobot::game::{Color, Pair, Piece};
+    let rules = Rules::puyo1();
+    let field = Field::from_rows(&KEY_IN_HAND);
+    let config = AiConfig::default();
+    assert_eq!(field.count(), config.ignition.stuck_puyos);
+    let pair = |a: usize, b: usize| Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]));
+    for seed in 1..=4 {
+        let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
+        let Evaluation::Chain(eval) = bot.evaluation().clone() else {
+            panic!("the chain bot has the chain evaluation")
+        };
+        assert!(eval.breakdown(&field, 0, &rules).potential_chains < config.ignition.stuck_chain);
+        let view = View {
+            field: &field,
+            current: pair(0, 2),
+            next: pair(1, 0),
+            pending_nuisance: 0,
+            opponent: None,
+            rules: &rules,
+            pieces_played: 30,
+            pieces_left: Some(70),
+        };
+        let decision = bot.choose(&view);
+        let mut after = field;
+        let popped = after.play(view.current, decision.placement, &rules).expect("a valid placement");
+        let kept = eval.breakdown(&after, 0, &rules).potential_chains;
+        // A survival move here popped a single link and left a 2-link potential.
+        assert_eq!(popped.chains, 0, "seed {seed}: {} popped", decision.placement);
+        assert!(kept >= 10, "seed {seed}: {} keeps a {kept}-link potential", decision.placement);
+    }
+}

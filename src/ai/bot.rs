@@ -68,7 +68,7 @@ struct Stall {
 }
 
 impl Stall {
-    /// Records the potential of the field about to be played on.
+    /// Records the potential the move about to be played keeps.
     fn update(&mut self, potential: u32, count: u32, pieces: u32) {
         if pieces < self.pieces || count < self.count || potential > self.best {
             self.best = potential;
@@ -178,10 +178,11 @@ impl Bot {
         }?;
         let mut pick = result.best;
         let mut fired = None;
-        // The potential of the field as it stands (the stall and stuck rules need it).
+        // The potential the build keeps: that of the field the search's best placement leaves (the stall
+        // and stuck rules need it). The field as it stands may lack a key the current piece brings.
         let potential = match (&self.eval, &self.ignition) {
             (Evaluation::Chain(e), Some(p)) if p.stall_moves > 0 || p.stuck_puyos > 0 => {
-                Some(e.breakdown(view.field, 0, view.rules).potential_chains)
+                Some(e.breakdown(&result.best().field, 0, view.rules).potential_chains)
             }
             _ => None,
         };

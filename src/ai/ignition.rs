@@ -26,7 +26,8 @@ pub struct IgnitionPolicy {
     pub danger_puyos: u32,
     /// A build is stuck when the field holds this many puyos (0 = never)...
     pub stuck_puyos: u32,
-    /// ...and its best potential chain is shorter than this: the bot then plays for survival.
+    /// ...and the search's best placement keeps a potential chain shorter than this: the bot then plays
+    /// for survival.
     pub stuck_chain: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,

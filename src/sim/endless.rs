@@ -104,6 +104,7 @@ pub fn play_endless_streaming(
             out.topped_out = true;
             break;
         };
+        log::trace!("move {i}: {current} at {}, {} links, field {field:?}", decision.placement, summary.chains);
         out.pairs += 1;
         out.score += summary.score as u64;
         if summary.chains > 0 && field.is_empty() {
