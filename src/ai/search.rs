@@ -51,7 +51,7 @@ impl Default for SearchOptions {
             colors: 4,
             refine_top: 6,
             threads: 1,
-            beam_width: 12,
+            beam_width: 20,
             beam_depth: 2,
             balanced: false,
             moves: MoveRules::default(),

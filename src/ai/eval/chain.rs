@@ -99,7 +99,7 @@ impl Default for ChainWeights {
             template_violation: -150.0,
             template_name: "gtr".into(),
             detect_keys: 3,
-            detect_extend: 1,
+            detect_extend: 2,
             detect_slack: 2,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
             battle_chain_cap: 5,
