@@ -229,3 +229,40 @@ fn a_stalled_build_fires_its_chain_after_stall_moves_without_growth() {
     let v = view(&f, pair(0, 4), pair(4, 3), &rules);
     assert_eq!(bot.plan(&v).expect("plan").fired, None);
 }
+
+/// Left: the GTR base whose yellow key on column 1 fires 3 links. Right (purple and red, away from it):
+/// a purple pair on column 5 fires 2 links now.
+fn two_now_three_next() -> Field {
+    let mut f = Field::from_rows(&["......", "YBG...", "YYBG..", "BBGG.."]);
+    // Heights from the floor: column 5 R P P, column 6 R R P R.
+    let right: [(usize, usize, usize); 7] =
+        [(5, 0, 0), (5, 1, 4), (5, 2, 4), (6, 0, 0), (6, 1, 0), (6, 2, 4), (6, 3, 0)];
+    for (x, h, c) in right {
+        f.set(x, 13 - h, puyobot::game::Cell::Color(Color::ALL[c]));
+    }
+    f
+}
+
+#[test]
+fn with_wait_for_longer_the_bot_skips_a_fire_the_known_next_pair_beats() {
+    let rules = Rules::puyo1();
+    let f = two_now_three_next();
+    let (purple, yellow_red) = (pair(4, 4), pair(3, 0));
+    let mut config = AiConfig::default();
+    config.ignition.min_chain = 2;
+    config.ignition.patience_puyos = 0;
+    for wait in [false, true] {
+        config.ignition.wait_for_longer = wait;
+        let mut bot = Bot::new("chain", &config, 3).expect("the chain bot builds");
+        let first = bot.choose(&view(&f, purple, yellow_red, &rules));
+        if !wait {
+            assert_eq!((first.chain.chains, first.fired), (2, Some(puyobot::sim::FireReason::Threshold)));
+            continue;
+        }
+        assert_eq!(first.chain.chains, 0, "waited with {}", first.placement);
+        let mut after = f;
+        after.play(purple, first.placement, &rules).expect("a valid placement");
+        let second = bot.choose(&view(&after, yellow_red, pair(1, 2), &rules));
+        assert!(second.chain.chains >= 3, "then fires {} links at {}", second.chain.chains, second.placement);
+    }
+}

@@ -96,7 +96,8 @@ impl Bot {
         let (kind, eval, ignition) = match name {
             "classic" => (Kind::Search, Evaluation::Classic(config.classic.clone()), None),
             "chain" => {
-                let e = ChainEval::new(config.chain.clone()).map_err(|e| BotError::BadWeights(name.into(), e))?;
+                let mut e = ChainEval::new(config.chain.clone()).map_err(|e| BotError::BadWeights(name.into(), e))?;
+                e.set_caching(config.search.samples > 0);
                 (Kind::Search, Evaluation::Chain(Box::new(e)), Some(config.ignition.clone()))
             }
             "random" => (Kind::Random, Evaluation::Flat, None),
@@ -211,6 +212,21 @@ impl Bot {
                         .then_some(Reason::Stall)
                 })
             });
+            let wait = match (strongest, reason) {
+                (Some((_, c)), Some(Reason::Threshold)) if policy.wait_for_longer && view.opponent.is_none() => {
+                    longer_fire_next(view, &result, c.chain.chains, policy, &self.search.moves)
+                }
+                _ => None,
+            };
+            if let Some(w) = wait {
+                log::debug!(
+                    "{}: wait: the next pair fires {} links after {}",
+                    self.name,
+                    w.1,
+                    result.candidates[w.0].placement
+                );
+                return Some(decision(&result, w.0, None));
+            }
             if let Some((i, c)) = strongest
                 && let Some(reason) = reason
             {
@@ -253,6 +269,35 @@ impl Bot {
         }
         Some(decision(&result, pick, fired))
     }
+}
+
+/// Endless: among the placements that fire nothing now, the one after which the known next pair fires the
+/// longest chain, with that chain's length, when it is longer than `now` and worth firing on the field it
+/// fires from. Ties go to the better-valued placement.
+fn longer_fire_next(
+    view: &View<'_>,
+    result: &SearchResult,
+    now: u32,
+    policy: &IgnitionPolicy,
+    moves: &MoveRules,
+) -> Option<(usize, u32)> {
+    let spawn = PiecePosition::spawn(view.rules);
+    let mut best: Option<(usize, u32)> = None;
+    for (i, c) in result.candidates.iter().enumerate() {
+        if c.chain.chains > 0 || c.value <= search::DEATH * 0.75 {
+            continue;
+        }
+        let need = policy.required_chain(&c.field).max(now + 1);
+        for &p in movegen::placements(&c.field, view.next, spawn, moves).as_slice() {
+            let mut field = c.field;
+            let Ok(chain) = field.play(view.next, p, view.rules) else { continue };
+            let better = best.is_none_or(|(j, links)| (chain.chains, c.value) > (links, result.candidates[j].value));
+            if chain.chains >= need && !field.is_game_over(view.rules) && better {
+                best = Some((i, chain.chains));
+            }
+        }
+    }
+    best
 }
 
 /// The decision for candidate `pick` of a search, with every candidate ranked behind it.

@@ -49,6 +49,10 @@ pub struct IgnitionPolicy {
     /// (its links plus `[ai.chain] planned_fire`) rather than as waste, so the bot sets up the trigger for
     /// the next pieces instead of burying it.
     pub plan_fire: bool,
+    /// Endless: when the policy would fire a chain now, but a placement that fires nothing leaves a field
+    /// from which the known next pair fires a longer chain still worth firing there, play that placement
+    /// and fire next move.
+    pub wait_for_longer: bool,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
     pub battle_nuisance: u32,
     /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
@@ -73,6 +77,7 @@ impl Default for IgnitionPolicy {
             stall_moves: 0,
             stall_chain: 12,
             plan_fire: true,
+            wait_for_longer: true,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,

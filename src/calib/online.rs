@@ -6,6 +6,10 @@ use crate::memmap::schema::AddressFile;
 
 use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
 
+/// Pieces per seat the opening spends on the kick test after the contract settles, while a kick fact is
+/// still unknown (a test piece can end without evidence, e.g. when the pair locks before its turn).
+const KICK_TEST_PIECES: u32 = 3;
+
 /// What the session should do with a seat this frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeatControl {
@@ -78,7 +82,7 @@ impl OnlineCalibration {
     /// Nothing more to learn from the opening: settled with kicks seen (or a piece per seat spent trying),
     /// or failed.
     pub fn finished(&self) -> bool {
-        let kicks_done = !self.learner.kicks_unknown() || self.kick_tests.iter().any(|&n| n >= 1);
+        let kicks_done = !self.learner.kicks_unknown() || self.kick_tests.iter().any(|&n| n >= KICK_TEST_PIECES);
         let idle = self.opening_piece.iter().all(|&o| !o);
         (self.settled() && kicks_done && idle) || self.failed()
     }
@@ -99,8 +103,10 @@ impl OnlineCalibration {
         if active && !was {
             let settled = self.learner.is_settled();
             // One more piece per seat after settling, to see how turns kick, unless already seen.
-            let test =
-                settled && !self.trusted_movement() && self.learner.kicks_unknown() && self.kick_tests[player] < 1;
+            let test = settled
+                && !self.trusted_movement()
+                && self.learner.kicks_unknown()
+                && self.kick_tests[player] < KICK_TEST_PIECES;
             if test {
                 self.kick_tests[player] += 1;
             }

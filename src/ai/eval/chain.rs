@@ -146,8 +146,9 @@ pub struct ChainEval {
     /// ([`ChainEval::fired_value`]). `None`: every pop along a line is waste.
     pub fire_at: Option<FireThreshold>,
     templates: Vec<Template>,
-    /// Field values already computed, by field (rules and battle mode checked on each lookup).
-    cache: FieldCache,
+    /// Field values already computed, by field (rules and battle mode checked on each lookup); `None`
+    /// when caching is off (see [`ChainEval::set_caching`]).
+    cache: Option<FieldCache>,
 }
 
 /// The parts of a chain evaluation, for logs and tests.
@@ -204,7 +205,14 @@ impl ChainEval {
                 None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
             }
         };
-        Ok(ChainEval { weights, battle: false, fire_at: None, templates, cache: FieldCache::new() })
+        Ok(ChainEval { weights, battle: false, fire_at: None, templates, cache: Some(FieldCache::new()) })
+    }
+
+    /// Turns the field cache on or off (on after [`ChainEval::new`]). It pays for itself in a search
+    /// with sampled futures, which meets the same fields many times; a plain two-ply search meets each
+    /// field about once, and its 4 MiB would be memory for nothing.
+    pub fn set_caching(&mut self, on: bool) {
+        self.cache = on.then(FieldCache::new);
     }
 
     /// The weights.
@@ -223,7 +231,12 @@ impl ChainEval {
     /// The value of a field reached after popping `waste` puyos along the way: the field's own value
     /// (computed once per field, see [`FieldCache`]) plus the waste term.
     pub fn evaluate(&self, field: &Field, waste: u32, rules: &Rules) -> f64 {
-        let own = self.cache.get_or_insert(field, rules, self.battle as u64, || self.breakdown(field, 0, rules).total);
+        let own = match &self.cache {
+            Some(cache) => {
+                cache.get_or_insert(field, rules, self.battle as u64, || self.breakdown(field, 0, rules).total)
+            }
+            None => self.breakdown(field, 0, rules).total,
+        };
         own + self.waste_value(waste)
     }
 
@@ -361,13 +374,18 @@ mod tests {
         let mut eval = ChainEval::new(ChainWeights { battle_waste: -30.0, ..ChainWeights::default() }).expect("gtr");
         let rules = Rules::puyo1();
         let f = Field::from_rows(&["R.....", "G..B..", "GB.YY.", "GRRBYR"]);
-        for battle in [false, true, false] {
-            eval.battle = battle;
-            for waste in [0, 7, 0] {
-                let full = eval.breakdown(&f, waste, &rules).total;
-                assert_eq!(eval.evaluate(&f, waste, &rules).to_bits(), full.to_bits(), "battle {battle} waste {waste}");
+        for caching in [true, false] {
+            eval.set_caching(caching);
+            for battle in [false, true, false] {
+                eval.battle = battle;
+                for waste in [0, 7, 0] {
+                    let full = eval.breakdown(&f, waste, &rules).total;
+                    let got = eval.evaluate(&f, waste, &rules);
+                    assert_eq!(got.to_bits(), full.to_bits(), "caching {caching} battle {battle} waste {waste}");
+                }
             }
         }
+        eval.set_caching(true);
         // Battle mode values the same field differently, so the cache must not answer across modes.
         let endless = ChainEval::new(ChainWeights { battle_waste: -30.0, ..ChainWeights::default() }).expect("gtr");
         assert_ne!(eval.evaluate(&f, 0, &rules), {
