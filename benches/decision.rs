@@ -1,6 +1,6 @@
 //! One full decision per evaluation on typical mid-game fields (reached by self-play from fixed seeds).
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use puyobot::ai::{AiConfig, Bot};
 use puyobot::game::{Field, Piece, Rules};
 use puyobot::sim::{PieceSource, Player, RandomPieces, View};
@@ -37,24 +37,29 @@ fn decision(c: &mut Criterion) {
     let rules = Rules::puyo1();
     let fields = mid_game_fields(25);
     for name in ["classic", "chain"] {
-        let mut bot = Bot::new(name, &AiConfig::default(), 7).expect("bot");
         c.bench_function(&format!("decision/{name}/mid_game"), |b| {
             let mut k = 0;
-            b.iter(|| {
-                let (field, current, next) = &fields[k % fields.len()];
-                k += 1;
-                let view = View {
-                    field,
-                    current: *current,
-                    next: *next,
-                    pending_nuisance: 0,
-                    opponent: None,
-                    rules: &rules,
-                    pieces_played: 25,
-                    pieces_left: None,
-                };
-                bot.choose(&view)
-            })
+            // A fresh bot per decision: a bot asked the same position again would answer from its field
+            // cache, which no game does (a game's cache hits are in `puyobot sim`'s figures).
+            b.iter_batched(
+                || Bot::new(name, &AiConfig::default(), 7).expect("bot"),
+                |mut bot| {
+                    let (field, current, next) = &fields[k % fields.len()];
+                    k += 1;
+                    let view = View {
+                        field,
+                        current: *current,
+                        next: *next,
+                        pending_nuisance: 0,
+                        opponent: None,
+                        rules: &rules,
+                        pieces_played: 25,
+                        pieces_left: None,
+                    };
+                    bot.choose(&view)
+                },
+                BatchSize::SmallInput,
+            )
         });
     }
 }
