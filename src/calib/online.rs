@@ -79,8 +79,8 @@ impl OnlineCalibration {
         self.learner.is_settled()
     }
 
-    /// Nothing more to learn from the opening: settled with kicks seen (or a piece per seat spent trying),
-    /// or failed.
+    /// Nothing more to learn from the opening: settled with kicks seen (or a seat's kick-test pieces spent
+    /// trying), or failed.
     pub fn finished(&self) -> bool {
         let kicks_done = !self.learner.kicks_unknown() || self.kick_tests.iter().any(|&n| n >= KICK_TEST_PIECES);
         let idle = self.opening_piece.iter().all(|&o| !o);
@@ -102,7 +102,7 @@ impl OnlineCalibration {
         let was = std::mem::replace(&mut self.was_active[player], active);
         if active && !was {
             let settled = self.learner.is_settled();
-            // One more piece per seat after settling, to see how turns kick, unless already seen.
+            // Up to KICK_TEST_PIECES more pieces per seat after settling, to see how turns kick, unless seen.
             let test = settled
                 && !self.trusted_movement()
                 && self.learner.kicks_unknown()
