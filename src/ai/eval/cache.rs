@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use crate::game::{Field, Rules};
 
-/// Slots in the table: about ten decisions' worth of fields at the default search settings (4 MiB).
+/// Slots in the table: several decisions' worth of fields at the default search settings (4 MiB).
 const SLOTS: usize = 1 << 15;
 
 /// One slot: the field it holds and its value.
