@@ -105,3 +105,52 @@ fn a_build_whose_key_is_in_hand_is_not_stuck() {
         assert!(kept >= 10, "seed {seed}: {} keeps a {kept}-link potential", decision.placement);
     }
 }
+
+/// A self-play field (seed 777, game 1, before pair 29): 58 puyos and a 14-link potential, but the
+/// spawn column stands 11 high, so the field is in danger by height alone.
+const TALL_SPAWN_COLUMN: [&str; 12] = [
+    "G.....", "GGY...", "BBY...", "RYR..B", "RBGY.Y", "BBRRBG", "RRBBGG", "BYGRRR", "BYBGGB", "BRBBGR", "GGYYRG",
+    "BRRRBG",
+];
+
+#[test]
+fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
+    use puyobot::ai::eval::Evaluation;
+    use puyobot::ai::ignition::in_danger;
+    use puyobot::game::{Color, Pair, Piece};
+    let rules = Rules::puyo1();
+    let field = Field::from_rows(&TALL_SPAWN_COLUMN);
+    let pair = |a: usize, b: usize| Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]));
+    let view = View {
+        field: &field,
+        current: pair(3, 1), // yellow-green
+        next: pair(0, 3),    // red-yellow
+        pending_nuisance: 0,
+        opponent: None,
+        rules: &rules,
+        pieces_played: 29,
+        pieces_left: Some(71),
+    };
+    let mut config = AiConfig::default();
+    assert!(field.count() < config.ignition.danger_puyos);
+    assert!(in_danger(&field, 0, &rules, &config.ignition), "the spawn column is in the danger zone");
+    for (keep, seed) in [(0, 1), (10, 1), (10, 2), (10, 3)] {
+        config.ignition.danger_keep_chain = keep;
+        let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
+        let Evaluation::Chain(eval) = bot.evaluation().clone() else {
+            panic!("the chain bot has the chain evaluation")
+        };
+        let decision = bot.choose(&view);
+        let mut after = field;
+        let popped = after.play(view.current, decision.placement, &rules).expect("a valid placement");
+        assert!(!after.is_game_over(&rules), "keep {keep}, seed {seed}: {} tops out", decision.placement);
+        let kept = eval.breakdown(&after, 0, &rules).potential_chains;
+        if keep == 0 {
+            // The survival search pops a single link and the build is gone.
+            assert!(kept < 10, "keep 0: {} keeps a {kept}-link potential", decision.placement);
+        } else {
+            assert_eq!(popped.chains, 0, "keep {keep}, seed {seed}: {} pops", decision.placement);
+            assert!(kept >= 12, "keep {keep}, seed {seed}: {} keeps a {kept}-link potential", decision.placement);
+        }
+    }
+}

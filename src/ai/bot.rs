@@ -205,13 +205,16 @@ impl Bot {
                         .cmp(&(b.chain.chains, b.chain.score))
                         .then(a.value.total_cmp(&b.value))
                 });
-            let reason = strongest.and_then(|(_, c)| {
-                policy.should_fire(view, &c.chain).or_else(|| {
-                    policy
-                        .should_fire_stalled(view, &c.chain, self.stall.moves, self.stall.best)
-                        .then_some(Reason::Stall)
+            let keep_build = policy.keeps_build_in_danger(view, potential);
+            let reason = strongest
+                .and_then(|(_, c)| {
+                    policy.should_fire(view, &c.chain).or_else(|| {
+                        policy
+                            .should_fire_stalled(view, &c.chain, self.stall.moves, self.stall.best)
+                            .then_some(Reason::Stall)
+                    })
                 })
-            });
+                .filter(|r| !(keep_build && *r == Reason::Danger));
             let wait = match (strongest, reason) {
                 (Some((_, c)), Some(Reason::Threshold)) if policy.wait_for_longer && view.opponent.is_none() => {
                     longer_fire_next(view, &result, c.chain.chains, policy, &self.search.moves)
@@ -251,7 +254,9 @@ impl Bot {
             let stuck = policy.stuck_puyos > 0
                 && view.field.count() >= policy.stuck_puyos
                 && potential.is_some_and(|p| p < policy.stuck_chain);
-            if stuck || super::ignition::in_danger(view.field, incoming, view.rules, policy) {
+            let danger = super::ignition::in_danger(view.field, incoming, view.rules, policy)
+                && !policy.keeps_build_in_danger(view, potential);
+            if stuck || danger {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
                 let mut opts = self.search.clone();
                 opts.samples = opts.samples.max(policy.survival_samples);

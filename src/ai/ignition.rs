@@ -35,6 +35,10 @@ pub struct IgnitionPolicy {
     /// decides instead (it may still pop it, or make room without breaking the build). 0 or 1 = fire any
     /// chain in danger.
     pub danger_min_chain: u32,
+    /// Endless: a field in danger only by height (fewer than `danger_puyos` puyos, counting incoming
+    /// nuisance) whose best move keeps a potential chain of at least this many links is not given up: no
+    /// danger fire, no survival move; the chain search, which never picks a top-out, plays on (0 = off).
+    pub danger_keep_chain: u32,
     /// Sampled futures the survival search looks through when the bot plays for survival (at least the
     /// search's own `samples`; the survival evaluation is cheap, so a deeper look costs little and finds
     /// pops that take two or three pieces to set up).
@@ -73,6 +77,7 @@ impl Default for IgnitionPolicy {
             stuck_chain: 6,
             danger_height: 11,
             danger_min_chain: 4,
+            danger_keep_chain: 10,
             survival_samples: 4,
             stall_moves: 0,
             stall_chain: 12,
@@ -146,6 +151,18 @@ impl IgnitionPolicy {
             return Some(Reason::Finish);
         }
         None
+    }
+}
+
+impl IgnitionPolicy {
+    /// Whether a build keeping a potential of `potential` links rides out a danger that is only the
+    /// height of the field (see [`IgnitionPolicy::danger_keep_chain`]): endless, under `danger_puyos`.
+    pub fn keeps_build_in_danger(&self, view: &View<'_>, potential: Option<u32>) -> bool {
+        let incoming = view.pending_nuisance;
+        view.opponent.is_none()
+            && self.danger_keep_chain > 0
+            && potential.is_some_and(|p| p >= self.danger_keep_chain)
+            && view.field.count() + incoming < self.danger_puyos
     }
 }
 

@@ -10,7 +10,7 @@ use super::cache::FieldCache;
 use super::potential::{self, DetectOptions};
 use super::template::Template;
 use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
-use crate::game::{Color, Field, Rules};
+use crate::game::{ChainSummary, Color, Field, Rules};
 
 /// Weights of the chain evaluation (values are in arbitrary points; higher totals are better).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -220,12 +220,15 @@ impl ChainEval {
         &self.weights
     }
 
-    /// The value a searched line gains by firing a chain of `chains` links from a field of `puyos` puyos,
-    /// when that is a planned fire (at least [`ChainEval::fire_at`] links there); `None` otherwise.
+    /// The value a searched line gains by firing `chain` from a field of `puyos` puyos, when that is a
+    /// planned fire (at least [`ChainEval::fire_at`] links there); `None` otherwise. Links and points are
+    /// weighed as in a potential chain, so that firing it is worth what holding it was, plus `planned_fire`.
     #[inline]
-    pub fn fired_value(&self, chains: u32, puyos: u32) -> Option<f64> {
+    pub fn fired_value(&self, chain: &ChainSummary, puyos: u32) -> Option<f64> {
         let at = self.fire_at?.at(puyos);
-        (chains >= at).then_some(self.weights.chain * chains as f64 + self.weights.planned_fire)
+        let w = &self.weights;
+        (chain.chains >= at)
+            .then_some(w.chain * chain.chains as f64 + w.score * chain.score as f64 / 1000.0 + w.planned_fire)
     }
 
     /// The value of a field reached after popping `waste` puyos along the way: the field's own value
@@ -342,7 +345,6 @@ impl ChainEval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::ChainSummary;
 
     #[test]
     fn links_count_pairs_and_triples() {
@@ -360,7 +362,9 @@ mod tests {
         // Without a firing threshold every pop is waste.
         assert_eq!(as_eval(&eval).line_step(&two, 20), (8, 0.0));
         eval.fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
-        assert_eq!(eval.fired_value(2, 20), Some(2.0 * 1000.0 + 500.0));
+        assert_eq!(eval.fired_value(&two, 20), Some(2.0 * 1000.0 + 500.0));
+        let scored = ChainEval { weights: ChainWeights { score: 10.0, ..eval.weights.clone() }, ..eval.clone() };
+        assert_eq!(scored.fired_value(&two, 20), Some(2.0 * 1000.0 + 10.0 * 0.36 + 500.0));
         assert_eq!(as_eval(&eval).line_step(&two, 20), (0, 2500.0));
         assert_eq!(as_eval(&eval).line_step(&one, 20), (4, 0.0));
         // With patience, a shorter chain is a planned fire once the field it fires from is full enough.

@@ -56,7 +56,7 @@ impl Evaluation {
     #[inline]
     pub fn line_step(&self, chain: &ChainSummary, puyos: u32) -> (u32, f64) {
         match self {
-            Evaluation::Chain(e) => match e.fired_value(chain.chains, puyos) {
+            Evaluation::Chain(e) => match e.fired_value(chain, puyos) {
                 Some(v) => (0, v),
                 None => (chain.cleared, 0.0),
             },
