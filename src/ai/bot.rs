@@ -179,10 +179,10 @@ impl Bot {
         }?;
         let mut pick = result.best;
         let mut fired = None;
-        // The potential the build keeps: that of the field the search's best placement leaves (the stall
-        // and stuck rules need it). The field as it stands may lack a key the current piece brings.
+        // The potential the build keeps: that of the field the search's best placement leaves (the stall,
+        // stuck and danger-keep rules need it). The field as it stands may lack a key the current piece brings.
         let potential = match (&self.eval, &self.ignition) {
-            (Evaluation::Chain(e), Some(p)) if p.stall_moves > 0 || p.stuck_puyos > 0 => {
+            (Evaluation::Chain(e), Some(p)) if p.stall_moves > 0 || p.stuck_puyos > 0 || p.danger_keep_chain > 0 => {
                 Some(e.breakdown(&result.best().field, 0, view.rules).potential_chains)
             }
             _ => None,
@@ -193,6 +193,7 @@ impl Bot {
         {
             self.stall.update(p, view.field.count(), view.pieces_played);
         }
+        let keep_build = self.ignition.as_ref().is_some_and(|p| p.keeps_build_in_danger(view, potential));
         if let Some(policy) = &self.ignition {
             // The strongest chain on offer now; among equals, the better-valued line.
             let strongest = result
@@ -205,7 +206,6 @@ impl Bot {
                         .cmp(&(b.chain.chains, b.chain.score))
                         .then(a.value.total_cmp(&b.value))
                 });
-            let keep_build = policy.keeps_build_in_danger(view, potential);
             let reason = strongest
                 .and_then(|(_, c)| {
                     policy.should_fire(view, &c.chain).or_else(|| {
@@ -254,8 +254,7 @@ impl Bot {
             let stuck = policy.stuck_puyos > 0
                 && view.field.count() >= policy.stuck_puyos
                 && potential.is_some_and(|p| p < policy.stuck_chain);
-            let danger = super::ignition::in_danger(view.field, incoming, view.rules, policy)
-                && !policy.keeps_build_in_danger(view, potential);
+            let danger = super::ignition::in_danger(view.field, incoming, view.rules, policy) && !keep_build;
             if stuck || danger {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
                 let mut opts = self.search.clone();

@@ -94,6 +94,16 @@ impl Default for IgnitionPolicy {
 pub use crate::sim::FireReason as Reason;
 
 impl IgnitionPolicy {
+    /// Whether a build keeping a potential of `potential` links rides out a danger that is only the
+    /// height of the field (see [`IgnitionPolicy::danger_keep_chain`]): endless, under `danger_puyos`.
+    pub fn keeps_build_in_danger(&self, view: &View<'_>, potential: Option<u32>) -> bool {
+        let incoming = view.pending_nuisance;
+        view.opponent.is_none()
+            && self.danger_keep_chain > 0
+            && potential.is_some_and(|p| p >= self.danger_keep_chain)
+            && view.field.count() + incoming < self.danger_puyos
+    }
+
     /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.
     pub fn required_chain(&self, field: &Field) -> u32 {
         self.threshold().at(field.count())
@@ -151,18 +161,6 @@ impl IgnitionPolicy {
             return Some(Reason::Finish);
         }
         None
-    }
-}
-
-impl IgnitionPolicy {
-    /// Whether a build keeping a potential of `potential` links rides out a danger that is only the
-    /// height of the field (see [`IgnitionPolicy::danger_keep_chain`]): endless, under `danger_puyos`.
-    pub fn keeps_build_in_danger(&self, view: &View<'_>, potential: Option<u32>) -> bool {
-        let incoming = view.pending_nuisance;
-        view.opponent.is_none()
-            && self.danger_keep_chain > 0
-            && potential.is_some_and(|p| p >= self.danger_keep_chain)
-            && view.field.count() + incoming < self.danger_puyos
     }
 }
 
