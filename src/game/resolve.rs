@@ -4,7 +4,7 @@
 //! millions. Only groups that contain a cell that has just moved can be new, so each step searches from
 //! those "dirty" cells instead of the whole field.
 
-use super::field::{FIELD_MASK, Field, HIDDEN_ROW_MASK, MAX_COLORS_U, NUISANCE, VISIBLE_MASK, neighbours};
+use super::field::{FIELD_MASK, Field, HIDDEN_ROW_MASK, MAX_COLORS_U, NUISANCE, VISIBLE_MASK, at_least, neighbours};
 use super::piece::Color;
 use super::rules::Rules;
 
@@ -110,8 +110,9 @@ impl Field {
                         group = grown;
                     }
                     seeds &= !group;
-                    let size = group.count_ones();
-                    if size >= pop_size {
+                    // Most groups searched do not pop: only those that do need their size.
+                    if at_least(group, pop_size) {
+                        let size = group.count_ones();
                         popped_mask |= group;
                         popped += size;
                         group_bonus += rules.group_bonus(size);

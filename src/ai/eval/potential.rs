@@ -4,8 +4,10 @@
 //! the chain recorded. Optionally each found chain is extended: keys of other colours are added to other
 //! columns of the original field, and a trial counts when it makes the same trigger fire a longer chain.
 
-use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH, bit, neighbours};
-use crate::game::{Cell, Color, Field, Rules};
+use std::ops::Range;
+
+use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH, at_least, bit, neighbours};
+use crate::game::{Cell, ChainSummary, Color, Field, Rules};
 
 /// A chain the field could fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,9 +114,11 @@ fn detect_impl(
     let heights = field.heights();
     let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize, rules.spawn_bottom_row());
     let mut trials = 0;
-    // Triggers found, with the field holding their keys and the field after their chain: extended
-    // once all are known, so that only the ones close to the longest are.
-    let mut found_all: Vec<(Field, Field, Potential)> = Vec::new();
+    // The states of every trigger's chain, one after the other: the extensions start from them.
+    let mut states: Vec<ChainState> = Vec::new();
+    // Triggers found, with their range of `states`: extended once all are known, so that only the ones
+    // close to the longest are.
+    let mut found_all: Vec<(Potential, Range<usize>)> = Vec::new();
     for x in lo..=hi {
         let h0 = heights[x - 1];
         let limit = key_limit(x, rules);
@@ -135,12 +139,15 @@ fn detect_impl(
                 let y = HEIGHT - 1 - (h0 + k);
                 trial.set(x, y, Cell::Color(color));
                 keys |= 1u128 << bit(x, y);
-                if group_of(trial.color_bits(color), keys).count_ones() < rules.pop_size {
+                if !at_least(group_of(trial.color_bits(color), keys), rules.pop_size) {
                     continue;
                 }
                 trials += 1;
-                let plan = trial;
-                let summary = trial.resolve_from(rules, keys, |_| {});
+                let start = states.len();
+                // Searched from all the keys, as a move's landed cells are: the same group as from the
+                // lowest one, the trigger the extensions search from.
+                let summary = record_chain(trial, keys, rules, &mut states);
+                let after = states.last().map_or(trial, |st| st.field);
                 let found = Potential {
                     chains: summary.chains,
                     score: summary.score,
@@ -149,27 +156,49 @@ fn detect_impl(
                     keys: k as u32 + 1,
                     trigger_height: h0 as u32,
                     room: room(&heights, x),
-                    remaining: trial.count(),
+                    remaining: after.count(),
                 };
                 visit(&found);
                 if opts.extend_depth > 0 {
-                    found_all.push((plan, trial, found));
+                    found_all.push((found, start..states.len()));
+                } else {
+                    states.truncate(start);
                 }
                 break;
             }
         }
     }
-    let longest = found_all.iter().map(|(_, _, p)| p.chains).max().unwrap_or(0);
-    for (plan, after, found) in &found_all {
-        if found.chains.saturating_add(opts.extend_slack) >= longest {
-            trials += if fast {
-                extend_fast(plan, after, &heights, *found, rules, opts.extend_depth, (lo, hi), &mut visit)
-            } else {
-                extend(plan, after, &heights, *found, rules, opts.extend_depth, (lo, hi), &mut visit)
-            };
+    let longest = found_all.iter().map(|(p, _)| p.chains).max().unwrap_or(0);
+    for (found, range) in found_all {
+        if found.chains.saturating_add(opts.extend_slack) < longest {
+            continue;
         }
+        let chain = &states[range];
+        let (Some(first), Some(last)) = (chain.first(), chain.last()) else { continue };
+        trials += if fast {
+            extend_fast(chain, &heights, found, rules, opts.extend_depth, (lo, hi), &mut visit)
+        } else {
+            extend(&first.field, &last.field, &heights, found, rules, opts.extend_depth, (lo, hi), &mut visit)
+        };
     }
     trials
+}
+
+/// Resolves `field` from `dirty` one step at a time, appending each state to `states` (the first is
+/// `field` itself, the last the field at rest after the chain). Returns the chain's summary (the puyos
+/// cleared are not counted).
+fn record_chain(mut field: Field, mut dirty: u128, rules: &Rules, states: &mut Vec<ChainState>) -> ChainSummary {
+    let mut summary = ChainSummary::default();
+    loop {
+        states.push(ChainState::new(field, dirty, summary.score));
+        let (step, next) = field.resolve_partial(rules, dirty, summary.chains, 1);
+        if step.chains == 0 {
+            return summary;
+        }
+        summary.chains += 1;
+        summary.score += step.score;
+        dirty = next;
+    }
 }
 
 /// Tries to lengthen a found chain: one or two keys of one colour on another reachable column of the
@@ -217,7 +246,7 @@ fn extend(
                 trial.set(x, y, Cell::Color(color));
                 keys |= 1u128 << bit(x, y);
                 // Keys that pop by themselves would fire early: not an extension.
-                if group_of(trial.color_bits(color), keys).count_ones() >= rules.pop_size {
+                if at_least(group_of(trial.color_bits(color), keys), rules.pop_size) {
                     break;
                 }
                 trials += 1;
@@ -250,17 +279,27 @@ struct ChainState {
     field: Field,
     dirty: u128,
     score: u32,
+    /// Column heights of `field`, read by every trial at every state.
+    heights: [u8; WIDTH],
+}
+
+impl ChainState {
+    /// The state of `field` before a step that searches from `dirty`, with `score` points so far.
+    fn new(field: Field, dirty: u128, score: u32) -> ChainState {
+        let h = field.heights();
+        ChainState { field, dirty, score, heights: std::array::from_fn(|i| h[i] as u8) }
+    }
 }
 
 /// [`extend`] without resolving every trial from the start. Extension keys sit on top of their column
 /// and nothing else ever enters it, so until the keys' own group pops, a trial's chain runs exactly as the
-/// trigger's chain does. The trigger's chain is run once, step by step; a trial then only checks, state
-/// by state, whether its keys (at the top of their column as it stands then) would pop with that step,
-/// and resolves from the first state where they do. Same chains, scores and leftovers as [`extend`].
+/// trigger's chain does. The trigger's chain is run once, step by step (`states`, as [`record_chain`]
+/// lists them); a trial then only checks, state by state, whether its keys (at the top of their column
+/// as it stands then) would pop with that step, and resolves from the first state where they do. Same
+/// chains, scores and leftovers as [`extend`].
 #[allow(clippy::too_many_arguments)]
 fn extend_fast(
-    plan: &Field,
-    after: &Field,
+    states: &[ChainState],
     heights: &[usize; WIDTH],
     base: Potential,
     rules: &Rules,
@@ -268,41 +307,27 @@ fn extend_fast(
     (lo, hi): (usize, usize),
     visit: &mut impl FnMut(&Potential),
 ) -> u32 {
-    let after_heights = after.heights();
-    let moved = (lo..=hi).any(|x| x != base.x as usize && after_heights[x - 1] != heights[x - 1]);
+    let (Some(first), Some(last)) = (states.first(), states.last()) else { return 0 };
+    let (plan, after) = (&first.field, &last.field);
+    let moved = (lo..=hi).any(|x| x != base.x as usize && last.heights[x - 1] as usize != heights[x - 1]);
     if !moved {
         return 0;
     }
-    let plan_heights = plan.heights();
+    let plan_heights = first.heights;
     let trigger = 1u128 << bit(base.x as usize, HEIGHT - 1 - (base.trigger_height as usize));
     let area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
-    // The trigger's chain, state by state (the last state is the field after it).
-    let mut states: Vec<ChainState> = Vec::with_capacity(24);
-    {
-        let (mut f, mut dirty, mut score) = (*plan, trigger, 0u32);
-        loop {
-            states.push(ChainState { field: f, dirty, score });
-            let (s, next) = f.resolve_partial(rules, dirty, states.len() as u32 - 1, 1);
-            if s.chains == 0 {
-                break;
-            }
-            score += s.score;
-            dirty = next;
-        }
-    }
     let mut trials = 0;
     for x in lo..=hi {
         if x == base.x as usize {
             continue;
         }
-        let h0 = plan_heights[x - 1];
+        let h0 = plan_heights[x - 1] as usize;
         let limit = key_limit(x, rules);
         if h0 >= limit {
             continue;
         }
         let max_keys = 2.min(limit - h0);
         let near = neighbours((((1u128 << max_keys) - 1) << h0) << (16 * (x - 1)));
-        let column = 16 * (x - 1);
         for color in Color::ALL {
             if (after.color_bits(color) | plan.color_bits(color)) & near == 0 {
                 continue;
@@ -310,32 +335,12 @@ fn extend_fast(
             let mut keys = 0u128;
             for k in 0..max_keys {
                 keys |= 1u128 << bit(x, HEIGHT - 1 - (h0 + k));
-                let mut with_keys = plan.color_bits(color) | keys;
-                if group_of(with_keys, keys).count_ones() >= rules.pop_size {
+                if at_least(group_of(plan.color_bits(color) | keys, keys), rules.pop_size) {
                     break;
                 }
                 trials += 1;
                 let n = k as u32 + 1;
-                // The first state at which the keys pop along with the chain's step.
-                let mut join = None;
-                let mut prev_height = h0;
-                for (j, st) in states.iter().enumerate() {
-                    let hx = st.field.height(x);
-                    let at = (((1u128 << n) - 1) << hx) << column;
-                    // The keys are searched from when they have just fallen (or, before the first step, when
-                    // the trigger is among them, which the check above rules out in the visible rows).
-                    let dirty = st.dirty | if hx != prev_height { at } else { 0 };
-                    prev_height = hx;
-                    with_keys = (st.field.color_bits(color) | at) & area;
-                    if n < rules.pop_size && with_keys & neighbours(at) & !at == 0 {
-                        continue;
-                    }
-                    let group = grow(with_keys, at);
-                    if group.count_ones() >= rules.pop_size && group & dirty != 0 {
-                        join = Some((j, at, dirty));
-                        break;
-                    }
-                }
+                let join = first_join(states, x, color, n, h0, rules.pop_size, area);
                 let Some((j, at, dirty)) = join else { continue };
                 let st = &states[j];
                 let mut sim = st.field;
@@ -356,7 +361,9 @@ fn extend_fast(
                         for i in 0..=k {
                             trial.set(x, HEIGHT - 1 - (h0 + i), Cell::Color(color));
                         }
-                        trials += extend_fast(&trial, &sim, heights, found, rules, depth - 1, (lo, hi), visit);
+                        let mut chain = Vec::with_capacity(states.len() + 4);
+                        record_chain(trial, trigger, rules, &mut chain);
+                        trials += extend_fast(&chain, heights, found, rules, depth - 1, (lo, hi), visit);
                     }
                     break;
                 }
@@ -364,6 +371,51 @@ fn extend_fast(
         }
     }
     trials
+}
+
+/// The first state of the trigger's chain at which `n` keys of `color` on top of column `x` (of height
+/// `h0` in the first state) pop along with the chain's step: its index, the keys' cells there and the
+/// cells that step searches from. `None` when they never do.
+///
+/// A state only needs a flood fill when something changed near the keys' group of the state before:
+/// when neither their column's height nor the colour's cells on or beside that group changed, the group
+/// is the same, and only whether it touches the new step's search cells is new.
+fn first_join(
+    states: &[ChainState],
+    x: usize,
+    color: Color,
+    n: u32,
+    h0: usize,
+    pop_size: u32,
+    area: u128,
+) -> Option<(usize, u128, u128)> {
+    let column = 16 * (x - 1);
+    let keys = |h: usize| (((1u128 << n) - 1) << h) << column;
+    let mut prev_height = h0;
+    // The keys' group at the state before (over `prev_layer`), with the column at `prev_height`.
+    let mut prev: Option<(u128, u128)> = None;
+    for (j, st) in states.iter().enumerate() {
+        let hx = st.heights[x - 1] as usize;
+        let at = keys(hx);
+        let layer = st.field.color_bits(color) & area;
+        // The keys are searched from when they have just fallen (or, before the first step, when the trigger
+        // is among them, which the caller rules out in the visible rows).
+        let moved = hx != prev_height;
+        let dirty = st.dirty | if moved { at } else { 0 };
+        prev_height = hx;
+        let group = match prev {
+            Some((group, prev_layer)) if !moved && (group | neighbours(group)) & (layer ^ prev_layer) == 0 => group,
+            _ => {
+                let with_keys = layer | (at & area);
+                if n < pop_size && with_keys & neighbours(at) & !at == 0 { at & with_keys } else { grow(with_keys, at) }
+            }
+        };
+        prev = Some((group, layer));
+        if group & dirty != 0 && at_least(group, pop_size) {
+            return Some((j, at, dirty));
+        }
+    }
+    None
 }
 
 /// The cells of `layer` connected to `seed` (all of `layer` that a flood fill from it reaches).
