@@ -335,12 +335,15 @@ fn extend_fast(
             let mut keys = 0u128;
             for k in 0..max_keys {
                 keys |= 1u128 << bit(x, HEIGHT - 1 - (h0 + k));
-                if at_least(group_of(plan.color_bits(color) | keys, keys), rules.pop_size) {
+                let own = group_of(plan.color_bits(color) | keys, keys);
+                if at_least(own, rules.pop_size) {
                     break;
                 }
                 trials += 1;
                 let n = k as u32 + 1;
-                let join = first_join(states, x, color, n, h0, rules.pop_size, area);
+                // The keys' group in the first state is `own` when groups live in the visible rows.
+                let first_group = (area == VISIBLE_MASK).then_some(own);
+                let join = first_join(states, x, color, n, first_group, rules.pop_size, area);
                 let Some((j, at, dirty)) = join else { continue };
                 let st = &states[j];
                 let mut sim = st.field;
@@ -373,9 +376,9 @@ fn extend_fast(
     trials
 }
 
-/// The first state of the trigger's chain at which `n` keys of `color` on top of column `x` (of height
-/// `h0` in the first state) pop along with the chain's step: its index, the keys' cells there and the
-/// cells that step searches from. `None` when they never do.
+/// The first state of the trigger's chain at which `n` keys of `color` on top of column `x` pop along
+/// with the chain's step: its index, the keys' cells there and the cells that step searches from. `None`
+/// when they never do. `first_group` is the keys' group in the first state, when the caller knows it.
 ///
 /// A state only needs a flood fill when something changed near the keys' group of the state before:
 /// when neither their column's height nor the colour's cells on or beside that group changed, the group
@@ -385,26 +388,31 @@ fn first_join(
     x: usize,
     color: Color,
     n: u32,
-    h0: usize,
+    first_group: Option<u128>,
     pop_size: u32,
     area: u128,
 ) -> Option<(usize, u128, u128)> {
-    let column = 16 * (x - 1);
-    let keys = |h: usize| (((1u128 << n) - 1) << h) << column;
-    let mut prev_height = h0;
+    let keys = |h: u8| ((((1u32 << n) - 1) << h) as u128) << (16 * (x - 1));
+    let mut prev_height = states.first().map_or(0, |st| st.heights[x - 1]);
+    let mut at = keys(prev_height);
     // The keys' group at the state before (over `prev_layer`), with the column at `prev_height`.
     let mut prev: Option<(u128, u128)> = None;
     for (j, st) in states.iter().enumerate() {
-        let hx = st.heights[x - 1] as usize;
-        let at = keys(hx);
+        let hx = st.heights[x - 1];
         let layer = st.field.color_bits(color) & area;
         // The keys are searched from when they have just fallen (or, before the first step, when the trigger
         // is among them, which the caller rules out in the visible rows).
         let moved = hx != prev_height;
+        if moved {
+            at = keys(hx);
+        }
         let dirty = st.dirty | if moved { at } else { 0 };
         prev_height = hx;
-        let group = match prev {
-            Some((group, prev_layer)) if !moved && (group | neighbours(group)) & (layer ^ prev_layer) == 0 => group,
+        let group = match (prev, first_group) {
+            (None, Some(group)) if j == 0 => group,
+            (Some((group, prev_layer)), _) if !moved && (group | neighbours(group)) & (layer ^ prev_layer) == 0 => {
+                group
+            }
             _ => {
                 let with_keys = layer | (at & area);
                 if n < pop_size && with_keys & neighbours(at) & !at == 0 { at & with_keys } else { grow(with_keys, at) }
