@@ -115,7 +115,7 @@ fn detect_impl(
     let (lo, hi) = reachable_columns(&heights, rules.spawn_x as usize, rules.spawn_bottom_row());
     let mut trials = 0;
     // The states of every trigger's chain, one after the other: the extensions start from them.
-    let mut states: Vec<ChainState> = Vec::new();
+    let mut states: Vec<ChainState> = Vec::with_capacity(64);
     // Triggers found, with their range of `states`: extended once all are known, so that only the ones
     // close to the longest are.
     let mut found_all: Vec<(Potential, Range<usize>)> = Vec::new();
@@ -136,9 +136,10 @@ fn detect_impl(
             let mut trial = *field;
             let mut keys = 0u128;
             for k in 0..max_keys {
-                let y = HEIGHT - 1 - (h0 + k);
-                trial.set(x, y, Cell::Color(color));
-                keys |= 1u128 << bit(x, y);
+                let key = 1u128 << bit(x, HEIGHT - 1 - (h0 + k));
+                // The cell is above the column's top, so empty in every layer.
+                trial.layers[color.index()] |= key;
+                keys |= key;
                 if !at_least(group_of(trial.color_bits(color), keys), rules.pop_size) {
                     continue;
                 }
