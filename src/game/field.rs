@@ -73,6 +73,64 @@ pub const fn at_least(mut b: u128, n: u32) -> bool {
     b != 0
 }
 
+/// Holes with at most one run per column (the usual pop), closed in every column at once: a column's
+/// cells above its run move down by the run's length, one power of two at a time.
+struct SingleRuns {
+    /// Cells below each column's run (all of a column without holes): they stay.
+    below: u128,
+    /// Cells above each column's run: they fall.
+    above: u128,
+    /// Columns whose run's length has bit `b` set.
+    lengths: [u128; 4],
+    /// Cells at or above each column's run: what is there afterwards has moved.
+    above_lowest: u128,
+}
+
+impl SingleRuns {
+    /// The runs of `mask`, or `None` when some column has more than one.
+    #[inline]
+    fn new(mask: u128) -> Option<SingleRuns> {
+        let mut runs = SingleRuns { below: 0, above: 0, lengths: [0; 4], above_lowest: 0 };
+        for i in 0..WIDTH {
+            let shift = 16 * i;
+            let holes = (mask >> shift) as u16 & COLUMN_BITS as u16;
+            if holes == 0 {
+                runs.below |= COLUMN_BITS << shift;
+                continue;
+            }
+            let start = holes.trailing_zeros();
+            let run = (holes >> start) as u32;
+            if run & (run + 1) != 0 {
+                return None;
+            }
+            let length = 32 - run.leading_zeros();
+            let low = (1u128 << start) - 1;
+            runs.below |= low << shift;
+            runs.above |= (COLUMN_BITS & !((1u128 << (start + length)) - 1)) << shift;
+            runs.above_lowest |= (COLUMN_BITS & !low) << shift;
+            for (b, columns) in runs.lengths.iter_mut().enumerate() {
+                if length & (1 << b) != 0 {
+                    *columns |= COLUMN_BITS << shift;
+                }
+            }
+        }
+        Some(runs)
+    }
+
+    /// `layer` with the holes closed.
+    #[inline]
+    fn fall(&self, layer: u128) -> u128 {
+        let mut falling = layer & self.above;
+        if falling != 0 {
+            for (b, &columns) in self.lengths.iter().enumerate() {
+                let by = falling & columns;
+                falling = (falling ^ by) | (by >> (1u32 << b));
+            }
+        }
+        (layer & self.below) | falling
+    }
+}
+
 /// A 6×14 Puyo Puyo field.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Field {
@@ -260,6 +318,19 @@ impl Field {
     /// Removes the cells of `mask` and lets the puyos above them fall. Assumes the field was settled.
     /// Returns the cells that moved (at their new positions).
     pub fn remove_and_fall(&mut self, mask: u128) -> u128 {
+        match SingleRuns::new(mask) {
+            Some(runs) => {
+                for layer in &mut self.layers {
+                    *layer = runs.fall(*layer);
+                }
+                self.occupied() & runs.above_lowest
+            }
+            None => self.remove_and_fall_runs(mask),
+        }
+    }
+
+    /// [`Field::remove_and_fall`] for any holes: one run of holes of one column at a time.
+    fn remove_and_fall_runs(&mut self, mask: u128) -> u128 {
         // Cells at or above the lowest hole of each column: what is there afterwards has moved.
         let mut above_holes = 0u128;
         for i in 0..WIDTH {
@@ -304,6 +375,55 @@ impl Field {
         match super::text::parse_field(&rows.join("\n")) {
             Ok(f) => f,
             Err(e) => panic!("bad fixture: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator for the test's fields and masks.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn removing_cells_is_clearing_them_then_gravity() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut f = Field::new();
+            for x in 1..=WIDTH {
+                for _ in 0..next(&mut state) % 15 {
+                    let v = (next(&mut state) % 7) as u8;
+                    let cell = Color::new(v).map_or(Cell::Nuisance, Cell::Color);
+                    f.drop_puyo(x, cell);
+                }
+            }
+            // Holes of one run or several per column, in occupied cells or not.
+            let mut mask = 0u128;
+            for _ in 0..next(&mut state) % 10 {
+                let x = 1 + (next(&mut state) % WIDTH as u64) as usize;
+                let y = (next(&mut state) % HEIGHT as u64) as usize;
+                mask |= 1u128 << bit(x, y);
+                if next(&mut state) & 1 == 0 && y > 0 {
+                    mask |= 1u128 << bit(x, y - 1);
+                }
+            }
+            let mut expected = f;
+            for layer in &mut expected.layers {
+                *layer &= !mask;
+            }
+            expected.apply_gravity();
+            let mut got = f;
+            let moved = got.remove_and_fall(mask);
+            assert_eq!(got, expected, "{f:?} mask {mask:x}");
+            let mut plain = f;
+            assert_eq!(plain.remove_and_fall_runs(mask), moved, "{f:?} mask {mask:x}");
+            assert_eq!(plain, got);
         }
     }
 }
