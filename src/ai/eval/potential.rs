@@ -384,6 +384,7 @@ fn extend_fast(
 /// A state only needs a flood fill when something changed near the keys' group of the state before:
 /// when neither their column's height nor the colour's cells on or beside that group changed, the group
 /// is the same, and only whether it touches the new step's search cells is new.
+#[inline]
 fn first_join(
     states: &[ChainState],
     x: usize,
