@@ -147,7 +147,7 @@ fn detect_impl(
                 let start = states.len();
                 // Searched from all the keys, as a move's landed cells are: the same group as from the
                 // lowest one, the trigger the extensions search from.
-                let summary = record_chain(trial, keys, rules, &mut states);
+                let summary = record_chain(trial, keys, ChainSummary::default(), rules, &mut states);
                 let after = states.last().map_or(trial, |st| st.field);
                 let found = Potential {
                     chains: summary.chains,
@@ -185,11 +185,17 @@ fn detect_impl(
     trials
 }
 
-/// Resolves `field` from `dirty` one step at a time, appending each state to `states` (the first is
-/// `field` itself, the last the field at rest after the chain). Returns the chain's summary (the puyos
-/// cleared are not counted).
-fn record_chain(mut field: Field, mut dirty: u128, rules: &Rules, states: &mut Vec<ChainState>) -> ChainSummary {
-    let mut summary = ChainSummary::default();
+/// Resolves `field` from `dirty` one step at a time, after the steps and points of `so_far`, appending
+/// each state to `states` (the first is `field` itself, the last the field at rest after the chain).
+/// Returns `so_far` with the chain's steps and points added (the puyos cleared are not counted).
+fn record_chain(
+    mut field: Field,
+    mut dirty: u128,
+    so_far: ChainSummary,
+    rules: &Rules,
+    states: &mut Vec<ChainState>,
+) -> ChainSummary {
+    let mut summary = so_far;
     loop {
         states.push(ChainState::new(field, dirty, summary.score));
         let (step, next) = field.resolve_partial(rules, dirty, summary.chains, 1);
@@ -200,6 +206,25 @@ fn record_chain(mut field: Field, mut dirty: u128, rules: &Rules, states: &mut V
         summary.score += step.score;
         dirty = next;
     }
+}
+
+/// The trigger's `states` before a trial's keys join its chain, as the trial's chain has them: the keys
+/// (`n` of `color`) ride on top of column `x`, and are searched from when the column has just moved.
+/// That is what [`first_join`] checks them against.
+fn with_keys_on_top(states: &[ChainState], x: usize, color: Color, n: u32) -> impl Iterator<Item = ChainState> + '_ {
+    let mut prev_height = states.first().map_or(0, |st| st.heights[x - 1]);
+    states.iter().map(move |st| {
+        let hx = st.heights[x - 1];
+        let at = ((((1u32 << n) - 1) << hx) as u128) << (16 * (x - 1));
+        let mut out = *st;
+        out.field.layers[color.index()] |= at;
+        if hx != prev_height {
+            out.dirty |= at;
+        }
+        out.heights[x - 1] += n as u8;
+        prev_height = hx;
+        out
+    })
 }
 
 /// Tries to lengthen a found chain: one or two keys of one colour on another reachable column of the
@@ -315,9 +340,10 @@ fn extend_fast(
         return 0;
     }
     let plan_heights = first.heights;
-    let trigger = 1u128 << bit(base.x as usize, HEIGHT - 1 - (base.trigger_height as usize));
     let area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
     let mut trials = 0;
+    // The states of a joined trial's chain from the join on (when it may be extended again).
+    let mut tail: Vec<ChainState> = Vec::new();
     for x in lo..=hi {
         if x == base.x as usize {
             continue;
@@ -349,24 +375,30 @@ fn extend_fast(
                 let st = &states[j];
                 let mut sim = st.field;
                 sim.layers[color.index()] |= at;
-                let (s, _) = sim.resolve_partial(rules, dirty, j as u32, u32::MAX);
-                let chains = j as u32 + s.chains;
-                if chains > base.chains {
+                // A trial that may be extended again records the rest of its chain, to hand on its states.
+                let so_far = ChainSummary { chains: j as u32, score: st.score, cleared: 0 };
+                let total = if depth > 1 {
+                    tail.clear();
+                    let total = record_chain(sim, dirty, so_far, rules, &mut tail);
+                    sim = tail.last().map_or(sim, |last| last.field);
+                    total
+                } else {
+                    let (s, _) = sim.resolve_partial(rules, dirty, j as u32, u32::MAX);
+                    ChainSummary { chains: so_far.chains + s.chains, score: so_far.score + s.score, cleared: 0 }
+                };
+                if total.chains > base.chains {
                     let found = Potential {
-                        chains,
-                        score: st.score + s.score,
+                        chains: total.chains,
+                        score: total.score,
                         keys: base.keys + n,
                         remaining: sim.count(),
                         ..base
                     };
                     visit(&found);
                     if depth > 1 {
-                        let mut trial = *plan;
-                        for i in 0..=k {
-                            trial.set(x, HEIGHT - 1 - (h0 + i), Cell::Color(color));
-                        }
-                        let mut chain = Vec::with_capacity(states.len() + 4);
-                        record_chain(trial, trigger, rules, &mut chain);
+                        let mut chain = Vec::with_capacity(j + tail.len());
+                        chain.extend(with_keys_on_top(&states[..j], x, color, n));
+                        chain.extend_from_slice(&tail);
                         trials += extend_fast(&chain, heights, found, rules, depth - 1, (lo, hi), visit);
                     }
                     break;
