@@ -80,8 +80,8 @@ pub struct BotSettings {
     /// Evaluation of player 2's bot.
     pub p2: String,
     /// Sampled unseen pairs for the averaged third ply in emulator play, replacing `[ai.search].samples`
-    /// (which `puyobot sim` uses). The sampled ply roughly triples a `chain` decision; without it headless
-    /// AI-vs-AI keeps the emulator's pace.
+    /// (which `puyobot sim` uses). Eight sampled futures make a `chain` decision about 15 times as costly;
+    /// without them headless AI-vs-AI keeps the emulator's pace.
     pub samples: u32,
 }
 

@@ -47,7 +47,7 @@ impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             depth: 2,
-            samples: 4,
+            samples: 8,
             colors: 4,
             refine_top: 6,
             threads: 1,
