@@ -193,7 +193,17 @@ impl Bot {
         {
             self.stall.update(p, view.field.count(), view.pieces_played);
         }
-        let keep_build = self.ignition.as_ref().is_some_and(|p| p.keeps_build_in_danger(view, potential));
+        // A build in danger by height stands if the best placement keeps it, or if the field holds it now:
+        // the search may rate a placement that covers the trigger for a moment highest, because the next
+        // pair uncovers it (the potential of that placement's own field then reads as a 1-link chain).
+        let keep_build = match (&self.eval, &self.ignition) {
+            (Evaluation::Chain(e), Some(p)) => {
+                p.keeps_build_in_danger(view, potential)
+                    || (super::ignition::in_danger(view.field, view.pending_nuisance, view.rules, p)
+                        && p.keeps_build_in_danger(view, Some(e.breakdown(view.field, 0, view.rules).potential_chains)))
+            }
+            _ => false,
+        };
         if let Some(policy) = &self.ignition {
             // The strongest chain on offer now; among equals, the better-valued line.
             let strongest = result
