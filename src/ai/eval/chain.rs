@@ -33,11 +33,6 @@ pub struct ChainWeights {
     pub link2: f64,
     /// Per 3-link (a puyo with two same-colour neighbours).
     pub link3: f64,
-    /// Per 2-link left on the field once the best potential chain has run (material for the next chain
-    /// or an extension; the chain's own puyos are gone by then).
-    pub remain_link2: f64,
-    /// Per 3-link left on the field once the best potential chain has run.
-    pub remain_link3: f64,
     /// Per unit of distance from the ideal shape (negative).
     pub shape: f64,
     /// Per unit of "U" violation: middle columns above the outer ones (negative).
@@ -92,8 +87,6 @@ impl Default for ChainWeights {
             junk: 0.0,
             link2: 100.0,
             link3: 150.0,
-            remain_link2: 0.0,
-            remain_link3: 0.0,
             shape: -40.0,
             u_shape: -100.0,
             well: -60.0,
@@ -270,14 +263,7 @@ impl ChainEval {
             } else {
                 w.chain * p.chains as f64
             };
-            let remain = if w.remain_link2 != 0.0 || w.remain_link3 != 0.0 {
-                let (l2, l3) = links_23(&p.after);
-                w.remain_link2 * l2 as f64 + w.remain_link3 * l3 as f64
-            } else {
-                0.0
-            };
             let v = links
-                + remain
                 + w.score * p.score as f64 / 1000.0
                 + w.trigger_height * p.trigger_height as f64
                 + w.keys * p.keys as f64

@@ -28,8 +28,6 @@ pub struct Potential {
     pub room: u32,
     /// Puyos left on the field once the chain has run (keys that did not pop included): the build's junk.
     pub remaining: u32,
-    /// The field once the chain has run (what `remaining` counts).
-    pub after: Field,
 }
 
 /// How hard the detector looks.
@@ -160,7 +158,6 @@ fn detect_impl(
                     trigger_height: h0 as u32,
                     room: room(&heights, x),
                     remaining: after.count(),
-                    after,
                 };
                 visit(&found);
                 if opts.extend_depth > 0 {
@@ -287,7 +284,6 @@ fn extend(
                         score: summary.score,
                         keys: base.keys + k as u32 + 1,
                         remaining: sim.count(),
-                        after: sim,
                         ..base
                     };
                     visit(&found);
@@ -396,7 +392,6 @@ fn extend_fast(
                         score: total.score,
                         keys: base.keys + n,
                         remaining: sim.count(),
-                        after: sim,
                         ..base
                     };
                     visit(&found);
