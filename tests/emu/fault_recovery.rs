@@ -47,8 +47,8 @@ fn the_chain_bot_recovers_from_pad_faults_over_300_pieces() {
     assert_eq!(p1["mismatches"], 0, "{p1}");
     // The session plays on until the 300th piece or a top-out. Under these faults a top-out is a lost
     // game, not a failed recovery: over seeds 1-20 the chain bot topped out in 2 with either trigger
-    // weight it has had (`trigger_height` 0 or 100), once the faults had put pieces where it did not plan.
-    // What this seed used to do, stall with no piece locking, is what must not happen.
+    // weight it has had (`trigger_height` 0 or 100). What this seed used to do, stall with no piece
+    // locking, is what must not happen.
     let pieces = p1["pieces"].as_u64().expect("pieces");
     assert!(pieces == 300 || p1["topped_out"] == true, "stopped after {pieces} pieces without a top-out: {p1}");
     // Faults do happen to the plan: the driver re-planned, and reports where pieces went elsewhere.
