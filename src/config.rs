@@ -214,9 +214,8 @@ fn toml_error_key(text: &str, e: &toml::de::Error) -> Option<String> {
         // serde's "unknown field `x`" / "missing field `x`": prefix the table.
         let span = e.span()?;
         let line = line_at(text, span.start);
-        if line.trim_start().starts_with('[') {
+        if let Some(header) = table_header(line) {
             // An unknown sub-table (`[ai.nope]`): the header names the key.
-            let header = line.trim().trim_matches(|c| c == '[' || c == ']');
             let parts: Vec<&str> = header.split('.').map(str::trim).collect();
             if let Some(i) = parts.iter().position(|p| *p == k) {
                 return Some(parts[..=i].join("."));
@@ -239,16 +238,16 @@ fn line_at(text: &str, pos: usize) -> &str {
     text[start..].lines().next().unwrap_or("")
 }
 
+/// The table name of a `[table]` header line (a comment after it allowed); `None` for other lines.
+fn table_header(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('[').filter(|r| !r.starts_with('['))?;
+    rest.split(']').next().map(str::trim)
+}
+
 /// The name of the `[table]` whose body contains byte `pos`.
 fn table_at(text: &str, pos: usize) -> String {
     let before = &text[..pos.min(text.len())];
-    before
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| l.starts_with('[') && !l.starts_with("[["))
-        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string())
-        .unwrap_or_default()
+    before.lines().rev().find_map(table_header).unwrap_or_default().to_string()
 }
 
 #[cfg(test)]
@@ -313,6 +312,11 @@ mod tests {
         let e = Config::parse("c.toml", "[ai.search]\ndepth = \"deep\"\n").unwrap_err();
         assert_eq!(e.key, "ai.search.depth", "{e}");
         let e = Config::parse("c.toml", "[ai.nope]\nx = 1\n").unwrap_err();
+        assert_eq!(e.key, "ai.nope", "{e}");
+        // A comment after a header (as config.toml has them) is not part of the table's name.
+        let e = Config::parse("c.toml", "[ai.chain]   # the chain builder\nw = 1.5\n").unwrap_err();
+        assert_eq!(e.key, "ai.chain.w", "{e}");
+        let e = Config::parse("c.toml", "[ai.nope] # a table\nx = 1\n").unwrap_err();
         assert_eq!(e.key, "ai.nope", "{e}");
         let e = Config::parse("c.toml", "[ai.chain]\ntemplate_name = \"zigzag\"\n").unwrap_err();
         assert_eq!(e.key, "ai.chain", "{e}");

@@ -57,12 +57,16 @@ proptest! {
     fn the_fast_extension_finds_what_the_plain_one_finds(field in arb_field(11, 4), slack in 0u32..4) {
         let rules = Rules::puyo1();
         for depth in 1..=2 {
-            same(&field, &rules, DetectOptions { max_keys: 3, extend_depth: depth, extend_slack: slack })?;
+            same(&field, &rules, DetectOptions { max_keys: 3, extend_depth: depth, extend_slack: slack, ..DetectOptions::default() })?;
         }
-        same(&field, &rules, DetectOptions { max_keys: 2, extend_depth: 1, extend_slack: u32::MAX })?;
+        same(&field, &rules, DetectOptions { max_keys: 2, extend_depth: 1, extend_slack: u32::MAX, ..DetectOptions::default() })?;
+        // One to three extension keys per column.
+        for extend_keys in [1, 3] {
+            same(&field, &rules, DetectOptions { max_keys: 3, extend_depth: 2, extend_slack: slack, extend_keys })?;
+        }
         // A rule set whose hidden row takes part in groups checks the fast path's search cells.
         let hidden = Rules { hidden_row_pops: true, ..Rules::puyo1() };
-        same(&field, &hidden, DetectOptions { max_keys: 3, extend_depth: 2, extend_slack: u32::MAX })?;
+        same(&field, &hidden, DetectOptions { max_keys: 3, extend_depth: 2, extend_slack: u32::MAX, ..DetectOptions::default() })?;
     }
 }
 
@@ -73,7 +77,7 @@ fn the_comparison_sees_extended_chains() {
     // the extension, so the property above compares more than empty lists.
     let f = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
     let rules = Rules::puyo1();
-    let opts = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX };
+    let opts = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX, ..DetectOptions::default() };
     let (_, a) = all_found(&f, &rules, opts, fast);
     let (_, b) = all_found(&f, &rules, opts, plain);
     assert_eq!(a, b);
@@ -87,7 +91,7 @@ fn random_fields_with_extensions_agree() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
     let rules = Rules::puyo1();
-    let opts = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX };
+    let opts = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX, ..DetectOptions::default() };
     let (mut fields, mut extended) = (0, 0);
     for _ in 0..300 {
         let mut f = Field::new();

@@ -63,6 +63,8 @@ pub struct ChainWeights {
     /// The detector extends only triggers within this many links of the longest one (a large value
     /// extends every trigger).
     pub detect_slack: u32,
+    /// Most keys of one colour an extension round of the detector adds to one column (1..=3).
+    pub detect_extend_keys: u32,
     /// Ideal height offsets from the mean, column 1 first.
     pub shape_offsets: [f64; WIDTH],
     /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
@@ -101,6 +103,7 @@ impl Default for ChainWeights {
             detect_keys: 3,
             detect_extend: 2,
             detect_slack: 2,
+            detect_extend_keys: 2,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
             battle_chain_cap: 5,
             battle_extra_chain: 100.0,
@@ -253,8 +256,12 @@ impl ChainEval {
     pub fn breakdown(&self, field: &Field, waste: u32, rules: &Rules) -> ChainBreakdown {
         let w = &self.weights;
         let heights = field.heights();
-        let opts =
-            DetectOptions { max_keys: w.detect_keys, extend_depth: w.detect_extend, extend_slack: w.detect_slack };
+        let opts = DetectOptions {
+            max_keys: w.detect_keys,
+            extend_depth: w.detect_extend,
+            extend_slack: w.detect_slack,
+            extend_keys: w.detect_extend_keys,
+        };
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
         potential::detect(field, rules, opts, |p| {

@@ -78,7 +78,12 @@ pub fn survival(field: &Field, rules: &Rules) -> f64 {
     let (l2, l3) = chain::links_23(field);
     let count = field.count();
     let mut relief = 0;
-    let opts = potential::DetectOptions { max_keys: 2, extend_depth: 0, extend_slack: 0 };
+    let opts = potential::DetectOptions {
+        max_keys: 2,
+        extend_depth: 0,
+        extend_slack: 0,
+        ..potential::DetectOptions::default()
+    };
     potential::detect(field, rules, opts, |p| relief = relief.max(count.saturating_sub(p.remaining + p.keys)));
     -(count as f64) - 4.0 * high + 0.4 * l3 as f64 + 0.15 * l2 as f64 + 0.5 * relief as f64
 }

@@ -40,11 +40,13 @@ pub struct DetectOptions {
     /// Only triggers whose chain is within this many links of the longest trigger found are extended
     /// (an extension round rarely adds more; `u32::MAX` = extend every trigger).
     pub extend_slack: u32,
+    /// Most puyos of one colour an extension round adds to one column (1..=3).
+    pub extend_keys: u32,
 }
 
 impl Default for DetectOptions {
     fn default() -> Self {
-        DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX }
+        DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX, extend_keys: 2 }
     }
 }
 
@@ -177,9 +179,9 @@ fn detect_impl(
         let chain = &states[range];
         let (Some(first), Some(last)) = (chain.first(), chain.last()) else { continue };
         trials += if fast {
-            extend_fast(chain, &heights, found, rules, opts.extend_depth, (lo, hi), &mut visit)
+            extend_fast(chain, &heights, found, rules, opts, opts.extend_depth, (lo, hi), &mut visit)
         } else {
-            extend(&first.field, &last.field, &heights, found, rules, opts.extend_depth, (lo, hi), &mut visit)
+            extend(&first.field, &last.field, &heights, found, rules, opts, opts.extend_depth, (lo, hi), &mut visit)
         };
     }
     trials
@@ -227,8 +229,9 @@ fn with_keys_on_top(states: &[ChainState], x: usize, color: Color, n: u32) -> im
     })
 }
 
-/// Tries to lengthen a found chain: one or two keys of one colour on another reachable column of the
-/// plan (the field with the trigger keys), accepted when the same trigger then fires a longer chain.
+/// Tries to lengthen a found chain: up to `opts.extend_keys` keys of one colour on another reachable
+/// column of the plan (the field with the trigger keys), accepted when the same trigger then fires a
+/// longer chain.
 #[allow(clippy::too_many_arguments)]
 fn extend(
     plan: &Field,
@@ -236,6 +239,7 @@ fn extend(
     heights: &[usize; WIDTH],
     base: Potential,
     rules: &Rules,
+    opts: DetectOptions,
     depth: u32,
     (lo, hi): (usize, usize),
     visit: &mut impl FnMut(&Potential),
@@ -258,7 +262,7 @@ fn extend(
         if h0 >= limit {
             continue;
         }
-        let max_keys = 2.min(limit - h0);
+        let max_keys = (opts.extend_keys as usize).min(limit - h0);
         // Colours worth trying: those the chain brings next to this column's top.
         let near = neighbours((((1u128 << max_keys) - 1) << h0) << (16 * (x - 1)));
         for color in Color::ALL {
@@ -288,7 +292,7 @@ fn extend(
                     };
                     visit(&found);
                     if depth > 1 {
-                        trials += extend(&trial, &sim, heights, found, rules, depth - 1, (lo, hi), visit);
+                        trials += extend(&trial, &sim, heights, found, rules, opts, depth - 1, (lo, hi), visit);
                     }
                     break;
                 }
@@ -329,6 +333,7 @@ fn extend_fast(
     heights: &[usize; WIDTH],
     base: Potential,
     rules: &Rules,
+    opts: DetectOptions,
     depth: u32,
     (lo, hi): (usize, usize),
     visit: &mut impl FnMut(&Potential),
@@ -353,7 +358,7 @@ fn extend_fast(
         if h0 >= limit {
             continue;
         }
-        let max_keys = 2.min(limit - h0);
+        let max_keys = (opts.extend_keys as usize).min(limit - h0);
         let near = neighbours((((1u128 << max_keys) - 1) << h0) << (16 * (x - 1)));
         for color in Color::ALL {
             if (after.color_bits(color) | plan.color_bits(color)) & near == 0 {
@@ -399,7 +404,7 @@ fn extend_fast(
                         let mut chain = Vec::with_capacity(j + tail.len());
                         chain.extend(with_keys_on_top(&states[..j], x, color, n));
                         chain.extend_from_slice(&tail);
-                        trials += extend_fast(&chain, heights, found, rules, depth - 1, (lo, hi), visit);
+                        trials += extend_fast(&chain, heights, found, rules, opts, depth - 1, (lo, hi), visit);
                     }
                     break;
                 }
@@ -517,6 +522,20 @@ mod tests {
     }
 
     #[test]
+    fn three_extension_keys_complete_a_lone_tail_puyo() {
+        // An R key beside column 2 pops its Rs and the G on top falls to the floor, alone: three G keys
+        // on the column at the other side make the second link, which two keys cannot.
+        let f = Field::from_rows(&[".G....", ".R....", ".R....", ".R...."]);
+        let with = |extend_keys| {
+            best(&f, DetectOptions { max_keys: 3, extend_depth: 1, extend_keys, ..DetectOptions::default() })
+                .expect("a chain")
+        };
+        assert_eq!(with(2).chains, 1);
+        let ext = with(3);
+        assert_eq!((ext.chains, ext.keys), (2, 4));
+    }
+
+    #[test]
     fn finds_the_gtr_trigger_and_its_three_chain() {
         // The GTR base of tests/fixtures/fields/gtr3.txt without its trigger: one Y on column 1 pops the
         // Ys, the B hook falls into place, then the Gs: 3 links, 40 + 320 + 640 points.
@@ -532,7 +551,7 @@ mod tests {
         // The extension field above plus an unrelated one-link trigger on the right: extending only
         // triggers within one link of the longest finds the same 2-chain with fewer trials.
         let f = Field::from_rows(&["G.....", "R.....", "RG...B", "RG..BB"]);
-        let all = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX };
+        let all = DetectOptions { max_keys: 3, extend_depth: 1, extend_slack: u32::MAX, extend_keys: 2 };
         let near = DetectOptions { extend_slack: 0, ..all };
         let (a, b) = (best(&f, all).expect("a chain"), best(&f, near).expect("a chain"));
         assert_eq!(a.chains, 2);
