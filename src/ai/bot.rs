@@ -161,7 +161,7 @@ impl Bot {
         if let Evaluation::Chain(e) = &mut self.eval {
             e.battle = view.opponent.is_some();
             e.fire_at = match &self.ignition {
-                Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.threshold(view)),
+                Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.threshold()),
                 _ => None,
             };
         }
@@ -307,7 +307,7 @@ fn longer_fire_next(
         if c.chain.chains > 0 || c.value <= search::DEATH * 0.75 {
             continue;
         }
-        let need = policy.required_chain(view, &c.field).max(now + 1);
+        let need = policy.required_chain(&c.field).max(now + 1);
         for &p in movegen::placements(&c.field, view.next, spawn, moves).as_slice() {
             let mut field = c.field;
             let Ok(chain) = field.play(view.next, p, view.rules) else { continue };

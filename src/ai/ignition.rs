@@ -57,12 +57,6 @@ pub struct IgnitionPolicy {
     /// from which the known next pair fires a longer chain still worth firing there, play that placement
     /// and fire next move.
     pub wait_for_longer: bool,
-    /// Endless, a game of known length: within this many pieces of its end, the chain length worth
-    /// firing changes by `endgame_extra` links (0 = off). Danger and the last pieces' cash-in fire as ever.
-    pub endgame_hold: u32,
-    /// The links added to the requirement near the end (negative: fewer; see
-    /// [`IgnitionPolicy::endgame_hold`]).
-    pub endgame_extra: i32,
     /// Endless: when the search's best move, even with the known next pair's best answer, would leave a
     /// potential chain at least `salvage_drop` links shorter than the field holds now, the build is
     /// breaking: fire the strongest chain on offer if it is at least this long and longer than what
@@ -96,8 +90,6 @@ impl Default for IgnitionPolicy {
             stall_chain: 12,
             plan_fire: true,
             wait_for_longer: true,
-            endgame_hold: 0,
-            endgame_extra: 2,
             salvage_chain: 0,
             salvage_drop: 2,
             battle_nuisance: 24,
@@ -121,23 +113,15 @@ impl IgnitionPolicy {
             && view.field.count() + incoming < self.danger_puyos
     }
 
-    /// Whether the end of the game is near enough that a chain must be longer to be fired (see
-    /// [`IgnitionPolicy::endgame_hold`]).
-    fn holds_for_endgame(&self, view: &View<'_>) -> bool {
-        view.opponent.is_none() && self.endgame_hold > 0 && view.pieces_left.is_some_and(|l| l < self.endgame_hold)
-    }
-
-    /// The chain length worth firing on `field` at the point of the game `view` shows: `min_chain` (more
-    /// near the end of a game of known length), lowered as the field fills up.
-    pub fn required_chain(&self, view: &View<'_>, field: &Field) -> u32 {
-        self.threshold(view).at(field.count())
+    /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.
+    pub fn required_chain(&self, field: &Field) -> u32 {
+        self.threshold().at(field.count())
     }
 
     /// The rule behind [`IgnitionPolicy::required_chain`], for the search.
-    pub fn threshold(&self, view: &View<'_>) -> FireThreshold {
-        let extra = if self.holds_for_endgame(view) { self.endgame_extra } else { 0 };
+    pub fn threshold(&self) -> FireThreshold {
         FireThreshold {
-            min_chain: self.min_chain.saturating_add_signed(extra).max(1),
+            min_chain: self.min_chain,
             patience_puyos: self.patience_puyos,
             patience_step: self.patience_step,
         }
@@ -165,9 +149,7 @@ impl IgnitionPolicy {
         if chain.chains == 0 {
             return None;
         }
-        let worth = chain.chains >= self.required_chain(view, view.field)
-            || (self.min_score > 0 && chain.score >= self.min_score);
-        if worth {
+        if chain.chains >= self.required_chain(view.field) || (self.min_score > 0 && chain.score >= self.min_score) {
             return Some(Reason::Threshold);
         }
         let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
@@ -251,41 +233,5 @@ mod tests {
         };
         let battle = View { opponent: Some(opponent), ..view };
         assert_eq!(four.should_fire(&battle, &one_link), Some(Reason::Danger));
-    }
-
-    #[test]
-    fn near_the_end_a_chain_must_be_longer_but_danger_still_fires() {
-        let rules = Rules::puyo1();
-        let pair = Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1]));
-        let field = Field::new();
-        let view = |pieces_left| View {
-            field: &field,
-            current: pair,
-            next: pair,
-            pending_nuisance: 0,
-            opponent: None,
-            rules: &rules,
-            pieces_played: 80,
-            pieces_left,
-        };
-        let fourteen = ChainSummary { chains: 14, score: 280_440, cleared: 56 };
-        let sixteen = ChainSummary { chains: 16, score: 360_360, cleared: 64 };
-        let hold = IgnitionPolicy { endgame_hold: 12, endgame_extra: 2, ..IgnitionPolicy::default() };
-        assert_eq!(hold.should_fire(&view(Some(12)), &fourteen), Some(Reason::Threshold));
-        assert_eq!(hold.should_fire(&view(Some(11)), &fourteen), None);
-        assert_eq!(hold.should_fire(&view(Some(11)), &sixteen), Some(Reason::Threshold));
-        // A game of unknown length (emulator play) never holds; nor does the rule when it is off.
-        assert_eq!(hold.should_fire(&view(None), &fourteen), Some(Reason::Threshold));
-        assert_eq!(IgnitionPolicy::default().should_fire(&view(Some(5)), &fourteen), Some(Reason::Threshold));
-        // In danger a chain too short for the requirement still fires.
-        let mut full = Field::new();
-        for x in 1..=crate::game::WIDTH {
-            for y in 2..crate::game::HEIGHT {
-                full.set(x, y, crate::game::Cell::Nuisance);
-            }
-        }
-        let danger = View { field: &full, ..view(Some(5)) };
-        let ten = ChainSummary { chains: 10, score: 120_600, cleared: 40 };
-        assert_eq!(hold.should_fire(&danger, &ten), Some(Reason::Danger));
     }
 }

@@ -292,11 +292,7 @@ impl ChainEval {
         });
         let alternative =
             (0..by_color.len()).any(|c| c != best_color && by_color[c] >= 2 && by_color[c] + 1 >= best_chains);
-        let potential = if best.is_finite() {
-            best + if alternative { w.alt_trigger } else { 0.0 }
-        } else {
-            0.0
-        };
+        let potential = if best.is_finite() { best + if alternative { w.alt_trigger } else { 0.0 } } else { 0.0 };
 
         let mean = heights.iter().sum::<usize>() as f64 / WIDTH as f64;
         let shape: f64 = (0..WIDTH).map(|i| (heights[i] as f64 - mean - w.shape_offsets[i]).abs()).sum();
