@@ -54,6 +54,10 @@ pub struct Bot {
     stall: Stall,
 }
 
+/// Puyos a field must lose from one decision to the next for the stall rule to see a fire (a single
+/// link pops 4 puyos while the piece adds 2).
+const STALL_RESET_PUYOS: u32 = 8;
+
 /// How long the best potential chain has gone without growing (the ignition policy's stall rule).
 #[derive(Clone, Copy, Debug, Default)]
 struct Stall {
@@ -61,7 +65,8 @@ struct Stall {
     best: u32,
     /// Moves since it last grew.
     moves: u32,
-    /// Puyos on the field at the previous decision (fewer now: something popped, start over).
+    /// Puyos on the field at the previous decision (far fewer now: a chain fired, start over; a small
+    /// pop that makes room does not count, since stalled builds pop singles to make room).
     count: u32,
     /// Pieces played at the previous decision (fewer now: a new game).
     pieces: u32,
@@ -70,7 +75,7 @@ struct Stall {
 impl Stall {
     /// Records the potential the move about to be played keeps.
     fn update(&mut self, potential: u32, count: u32, pieces: u32) {
-        if pieces < self.pieces || count < self.count || potential > self.best {
+        if pieces < self.pieces || count + STALL_RESET_PUYOS < self.count || potential > self.best {
             self.best = potential;
             self.moves = 0;
         } else {
@@ -373,5 +378,27 @@ impl Player for Bot {
 
     fn set_movement(&mut self, moves: MoveRules) {
         self.search.moves = moves;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_survives_small_pops_and_ends_with_a_fire_or_growth() {
+        let mut stall = Stall::default();
+        stall.update(11, 54, 27);
+        for (count, pieces) in [(56, 28), (58, 29), (56, 30), (58, 31)] {
+            stall.update(11, count, pieces);
+        }
+        // A single-link pop (58 -> 56) made room; the build has still not grown for four moves.
+        assert_eq!((stall.best, stall.moves), (11, 4));
+        stall.update(12, 60, 32);
+        assert_eq!((stall.best, stall.moves), (12, 0));
+        stall.update(12, 62, 33);
+        // A fire empties the field: a new build starts from its own potential.
+        stall.update(3, 14, 34);
+        assert_eq!((stall.best, stall.moves), (3, 0));
     }
 }
