@@ -10,7 +10,7 @@ use super::ignition::IgnitionPolicy;
 use super::ignition::Reason;
 use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Field, Orientation, Placement};
+use crate::game::{Orientation, Placement};
 use crate::sim::{Decision, FireReason, Player, View};
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
@@ -229,13 +229,7 @@ impl Bot {
                             .then_some(Reason::Stall)
                     })
                 })
-                .filter(|r| !(keep_build && *r == Reason::Danger))
-                .or_else(|| {
-                    let (_, c) = strongest?;
-                    let Evaluation::Chain(e) = &self.eval else { return None };
-                    salvages(view, policy, e, &result, potential?, c.chain.chains, &self.search.moves)
-                        .then_some(Reason::Salvage)
-                });
+                .filter(|r| !(keep_build && *r == Reason::Danger));
             let wait = match (strongest, reason) {
                 (Some((_, c)), Some(Reason::Threshold)) if policy.wait_for_longer && view.opponent.is_none() => {
                     longer_fire_next(view, &result, c.chain.chains, policy, &self.search.moves)
@@ -323,39 +317,6 @@ fn longer_fire_next(
         }
     }
     best
-}
-
-/// Endless: whether to fire a chain of `offered` links because the search's best move breaks the build
-/// (see [`IgnitionPolicy::salvage_chain`]). `after` is the potential the best placement's field holds;
-/// the known next pair's best answer is tried too, since a placement may cover the trigger for one move.
-fn salvages(
-    view: &View<'_>,
-    policy: &IgnitionPolicy,
-    eval: &ChainEval,
-    result: &SearchResult,
-    after: u32,
-    offered: u32,
-    moves: &MoveRules,
-) -> bool {
-    if view.opponent.is_some() || policy.salvage_chain == 0 || offered < policy.salvage_chain || offered <= after {
-        return false;
-    }
-    let potential = |f: &Field| eval.breakdown(f, 0, view.rules).potential_chains;
-    let now = potential(view.field);
-    if after + policy.salvage_drop > now {
-        return false;
-    }
-    let field = &result.best().field;
-    let mut kept = after;
-    for &p in movegen::placements(field, view.next, PiecePosition::spawn(view.rules), moves).as_slice() {
-        let mut f = *field;
-        let Ok(chain) = f.play(view.next, p, view.rules) else { continue };
-        kept = kept.max(if chain.chains > 0 { chain.chains } else { potential(&f) });
-    }
-    log::debug!(
-        "salvage? potential {now} now, {after} after the best move, {kept} with the next pair; {offered} on offer"
-    );
-    kept + policy.salvage_drop <= now && offered > kept
 }
 
 /// The decision for candidate `pick` of a search, with every candidate ranked behind it.

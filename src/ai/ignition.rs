@@ -57,13 +57,6 @@ pub struct IgnitionPolicy {
     /// from which the known next pair fires a longer chain still worth firing there, play that placement
     /// and fire next move.
     pub wait_for_longer: bool,
-    /// Endless: when the search's best move, even with the known next pair's best answer, would leave a
-    /// potential chain at least `salvage_drop` links shorter than the field holds now, the build is
-    /// breaking: fire the strongest chain on offer if it is at least this long and longer than what
-    /// the build would keep (0 = off).
-    pub salvage_chain: u32,
-    /// The drop in potential links that counts as a breaking build (see [`IgnitionPolicy::salvage_chain`]).
-    pub salvage_drop: u32,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
     pub battle_nuisance: u32,
     /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
@@ -90,8 +83,6 @@ impl Default for IgnitionPolicy {
             stall_chain: 12,
             plan_fire: true,
             wait_for_longer: true,
-            salvage_chain: 0,
-            salvage_drop: 2,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,

@@ -52,8 +52,6 @@ pub enum FireReason {
     Finish,
     /// Endless: the build has stopped growing; its chain is fired rather than buried in junk.
     Stall,
-    /// Endless: the best move would break the build; its strongest chain on offer is fired instead.
-    Salvage,
     /// Endless with a fixed length: the last pieces cash in the build (a chain never fired scores nothing).
     LastPieces,
 }
