@@ -26,9 +26,6 @@ pub struct ChainWeights {
     pub keys: f64,
     /// Per unit of room beside the trigger column.
     pub room: f64,
-    /// When another colour triggers a chain of 2+ links at most one link shorter than the best potential
-    /// chain: the build does not hang on one colour's keys.
-    pub alt_trigger: f64,
     /// Per puyo the best potential chain would leave on the field (negative: junk that is not part of
     /// the chain takes the room a longer chain needs).
     pub junk: f64,
@@ -89,7 +86,6 @@ impl Default for ChainWeights {
             trigger_height: 100.0,
             keys: -300.0,
             room: 100.0,
-            alt_trigger: 0.0,
             junk: 0.0,
             link2: 100.0,
             link3: 150.0,
@@ -267,11 +263,8 @@ impl ChainEval {
             extend_keys: w.detect_extend_keys,
         };
         let mut best = f64::NEG_INFINITY;
-        let (mut best_chains, mut best_score, mut best_color) = (0, 0, 0);
-        // The longest chain each colour triggers.
-        let mut by_color = [0u32; crate::game::piece::MAX_COLORS];
+        let (mut best_chains, mut best_score) = (0, 0);
         potential::detect(field, rules, opts, |p| {
-            by_color[p.color.index()] = by_color[p.color.index()].max(p.chains);
             let links = if self.battle && p.chains > w.battle_chain_cap {
                 w.chain * w.battle_chain_cap as f64 + w.battle_extra_chain * (p.chains - w.battle_chain_cap) as f64
             } else {
@@ -287,12 +280,9 @@ impl ChainEval {
                 best = v;
                 best_chains = p.chains;
                 best_score = p.score;
-                best_color = p.color.index();
             }
         });
-        let alternative =
-            (0..by_color.len()).any(|c| c != best_color && by_color[c] >= 2 && by_color[c] + 1 >= best_chains);
-        let potential = if best.is_finite() { best + if alternative { w.alt_trigger } else { 0.0 } } else { 0.0 };
+        let potential = if best.is_finite() { best } else { 0.0 };
 
         let mean = heights.iter().sum::<usize>() as f64 / WIDTH as f64;
         let shape: f64 = (0..WIDTH).map(|i| (heights[i] as f64 - mean - w.shape_offsets[i]).abs()).sum();
@@ -417,26 +407,6 @@ mod tests {
             eval.battle = false;
             eval.evaluate(&f, 0, &rules)
         });
-    }
-
-    #[test]
-    fn a_second_colour_triggering_nearly_as_long_a_chain_earns_the_alternative_bonus() {
-        let rules = Rules::puyo1();
-        let plain = ChainEval::new(ChainWeights::default()).expect("gtr exists");
-        let alt = ChainEval::new(ChainWeights { alt_trigger: 500.0, ..ChainWeights::default() }).expect("gtr exists");
-        let bonus = |f: &Field| alt.breakdown(f, 0, &rules).total - plain.breakdown(f, 0, &rules).total;
-        // The GTR base: only yellow triggers its 3-chain; the other colours pop a link at most.
-        let gtr = Field::from_rows(&["......", "YBG...", "YYBG..", "BBGG.."]);
-        assert_eq!(plain.breakdown(&gtr, 0, &rules).potential_chains, 3);
-        assert_eq!(bonus(&gtr), 0.0);
-        // A 2-chain behind a green key (the red on top falls onto three reds); a red key pops a link only.
-        let left = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
-        assert_eq!(plain.breakdown(&left, 0, &rules).potential_chains, 2);
-        assert_eq!(bonus(&left), 0.0);
-        // The same plus a 2-chain behind a blue key on column 5 (the yellow on top falls onto three).
-        let two = Field::from_rows(&[".....Y", "R....B", "G....B", "G...YB", "GRRRYY"]);
-        assert_eq!(plain.breakdown(&two, 0, &rules).potential_chains, 2);
-        assert_eq!(bonus(&two), 500.0);
     }
 
     #[test]
