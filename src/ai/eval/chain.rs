@@ -18,7 +18,9 @@ use crate::game::{ChainSummary, Color, Field, Rules};
 pub struct ChainWeights {
     /// Per link of the best potential chain.
     pub chain: f64,
-    /// Per 1000 points of the best potential chain's score.
+    /// Per 1000 points of the best potential chain's score. Past the 8th link every popped puyo is worth
+    /// the same (the chain power is clamped), so points come from puyos popped late, not from links
+    /// alone: a late group of 6 is worth half a link more than one of 4.
     pub score: f64,
     /// Per row of the trigger column's height (a high trigger leaves the lower field to the chain).
     pub trigger_height: f64,
@@ -67,6 +69,10 @@ pub struct ChainWeights {
     pub detect_extend_keys: u32,
     /// Ideal height offsets from the mean, column 1 first.
     pub shape_offsets: [f64; WIDTH],
+    /// Battle: replaces `chain` (per potential link up to `battle_chain_cap`).
+    pub battle_chain: f64,
+    /// Battle: replaces `score` (what a chain sends is capped, so its points matter less there).
+    pub battle_score: f64,
     /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
     /// per-chain nuisance cap makes long chains no stronger than short ones).
     pub battle_chain_cap: u32,
@@ -105,6 +111,8 @@ impl Default for ChainWeights {
             detect_slack: 2,
             detect_extend_keys: 2,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
+            battle_chain: 1000.0,
+            battle_score: 0.0,
             battle_chain_cap: 5,
             battle_extra_chain: 100.0,
             battle_waste: 0.0,
@@ -265,13 +273,18 @@ impl ChainEval {
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
         potential::detect(field, rules, opts, |p| {
-            let links = if self.battle && p.chains > w.battle_chain_cap {
-                w.chain * w.battle_chain_cap as f64 + w.battle_extra_chain * (p.chains - w.battle_chain_cap) as f64
+            let (links, points) = if !self.battle {
+                (w.chain * p.chains as f64, w.score * p.score as f64 / 1000.0)
             } else {
-                w.chain * p.chains as f64
+                let capped = p.chains.min(w.battle_chain_cap);
+                let extra = p.chains - capped;
+                (
+                    w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64,
+                    w.battle_score * p.score as f64 / 1000.0,
+                )
             };
             let v = links
-                + w.score * p.score as f64 / 1000.0
+                + points
                 + w.trigger_height * p.trigger_height as f64
                 + w.keys * p.keys as f64
                 + w.room * p.room as f64
@@ -362,7 +375,8 @@ mod tests {
 
     #[test]
     fn a_chain_worth_firing_is_a_planned_fire_and_anything_shorter_is_waste() {
-        let mut eval = ChainEval::new(ChainWeights { planned_fire: 500.0, ..ChainWeights::default() }).expect("gtr");
+        let weights = ChainWeights { chain: 1000.0, score: 0.0, planned_fire: 500.0, ..ChainWeights::default() };
+        let mut eval = ChainEval::new(weights).expect("gtr");
         let two = ChainSummary { chains: 2, score: 360, cleared: 8 };
         let one = ChainSummary { chains: 1, score: 40, cleared: 4 };
         let as_eval = |e: &ChainEval| super::super::Evaluation::Chain(Box::new(e.clone()));
@@ -407,6 +421,25 @@ mod tests {
             eval.battle = false;
             eval.evaluate(&f, 0, &rules)
         });
+    }
+
+    #[test]
+    fn battle_values_links_by_its_own_weights_and_endless_by_chain_and_score() {
+        let rules = Rules::puyo1();
+        let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
+        let value = |w: ChainWeights, battle: bool| {
+            let mut e = ChainEval::new(w).expect("gtr");
+            e.battle = battle;
+            e.breakdown(&f, 0, &rules).potential
+        };
+        let base = ChainWeights::default();
+        let endless_only = ChainWeights { chain: 1.0, score: 500.0, ..base.clone() };
+        let battle_only = ChainWeights { battle_chain: 1.0, battle_score: 500.0, ..base.clone() };
+        // Each mode reads its own pair of weights and ignores the other's.
+        assert_eq!(value(endless_only.clone(), true), value(base.clone(), true));
+        assert_eq!(value(battle_only.clone(), false), value(base.clone(), false));
+        assert_ne!(value(endless_only, false), value(base.clone(), false));
+        assert_ne!(value(battle_only, true), value(base, true));
     }
 
     #[test]
