@@ -168,3 +168,65 @@ fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
         }
     }
 }
+
+/// A self-play field (seed 4321, game 2, before pair 35): 64 puyos and a 12-link potential. The chain
+/// search's best placement covers the trigger for one move (its own field reads as a 1-link potential),
+/// which the stuck rule took for a stuck build: the survival search then popped two links and left six.
+const TRIGGER_COVERED_FOR_A_MOVE: [&str; 14] = [
+    ".....R", "Y....G", "G....G", "G...BY", "GY..YG", "BGB.GG", "BRG.BB", "BGGYGB", "RBBYYG", "RYBRGG", "GYYRBR",
+    "YRRYBB", "YGRGGG", "RGGBBB",
+];
+
+#[test]
+fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
+    use puyobot::ai::eval::Evaluation;
+    use puyobot::game::{Color, Pair, Piece};
+    let rules = Rules::puyo1();
+    let field = Field::from_rows(&TRIGGER_COVERED_FOR_A_MOVE);
+    let config = AiConfig::default();
+    assert!(field.count() >= config.ignition.stuck_puyos);
+    let pair = |a: usize, b: usize| Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]));
+    for seed in 1..=4 {
+        let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
+        let Evaluation::Chain(eval) = bot.evaluation().clone() else {
+            panic!("the chain bot has the chain evaluation")
+        };
+        assert!(eval.breakdown(&field, 0, &rules).potential_chains >= 12, "the build stands before the move");
+        let view = View {
+            field: &field,
+            current: pair(1, 0), // green-red
+            next: pair(0, 0),    // red-red
+            pending_nuisance: 0,
+            opponent: None,
+            rules: &rules,
+            pieces_played: 34,
+            pieces_left: Some(66),
+        };
+        let decision = bot.choose(&view);
+        let mut after = field;
+        let popped = after.play(view.current, decision.placement, &rules).expect("a valid placement");
+        assert!(
+            popped.chains == 0 || popped.chains >= 10,
+            "seed {seed}: {} pops {} links",
+            decision.placement,
+            popped.chains
+        );
+        if popped.chains >= 10 {
+            continue;
+        }
+        // Judged after the next move too: the build still stands, or it fired whole.
+        let second = View { field: &after, current: view.next, next: pair(2, 3), pieces_played: 35, ..view };
+        let next_move = bot.choose(&second);
+        let mut then = after;
+        let fired = then.play(second.current, next_move.placement, &rules).expect("a valid placement");
+        let kept = eval.breakdown(&after, 0, &rules).potential_chains;
+        let kept_then = eval.breakdown(&then, 0, &rules).potential_chains;
+        assert!(
+            kept >= 10 || kept_then >= 10 || fired.chains >= 10,
+            "seed {seed}: {} keeps a {kept}-link potential, then {} a {kept_then}-link one ({} links fired)",
+            decision.placement,
+            next_move.placement,
+            fired.chains
+        );
+    }
+}

@@ -201,11 +201,19 @@ impl Bot {
         // A build in danger by height stands if the best placement keeps it, or if the field holds it now:
         // the search may rate a placement that covers the trigger for a moment highest, because the next
         // pair uncovers it (the potential of that placement's own field then reads as a 1-link chain).
+        // The potential of the field as it stands, worked out at most once, and only when a rule needs it.
+        let mut standing_cache = None;
+        let mut standing = || match &self.eval {
+            Evaluation::Chain(e) => {
+                *standing_cache.get_or_insert_with(|| Some(e.breakdown(view.field, 0, view.rules).potential_chains))
+            }
+            _ => None,
+        };
         let keep_build = match (&self.eval, &self.ignition) {
-            (Evaluation::Chain(e), Some(p)) => {
+            (Evaluation::Chain(_), Some(p)) => {
                 p.keeps_build_in_danger(view, potential)
                     || (super::ignition::in_danger(view.field, view.pending_nuisance, view.rules, p)
-                        && p.keeps_build_in_danger(view, Some(e.breakdown(view.field, 0, view.rules).potential_chains)))
+                        && p.keeps_build_in_danger(view, standing()))
             }
             _ => false,
         };
@@ -266,9 +274,13 @@ impl Bot {
             && let Some(policy) = &self.ignition
         {
             let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
+            // Stuck only when neither the best placement's field nor the field as it stands holds a
+            // build: that placement may cover the trigger for one move because the next pair uncovers it.
+            let below = |p: Option<u32>| p.is_some_and(|p| p < policy.stuck_chain);
             let stuck = policy.stuck_puyos > 0
                 && view.field.count() >= policy.stuck_puyos
-                && potential.is_some_and(|p| p < policy.stuck_chain);
+                && below(potential)
+                && below(standing());
             let danger = super::ignition::in_danger(view.field, incoming, view.rules, policy) && !keep_build;
             if stuck || danger {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).

@@ -26,8 +26,9 @@ pub struct IgnitionPolicy {
     pub danger_puyos: u32,
     /// A build is stuck when the field holds this many puyos (0 = never)...
     pub stuck_puyos: u32,
-    /// ...and the search's best placement keeps a potential chain shorter than this: the bot then plays
-    /// for survival.
+    /// ...and neither the search's best placement nor the field as it stands keeps a potential chain this
+    /// long: the bot then plays for survival. (The best placement alone may cover the trigger for one move
+    /// because the known next pair uncovers it.)
     pub stuck_chain: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,
