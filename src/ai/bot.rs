@@ -198,9 +198,6 @@ impl Bot {
         {
             self.stall.update(p, view.field.count(), view.pieces_played);
         }
-        // A build in danger by height stands if the best placement keeps it, or if the field holds it now:
-        // the search may rate a placement that covers the trigger for a moment highest, because the next
-        // pair uncovers it (the potential of that placement's own field then reads as a 1-link chain).
         // The potential of the field as it stands, worked out at most once, and only when a rule needs it.
         let mut standing_cache = None;
         let mut standing = || match &self.eval {
@@ -209,6 +206,9 @@ impl Bot {
             }
             _ => None,
         };
+        // A build in danger by height stands if the best placement keeps it, or if the field holds it now:
+        // the search may rate a placement that covers the trigger for a moment highest, because the next
+        // pair uncovers it (the potential of that placement's own field then reads as a 1-link chain).
         let keep_build = match (&self.eval, &self.ignition) {
             (Evaluation::Chain(_), Some(p)) => {
                 p.keeps_build_in_danger(view, potential)
