@@ -1,9 +1,9 @@
 //! Survival of the `chain` bot when its build is stuck: a field full of junk with no chain worth
 //! building on, played on with the emulator's search settings (no sampled futures in the main search).
 
-use puyobot::ai::eval::survival;
+use puyobot::ai::eval::{ChainEval, Evaluation, survival};
 use puyobot::ai::{AiConfig, Bot};
-use puyobot::game::{Field, Rules};
+use puyobot::game::{Color, Field, Pair, Piece, Rules};
 use puyobot::sim::{PieceSource, Player, RandomPieces, View};
 
 /// A field an emulator game reached on an open-cartridge build before it topped out: 68 puyos, no
@@ -41,6 +41,18 @@ fn pieces_until_top_out(field: &Field, seed: u64, n: usize) -> Option<usize> {
     None
 }
 
+/// A pair of colours `a` and `b` (indices into `Color::ALL`).
+fn pair(a: usize, b: usize) -> Piece {
+    Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]))
+}
+
+/// A `chain` bot for `seed`, with a copy of its evaluation to read potentials with.
+fn chain_bot(config: &AiConfig, seed: u64) -> (Bot, ChainEval) {
+    let bot = Bot::new("chain", config, seed).expect("the chain bot builds");
+    let Evaluation::Chain(eval) = bot.evaluation().clone() else { panic!("the chain bot has the chain evaluation") };
+    (bot, *eval)
+}
+
 #[test]
 fn the_chain_bot_digs_out_of_a_stuck_field() {
     let field = Field::from_rows(&STUCK);
@@ -73,18 +85,12 @@ const KEY_IN_HAND: [&str; 14] = [
 
 #[test]
 fn a_build_whose_key_is_in_hand_is_not_stuck() {
-    use puyobot::ai::eval::Evaluation;
-    use puyobot::game::{Color, Pair, Piece};
     let rules = Rules::puyo1();
     let field = Field::from_rows(&KEY_IN_HAND);
     let config = AiConfig::default();
     assert_eq!(field.count(), config.ignition.stuck_puyos);
-    let pair = |a: usize, b: usize| Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]));
     for seed in 1..=4 {
-        let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
-        let Evaluation::Chain(eval) = bot.evaluation().clone() else {
-            panic!("the chain bot has the chain evaluation")
-        };
+        let (mut bot, eval) = chain_bot(&config, seed);
         assert!(eval.breakdown(&field, 0, &rules).potential_chains < config.ignition.stuck_chain);
         let view = View {
             field: &field,
@@ -115,12 +121,9 @@ const TALL_SPAWN_COLUMN: [&str; 12] = [
 
 #[test]
 fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
-    use puyobot::ai::eval::Evaluation;
     use puyobot::ai::ignition::in_danger;
-    use puyobot::game::{Color, Pair, Piece};
     let rules = Rules::puyo1();
     let field = Field::from_rows(&TALL_SPAWN_COLUMN);
-    let pair = |a: usize, b: usize| Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]));
     let view = View {
         field: &field,
         current: pair(3, 1), // yellow-green
@@ -136,10 +139,7 @@ fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
     assert!(in_danger(&field, 0, &rules, &config.ignition), "the spawn column is in the danger zone");
     for (keep, seed) in [(0, 1), (10, 1), (10, 2), (10, 3)] {
         config.ignition.danger_keep_chain = keep;
-        let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
-        let Evaluation::Chain(eval) = bot.evaluation().clone() else {
-            panic!("the chain bot has the chain evaluation")
-        };
+        let (mut bot, eval) = chain_bot(&config, seed);
         let decision = bot.choose(&view);
         let mut after = field;
         let popped = after.play(view.current, decision.placement, &rules).expect("a valid placement");
@@ -179,18 +179,12 @@ const TRIGGER_COVERED_FOR_A_MOVE: [&str; 14] = [
 
 #[test]
 fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
-    use puyobot::ai::eval::Evaluation;
-    use puyobot::game::{Color, Pair, Piece};
     let rules = Rules::puyo1();
     let field = Field::from_rows(&TRIGGER_COVERED_FOR_A_MOVE);
     let config = AiConfig::default();
     assert!(field.count() >= config.ignition.stuck_puyos);
-    let pair = |a: usize, b: usize| Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]));
     for seed in 1..=4 {
-        let mut bot = Bot::new("chain", &config, seed).expect("the chain bot builds");
-        let Evaluation::Chain(eval) = bot.evaluation().clone() else {
-            panic!("the chain bot has the chain evaluation")
-        };
+        let (mut bot, eval) = chain_bot(&config, seed);
         assert!(eval.breakdown(&field, 0, &rules).potential_chains >= 12, "the build stands before the move");
         let view = View {
             field: &field,
