@@ -224,3 +224,54 @@ fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
         );
     }
 }
+
+/// A self-play field (seed 10001, game 125, before pair 32): 64 puyos. Two pieces earlier the search
+/// covered the green key of a 13-link build with a red pair that a later pop lifts off again, so the
+/// potential-chain detector reads at most 4 links here, while the search's lines fire the build within
+/// a few pieces. The stuck rule took it for a stuck build and the survival search popped 3 links.
+const TRIGGER_BURIED_FOR_A_PLAN: [&str; 14] = [
+    "....GR", "....BB", "....RG", "G..GBB", "R..GBR", "G..RYB", "G..BRR", "GRBRYY", "YRBRBR", "GGYGGY", "GRBRRG",
+    "YYRBRG", "YGBYGY", "BRRRYY",
+];
+
+/// The pairs that game dealt from pair 32 on (colour indices: red 0, green 1, blue 2, yellow 3).
+const DEALT_FROM_32: [(usize, usize); 8] = [(2, 0), (3, 1), (1, 2), (3, 0), (1, 0), (1, 2), (1, 0), (2, 1)];
+
+#[test]
+fn a_build_the_search_finds_again_is_not_stuck() {
+    let rules = Rules::puyo1();
+    let start = Field::from_rows(&TRIGGER_BURIED_FOR_A_PLAN);
+    for (percent, seed) in [(0, 1), (50, 1), (50, 2), (50, 3)] {
+        let mut config = AiConfig::default();
+        config.ignition.stuck_ahead_percent = percent;
+        let (mut bot, eval) = chain_bot(&config, seed);
+        assert!(start.count() >= config.ignition.stuck_puyos);
+        assert!(eval.breakdown(&start, 0, &rules).potential_chains < config.ignition.stuck_chain);
+        // Play the dealt pairs: the build is kept when it fires whole or still stands at the end.
+        let mut field = start;
+        let mut longest = 0;
+        for i in 0..DEALT_FROM_32.len() - 1 {
+            let (a, b) = DEALT_FROM_32[i];
+            let (c, d) = DEALT_FROM_32[i + 1];
+            let view = View {
+                field: &field,
+                current: pair(a, b),
+                next: pair(c, d),
+                pending_nuisance: 0,
+                opponent: None,
+                rules: &rules,
+                pieces_played: 32 + i as u32,
+                pieces_left: Some(68 - i as u32),
+            };
+            let decision = bot.choose(&view);
+            let popped = field.play(view.current, decision.placement, &rules).expect("a valid placement");
+            assert!(!field.is_game_over(&rules), "percent {percent}, seed {seed}: piece {i} tops out");
+            longest = longest.max(popped.chains);
+        }
+        let standing = eval.breakdown(&field, 0, &rules).potential_chains;
+        let kept = longest >= 12 || standing >= 12;
+        let outcome = format!("percent {percent}, seed {seed}: fired {longest} links, {standing} left standing");
+        // Before, the survival search popped 3 links at once and the build was gone.
+        assert_eq!(kept, percent > 0, "{outcome}");
+    }
+}

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, Line, SearchOptions, SearchResult, balanced_pairs, sample_pairs};
+use super::search::{Candidate, DEATH, Line, LineEnd, SearchOptions, SearchResult, balanced_pairs, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
@@ -23,6 +23,16 @@ struct Node {
     value: f64,
     /// The piece that made this node fired a planned fire (see [`Evaluation::line_step`]).
     fired: bool,
+}
+
+/// A root's best value in one future, and where that line ends (`None` while it has none).
+type BestLine = (f64, Option<LineEnd>);
+
+impl Node {
+    /// Where this node's line ends.
+    fn end(&self) -> LineEnd {
+        LineEnd { field: self.field, fired: self.line.fires }
+    }
 }
 
 /// Every child of the frontier's fields with `piece`, evaluated; lines that top out are dropped.
@@ -90,7 +100,14 @@ pub fn search(
                 fired: false,
             });
         }
-        candidates.push(Candidate { placement: m.placement, path: m.path, value: DEATH, chain, field: f });
+        candidates.push(Candidate {
+            placement: m.placement,
+            path: m.path,
+            value: DEATH,
+            chain,
+            field: f,
+            ahead: Vec::new(),
+        });
     }
     if candidates.is_empty() {
         return None;
@@ -101,6 +118,7 @@ pub fn search(
         let c = &mut candidates[n.root];
         if n.value > c.value {
             c.value = n.value;
+            c.ahead = vec![n.end()];
         }
     }
     // Roots alive now but with no surviving reply top out on the next pair: a little better than now.
@@ -111,7 +129,8 @@ pub fn search(
     }
     let start = prune(level, opts.beam_width.max(1));
     if !start.is_empty() && opts.samples > 0 {
-        let runs: Vec<(Vec<f64>, f64)> = (0..opts.samples as u64)
+        // Per future: each root's best value and where that line ends, and the worst survivor's value.
+        let runs: Vec<(Vec<BestLine>, f64)> = (0..opts.samples as u64)
             .map(|i| {
                 let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let future = if opts.balanced {
@@ -120,13 +139,18 @@ pub fn search(
                     sample_pairs(opts.beam_depth, opts.colors, future_seed)
                 };
                 let mut frontier = start.clone();
-                let mut best = vec![f64::NEG_INFINITY; candidates.len()];
+                let mut best = vec![(f64::NEG_INFINITY, None); candidates.len()];
+                let mut record = |n: &Node| {
+                    if n.value > best[n.root].0 {
+                        best[n.root] = (n.value, Some(n.end()));
+                    }
+                };
                 for &piece in &future {
                     let mut children = expand(&frontier, piece, eval, rules, opts);
                     // A planned fire ends its line: it is recorded, and its slot goes to a build.
                     children.retain(|n| {
                         if n.fired {
-                            best[n.root] = best[n.root].max(n.value);
+                            record(n);
                         }
                         !n.fired
                     });
@@ -137,12 +161,12 @@ pub fn search(
                 }
                 let mut worst = f64::INFINITY;
                 for n in &frontier {
-                    best[n.root] = best[n.root].max(n.value);
+                    record(n);
                     worst = worst.min(n.value);
                 }
                 if !worst.is_finite() {
                     // Every line fired or died: a root without a value is worth the least recorded one.
-                    worst = best.iter().copied().filter(|v| v.is_finite()).reduce(f64::min).unwrap_or(DEATH * 0.5);
+                    worst = best.iter().map(|b| b.0).filter(|v| v.is_finite()).reduce(f64::min).unwrap_or(DEATH * 0.5);
                 }
                 (best, worst)
             })
@@ -153,8 +177,10 @@ pub fn search(
             if !in_beam[r] {
                 continue;
             }
-            let total: f64 = runs.iter().map(|(best, worst)| if best[r].is_finite() { best[r] } else { *worst }).sum();
+            let total: f64 =
+                runs.iter().map(|(best, worst)| if best[r].0.is_finite() { best[r].0 } else { *worst }).sum();
             c.value = total / runs.len() as f64;
+            c.ahead = runs.iter().filter_map(|(best, _)| best[r].1).collect();
             floor = floor.min(c.value);
         }
         // Placements the beam never kept rank below every one it did, in their 2-ply order.
@@ -211,7 +237,7 @@ mod tests {
     }
 
     #[test]
-    fn a_planned_fire_that_only_a_sampled_future_can_trigger_is_worth_its_bonus() {
+    fn a_planned_fire_that_only_a_sampled_future_can_trigger_is_worth_its_bonus_and_marks_its_line() {
         // Red keys fire two links here; the known pieces are yellow-blue, and with one colour in play every
         // sampled future is red-red.
         let f = Field::from_rows(&["G.....", "R.....", "R.....", "RGGG.."]);
@@ -223,11 +249,20 @@ mod tests {
             e.fire_at = fire_at;
             let eval = Evaluation::Chain(Box::new(e));
             let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
-            search(&f, pair(2, 3), pair(2, 3), moves, &eval, &rules, &opts, 9).expect("placements").best().value
+            search(&f, pair(2, 3), pair(2, 3), moves, &eval, &rules, &opts, 9).expect("placements").best().clone()
         };
         let planned = best(Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 }));
         let waste = best(None);
-        assert!(planned > waste + 2500.0, "planned fire {planned} vs every pop as waste {waste}");
+        assert!(
+            planned.value > waste.value + 2500.0,
+            "planned fire {} vs every pop as waste {}",
+            planned.value,
+            waste.value
+        );
+        // One line end per future; the bot reads the planned fires from them.
+        assert_eq!(planned.ahead.len(), 2);
+        assert!(planned.ahead.iter().all(|end| end.fired), "{:?}", planned.ahead);
+        assert!(waste.ahead.iter().all(|end| !end.fired), "no fire is planned without a threshold");
     }
 
     #[test]

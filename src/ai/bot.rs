@@ -10,7 +10,7 @@ use super::ignition::IgnitionPolicy;
 use super::ignition::Reason;
 use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Orientation, Placement};
+use crate::game::{Orientation, Placement, Rules};
 use crate::sim::{Decision, FireReason, Player, View};
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
@@ -276,11 +276,14 @@ impl Bot {
             let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
             // Stuck only when neither the best placement's field nor the field as it stands holds a
             // build: that placement may cover the trigger for one move because the next pair uncovers it.
+            // Nor when the search's lines find the build again: a trigger the next pieces uncover or
+            // complete is no build to the detector on this field, but it is at the end of those lines.
             let below = |p: Option<u32>| p.is_some_and(|p| p < policy.stuck_chain);
             let stuck = policy.stuck_puyos > 0
                 && view.field.count() >= policy.stuck_puyos
                 && below(potential)
-                && below(standing());
+                && below(standing())
+                && !builds_ahead(&self.eval, result.best(), policy, view.rules);
             let danger = super::ignition::in_danger(view.field, incoming, view.rules, policy) && !keep_build;
             if stuck || danger {
                 // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
@@ -300,6 +303,21 @@ impl Bot {
         }
         Some(decision(&result, pick, fired))
     }
+}
+
+/// Whether the search's best lines through `candidate` fire a planned chain, or end on a field with a
+/// potential chain of `stuck_chain` links, in at least `stuck_ahead_percent` of its looks ahead.
+fn builds_ahead(eval: &Evaluation, candidate: &Candidate, policy: &IgnitionPolicy, rules: &Rules) -> bool {
+    let Evaluation::Chain(e) = eval else { return false };
+    if policy.stuck_ahead_percent == 0 || candidate.ahead.is_empty() {
+        return false;
+    }
+    let building = candidate
+        .ahead
+        .iter()
+        .filter(|end| end.fired || e.breakdown(&end.field, 0, rules).potential_chains >= policy.stuck_chain)
+        .count();
+    building * 100 >= policy.stuck_ahead_percent as usize * candidate.ahead.len()
 }
 
 /// Endless: among the placements that fire nothing now, the one after which the known next pair fires the

@@ -30,6 +30,10 @@ pub struct IgnitionPolicy {
     /// long: the bot then plays for survival. (The best placement alone may cover the trigger for one move
     /// because the known next pair uncovers it.)
     pub stuck_chain: u32,
+    /// ...nor do the search's best lines through that placement, in at least this percentage of its looks
+    /// ahead, fire a planned chain or end on a field with such a potential (0 = never mind them): a
+    /// trigger the next pieces uncover or complete is a build the search sees and the field alone hides.
+    pub stuck_ahead_percent: u32,
     /// Or when the spawn column is this high.
     pub danger_height: usize,
     /// Endless: in danger, a chain shorter than this is not fired by the policy; the survival search
@@ -76,6 +80,7 @@ impl Default for IgnitionPolicy {
             danger_puyos: 72,
             stuck_puyos: 60,
             stuck_chain: 6,
+            stuck_ahead_percent: 50,
             danger_height: 11,
             danger_min_chain: 4,
             danger_keep_chain: 10,

@@ -72,6 +72,20 @@ pub struct Candidate {
     pub chain: ChainSummary,
     /// The field after the placement resolves.
     pub field: Field,
+    /// Where the best line through this placement ends in each of the search's looks ahead (each sampled
+    /// future, or the one look at the known next piece; empty when the placement tops out or the beam
+    /// dropped it). The bot reads builds from them that the field after this placement alone does not
+    /// show: a trigger the next pieces uncover or complete.
+    pub ahead: Vec<LineEnd>,
+}
+
+/// The end of a searched line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineEnd {
+    /// The field at the end of the line.
+    pub field: Field,
+    /// Whether a piece along the line fired a planned chain (see [`Evaluation::line_step`]).
+    pub fired: bool,
 }
 
 /// The outcome of a search.
@@ -121,6 +135,8 @@ pub(crate) struct Line {
     pub waste: u32,
     /// Value of the planned fires along the line.
     pub bonus: f64,
+    /// Whether a piece along the line fired a planned chain.
+    pub fires: bool,
 }
 
 impl Line {
@@ -130,7 +146,9 @@ impl Line {
         // Only a pop needs the field's size (counting is skipped on the hot path otherwise).
         let puyos = if chain.chains > 0 { field.count() } else { 0 };
         let (waste, bonus) = eval.line_step(chain, puyos);
-        Line { waste: self.waste + waste, bonus: self.bonus + bonus }
+        // A pop that wastes nothing was a planned fire.
+        let fires = self.fires || (chain.chains > 0 && waste == 0);
+        Line { waste: self.waste + waste, bonus: self.bonus + bonus, fires }
     }
 
     /// The value of ending the line on `field`.
@@ -249,7 +267,9 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
         } else {
             best_reply(&field, &deeper, everywhere, line, eval, rules, opts)
         };
-        Some((Candidate { placement: m.placement, path: m.path, value, chain, field }, leaf_field, line))
+        let ahead =
+            if value > DEATH * 0.25 { vec![LineEnd { field: leaf_field, fired: line.fires }] } else { Vec::new() };
+        Some((Candidate { placement: m.placement, path: m.path, value, chain, field, ahead }, leaf_field, line))
     };
     let scored: Vec<(Candidate, Field, Line)> = if opts.threads > 1 {
         moves.into_par_iter().filter_map(score).collect()
