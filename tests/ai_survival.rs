@@ -226,9 +226,9 @@ fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
 }
 
 /// A self-play field (seed 10001, game 125, before pair 32): 64 puyos. Two pieces earlier the search
-/// covered the green key of a 13-link build with a red pair that a later pop lifts off again, so the
-/// potential-chain detector reads at most 4 links here, while the search's lines fire the build within
-/// a few pieces. The stuck rule took it for a stuck build and the survival search popped 3 links.
+/// covered the green key of a 13-link build with a red pair, so the potential-chain detector reads at
+/// most 4 links here, while the search's lines find a long chain again within their look-ahead. The stuck
+/// rule took it for a stuck build and the survival search popped 3 links.
 const TRIGGER_BURIED_FOR_A_PLAN: [&str; 14] = [
     "....GR", "....BB", "....RG", "G..GBB", "R..GBR", "G..RYB", "G..BRR", "GRBRYY", "YRBRBR", "GGYGGY", "GRBRRG",
     "YYRBRG", "YGBYGY", "BRRRYY",

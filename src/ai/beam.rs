@@ -118,7 +118,8 @@ pub fn search(
         let c = &mut candidates[n.root];
         if n.value > c.value {
             c.value = n.value;
-            c.ahead = vec![n.end()];
+            c.ahead.clear();
+            c.ahead.push(n.end());
         }
     }
     // Roots alive now but with no surviving reply top out on the next pair: a little better than now.
