@@ -180,3 +180,40 @@ fn streaming_endless_matches_the_collected_record_and_forgets_dealt_pieces() {
     let later = src.piece(out.pairs + 5);
     assert_eq!(later, fresh.piece(out.pairs + 5));
 }
+
+#[test]
+fn each_move_records_the_puyos_its_chain_cleared() {
+    let rules = Rules::puyo1();
+    let rec = play_endless(&mut Lowest, &mut RandomPieces::new(11, 4), &rules, 300);
+    let mut before = 0;
+    let mut chains = 0;
+    for m in &rec.moves {
+        assert_eq!(before + 2, m.puyos + m.cleared, "a pair adds two puyos; a chain removes what it cleared");
+        assert_eq!(m.cleared > 0, m.chain > 0);
+        chains += (m.chain > 0) as u32;
+        before = m.puyos;
+    }
+    assert!(chains > 0, "the lowest-column stacker pops something in 300 pairs");
+}
+
+#[test]
+fn big_chains_are_summed_for_their_cost_and_leftovers() {
+    use puyobot::sim::{EndlessOutcome, EndlessRun, EndlessSummary, EndlessTally, MoveRecord, Timing};
+    let mv = |chain, puyos, cleared| MoveRecord { chain, score: 0, puyos, cleared, think_us: 0 };
+    let mut tally = EndlessTally::new(0);
+    // A 9-link chain fired with 50 puyos (41 popped, 9 left), a 3-link pop (not big), a 12-link chain fired
+    // with 60 (50 popped, 10 left), and a game that ends with 14 puyos standing.
+    for m in [mv(0, 48, 0), mv(9, 9, 41), mv(3, 0, 11), mv(0, 58, 0), mv(12, 10, 50), mv(0, 14, 0)] {
+        tally.observe(&m);
+    }
+    let r = tally.finish(&EndlessOutcome::default(), None);
+    assert_eq!((r.game.big_chains, r.game.final_puyos), (2, 14));
+    let run = EndlessRun { ai: "t".into(), seed: 0, colors: 4, pieces: 6, first_game: 0, run_games: 1, config_crc: 0 };
+    let s = EndlessSummary::build(run, None, r.totals, Timing::new(), vec![r.game]);
+    assert_eq!(s.big_chains_per_game, 2.0);
+    assert_eq!(s.big_chain_links_mean, 10.5);
+    assert_eq!(s.big_chain_popped_per_link, 91.0 / 21.0);
+    assert_eq!(s.big_chain_at_fire_mean, 55.0);
+    assert_eq!(s.big_chain_left_mean, 9.5);
+    assert_eq!(s.final_puyos_mean, 14.0);
+}

@@ -391,6 +391,16 @@ fn print_endless(s: &EndlessSummary) {
     );
     println!("moves by puyos on field: {}", nonzero(&s.puyos_histogram, 0));
     println!("field clears: {}", s.field_clears);
+    println!(
+        "chains of {BIG_CHAIN}+: {:.2} per game, mean {:.2} links, fired with {:.1} puyos on the field, \
+         {:.2} popped per link, {:.1} left; puyos left at the end of a game: mean {:.1}",
+        s.big_chains_per_game,
+        s.big_chain_links_mean,
+        s.big_chain_at_fire_mean,
+        s.big_chain_popped_per_link,
+        s.big_chain_left_mean,
+        s.final_puyos_mean
+    );
     let t = &s.timing;
     println!(
         "think time per move ({}): mean {:.3} ms, median {:.3} ms, p95 {:.3} ms; thread CPU mean {}",

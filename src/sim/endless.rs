@@ -16,6 +16,8 @@ pub struct MoveRecord {
     pub score: u32,
     /// Puyos on the field after the move resolved.
     pub puyos: u32,
+    /// Puyos this move's chain removed (0 without a chain).
+    pub cleared: u32,
     /// Wall-clock time the player took to choose, in microseconds.
     pub think_us: u64,
 }
@@ -110,7 +112,13 @@ pub fn play_endless_streaming(
         if summary.chains > 0 && field.is_empty() {
             out.field_clears += 1;
         }
-        on_move(&MoveRecord { chain: summary.chains, score: summary.score, puyos: field.count(), think_us });
+        on_move(&MoveRecord {
+            chain: summary.chains,
+            score: summary.score,
+            puyos: field.count(),
+            cleared: summary.cleared,
+            think_us,
+        });
         if field.is_game_over(rules) {
             out.topped_out = true;
             break;

@@ -63,6 +63,12 @@ pub struct EndlessGame {
     pub field_clears: u32,
     /// True when the game ended by topping out.
     pub topped_out: bool,
+    /// Chains of [`BIG_CHAIN`]+ links fired.
+    #[serde(default)]
+    pub big_chains: u32,
+    /// Puyos on the field when the game ended (built, never fired).
+    #[serde(default)]
+    pub final_puyos: u32,
 }
 
 impl EndlessGame {
@@ -106,6 +112,48 @@ pub struct EndlessTotals {
     pub chains: Histogram,
     /// Moves by puyos on the field after the move (index = puyos).
     pub puyos: Histogram,
+    /// How efficiently the big chains were built (every chain of [`BIG_CHAIN`]+ links, not only the first).
+    #[serde(default)]
+    pub big: BigChainTotals,
+    /// Puyos on the field at the end of each game, summed.
+    #[serde(default)]
+    pub final_puyos: u64,
+}
+
+/// Sums over every chain of [`BIG_CHAIN`]+ links: what it cost in puyos and what it left. A chain of `n`
+/// links needs at least `4n` puyos; the rest of the field is what stopped it from being longer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BigChainTotals {
+    /// Chains.
+    pub chains: u64,
+    /// Their links.
+    pub links: u64,
+    /// Puyos they popped.
+    pub popped: u64,
+    /// Puyos on the field when they fired (the firing piece included).
+    pub at_fire: u64,
+    /// Puyos left on the field after them.
+    pub left: u64,
+}
+
+impl BigChainTotals {
+    /// Counts one chain of `links` links that popped `popped` puyos and left `left`.
+    pub fn add(&mut self, links: u32, popped: u32, left: u32) {
+        self.chains += 1;
+        self.links += links as u64;
+        self.popped += popped as u64;
+        self.at_fire += (popped + left) as u64;
+        self.left += left as u64;
+    }
+
+    /// Adds another set of sums.
+    pub fn merge(&mut self, o: &BigChainTotals) {
+        self.chains += o.chains;
+        self.links += o.links;
+        self.popped += o.popped;
+        self.at_fire += o.at_fire;
+        self.left += o.left;
+    }
 }
 
 impl Default for EndlessTotals {
@@ -124,6 +172,8 @@ impl Default for EndlessTotals {
             largest_chain_sum: 0,
             chains: Histogram::new(CHAIN_SLOTS),
             puyos: Histogram::new(PUYO_SLOTS),
+            big: BigChainTotals::default(),
+            final_puyos: 0,
         }
     }
 }
@@ -142,6 +192,8 @@ impl EndlessTotals {
         self.big_pair_sum += o.big_pair_sum;
         self.largest_chain = self.largest_chain.max(o.largest_chain);
         self.largest_chain_sum += o.largest_chain_sum;
+        self.big.merge(&o.big);
+        self.final_puyos += o.final_puyos;
         self.chains.merge(&o.chains).map_err(|e| format!("chain histogram: {e}"))?;
         self.puyos.merge(&o.puyos).map_err(|e| format!("puyo histogram: {e}"))
     }
@@ -180,6 +232,8 @@ impl EndlessTally {
                 puyos_max: 0,
                 field_clears: 0,
                 topped_out: false,
+                big_chains: 0,
+                final_puyos: 0,
             },
             totals: EndlessTotals::default(),
             timing: Timing::new(),
@@ -195,11 +249,16 @@ impl EndlessTally {
             self.totals.chains.add(m.chain as usize);
             g.largest_chain = g.largest_chain.max(m.chain);
         }
+        if m.chain >= BIG_CHAIN {
+            g.big_chains += 1;
+            self.totals.big.add(m.chain, m.cleared, m.puyos);
+        }
         if g.first_big_chain.is_none() && m.chain >= BIG_CHAIN {
             g.first_big_chain = Some((m.chain, g.pairs));
         }
         g.puyos_sum += m.puyos as u64;
         g.puyos_max = g.puyos_max.max(m.puyos);
+        g.final_puyos = m.puyos;
         self.totals.puyos.add(m.puyos as usize);
         self.timing.add_move(m.think_us);
     }
@@ -223,6 +282,7 @@ impl EndlessTally {
         }
         t.largest_chain = g.largest_chain;
         t.largest_chain_sum = g.largest_chain as u64;
+        t.final_puyos = g.final_puyos as u64;
         self.timing.cpu_ns = cpu_ns;
         EndlessGameResult { game: self.game, totals: self.totals, timing: self.timing }
     }
@@ -300,6 +360,24 @@ pub struct EndlessSummary {
     pub puyos_max: u32,
     /// Field clears.
     pub field_clears: u64,
+    /// Chains of [`BIG_CHAIN`]+ links per game.
+    #[serde(default)]
+    pub big_chains_per_game: f64,
+    /// Their mean length.
+    #[serde(default)]
+    pub big_chain_links_mean: f64,
+    /// Puyos they popped per link (4 is the least a link can pop).
+    #[serde(default)]
+    pub big_chain_popped_per_link: f64,
+    /// Mean puyos on the field when one fired.
+    #[serde(default)]
+    pub big_chain_at_fire_mean: f64,
+    /// Mean puyos one left on the field.
+    #[serde(default)]
+    pub big_chain_left_mean: f64,
+    /// Mean puyos on the field at the end of a game: built and never fired.
+    #[serde(default)]
+    pub final_puyos_mean: f64,
     /// Think time per move.
     pub timing: TimingReport,
     /// The raw totals everything above is derived from.
@@ -341,6 +419,12 @@ impl EndlessSummary {
             puyos_fit: t.puyos.gaussian(),
             puyos_max: t.puyos.max_value().unwrap_or(0) as u32,
             field_clears: t.field_clears,
+            big_chains_per_game: ratio(t.big.chains, t.games),
+            big_chain_links_mean: ratio(t.big.links, t.big.chains),
+            big_chain_popped_per_link: ratio(t.big.popped, t.big.links),
+            big_chain_at_fire_mean: ratio(t.big.at_fire, t.big.chains),
+            big_chain_left_mean: ratio(t.big.left, t.big.chains),
+            final_puyos_mean: ratio(t.final_puyos, t.games),
             timing: TimingReport::new(timing),
             totals,
             runs,
