@@ -252,9 +252,9 @@ impl EndlessTally {
         if m.chain >= BIG_CHAIN {
             g.big_chains += 1;
             self.totals.big.add(m.chain, m.cleared, m.puyos);
-        }
-        if g.first_big_chain.is_none() && m.chain >= BIG_CHAIN {
-            g.first_big_chain = Some((m.chain, g.pairs));
+            if g.first_big_chain.is_none() {
+                g.first_big_chain = Some((m.chain, g.pairs));
+            }
         }
         g.puyos_sum += m.puyos as u64;
         g.puyos_max = g.puyos_max.max(m.puyos);
