@@ -266,3 +266,43 @@ fn with_wait_for_longer_the_bot_skips_a_fire_the_known_next_pair_beats() {
         assert!(second.chain.chains >= 3, "then fires {} links at {}", second.chain.chains, second.placement);
     }
 }
+
+#[test]
+fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
+    use puyobot::ai::search::LateLook;
+    let rules = Rules::puyo1();
+    // 13 puyos, no group of 4.
+    let field = Field::from_rows(&["RG..BY", "GB..YR", "RG.YBY"]);
+    assert_eq!(field.count(), 13);
+    let with = |samples, beam_width, beam_depth| {
+        let mut c = AiConfig::default();
+        c.search.samples = samples;
+        c.search.beam_width = beam_width;
+        c.search.beam_depth = beam_depth;
+        c.search.late.puyos = 0;
+        c
+    };
+    let plan = |config: &AiConfig| {
+        let mut bot = Bot::new("chain", config, 7).expect("bot");
+        bot.plan(&view(&field, pair(0, 1), pair(2, 3), &rules)).expect("plan")
+    };
+    let plain = with(2, 4, 1);
+    let other = with(3, 6, 2);
+    assert_ne!(plan(&plain), plan(&other), "the two searches should value this field differently");
+    let late = |puyos| {
+        let mut c = plain.clone();
+        c.search.late = LateLook { puyos, samples: 3, beam_width: 6, beam_depth: 2 };
+        c
+    };
+    // The late look from its threshold on, the plain search below it; 0 turns it off.
+    assert_eq!(plan(&late(13)), plan(&other));
+    assert_eq!(plan(&late(12)), plan(&other));
+    assert_eq!(plan(&late(14)), plan(&plain));
+    assert_eq!(plan(&late(0)), plan(&plain));
+    // Without sampled futures (emulator play's two-ply search) there is no late look either.
+    let mut two_ply = late(1);
+    two_ply.search.samples = 0;
+    let mut two_ply_plain = plain.clone();
+    two_ply_plain.search.samples = 0;
+    assert_eq!(plan(&two_ply), plan(&two_ply_plain));
+}

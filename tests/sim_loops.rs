@@ -169,7 +169,7 @@ fn streaming_endless_matches_the_collected_record_and_forgets_dealt_pieces() {
     let mut tally = EndlessTally::new(0);
     let mut src = RandomPieces::new(6, 4);
     let out = play_endless_streaming(&mut Lowest, &mut src, &rules, 300, &mut |m| tally.observe(m));
-    let r = tally.finish(&out, None);
+    let r = tally.finish(&out, None, Default::default());
     assert_eq!(r.game.pairs as usize, rec.moves.len());
     assert_eq!(r.game.score, rec.score);
     assert_eq!(r.game.puyos_sum, rec.moves.iter().map(|m| m.puyos as u64).sum::<u64>());
@@ -206,7 +206,7 @@ fn big_chains_are_summed_for_their_cost_and_leftovers() {
     for m in [mv(0, 48, 0), mv(9, 9, 41), mv(3, 0, 11), mv(0, 58, 0), mv(12, 10, 50), mv(0, 14, 0)] {
         tally.observe(&m);
     }
-    let r = tally.finish(&EndlessOutcome::default(), None);
+    let r = tally.finish(&EndlessOutcome::default(), None, Default::default());
     assert_eq!((r.game.big_chains, r.game.final_puyos), (2, 14));
     let run = EndlessRun { ai: "t".into(), seed: 0, colors: 4, pieces: 6, first_game: 0, run_games: 1, config_crc: 0 };
     let s = EndlessSummary::build(run, None, r.totals, Timing::new(), vec![r.game]);
@@ -216,4 +216,43 @@ fn big_chains_are_summed_for_their_cost_and_leftovers() {
     assert_eq!(s.big_chain_at_fire_mean, 55.0);
     assert_eq!(s.big_chain_left_mean, 9.5);
     assert_eq!(s.final_puyos_mean, 14.0);
+}
+
+#[test]
+fn a_tallied_game_times_every_decision_in_cpu_time() {
+    use puyobot::sim::{TimingReport, play_endless_tallied, thread_cpu_ns};
+    if thread_cpu_ns().is_none() {
+        eprintln!("skipped: this platform reports no thread CPU time");
+        return;
+    }
+    /// Spends about 1 ms of CPU on every tenth decision and next to nothing on the others.
+    struct Uneven(u32);
+    impl Player for Uneven {
+        fn name(&self) -> &str {
+            "uneven"
+        }
+        fn choose(&mut self, view: &View<'_>) -> Decision {
+            self.0 += 1;
+            if self.0 % 10 == 0 {
+                let start = thread_cpu_ns().unwrap_or(0);
+                while thread_cpu_ns().is_some_and(|t| t < start + 1_000_000) {
+                    std::hint::black_box(start);
+                }
+            }
+            Lowest.choose(view)
+        }
+    }
+    let rules = Rules::puyo1();
+    let r = play_endless_tallied(Uneven(0), &mut RandomPieces::new(3, 4), &rules, 40, 0);
+    assert_eq!(r.timing.cpu_histogram.total(), r.game.pairs, "one CPU time per decision");
+    let report = TimingReport::new(r.timing);
+    let (median, p95, mean) = (
+        report.cpu_ms_per_move_median.expect("median"),
+        report.cpu_ms_per_move_p95.expect("p95"),
+        report.cpu_ms_per_move_mean.expect("mean"),
+    );
+    // One move in ten is expensive: the mean feels it, the median does not.
+    assert!(median < 0.5, "median {median} ms");
+    assert!(p95 >= 0.9, "p95 {p95} ms");
+    assert!(mean > median, "mean {mean} ms, median {median} ms");
 }

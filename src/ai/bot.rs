@@ -178,9 +178,10 @@ impl Bot {
         }
         let input =
             SearchInput { field: view.field, current: view.current, next: Some(view.next), start, rules: view.rules };
+        let opts = self.search.for_puyos(view.field.count());
         let result = match &self.pool {
-            Some(pool) => pool.install(|| search::search(&input, &self.eval, &self.search, seed)),
-            None => search::search(&input, &self.eval, &self.search, seed),
+            Some(pool) => pool.install(|| search::search(&input, &self.eval, &opts, seed)),
+            None => search::search(&input, &self.eval, &opts, seed),
         }?;
         let mut pick = result.best;
         let mut fired = None;

@@ -41,6 +41,50 @@ pub struct SearchOptions {
     pub balanced: bool,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
+    /// A wider, deeper look for the moves that shape a build's end (`[ai.search.late]`: from `puyos` puyos).
+    pub late: LateLook,
+}
+
+/// Time management: the sampled search's `samples`, `beam_width` and `beam_depth` once the field holds
+/// `puyos` puyos. A build is shaped in its last thirty or so puyos, where a misplaced pair costs a link of
+/// the chain; its first puyos go on an open field where most placements do. Spending the extra look only
+/// there keeps the median move near the plain search's cost (fewer than half the moves of a game are
+/// played on such fields).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LateLook {
+    /// From this many puyos on the field (0 = never).
+    pub puyos: u32,
+    /// Sampled futures.
+    pub samples: u32,
+    /// Beam width.
+    pub beam_width: usize,
+    /// Sampled pairs each beam searches beyond the next one.
+    pub beam_depth: u32,
+}
+
+impl Default for LateLook {
+    fn default() -> Self {
+        LateLook { puyos: 40, samples: 12, beam_width: 40, beam_depth: 3 }
+    }
+}
+
+impl SearchOptions {
+    /// The options for a decision on a field of `puyos` puyos: the late look's values from its threshold
+    /// on. Only where the plain options sample futures at all: emulator play's two-ply search (`[bots]
+    /// samples = 0`) stays two-ply.
+    pub fn for_puyos(&self, puyos: u32) -> SearchOptions {
+        let late = self.late;
+        if self.samples == 0 || late.puyos == 0 || puyos < late.puyos {
+            return self.clone();
+        }
+        SearchOptions {
+            samples: late.samples,
+            beam_width: late.beam_width,
+            beam_depth: late.beam_depth,
+            ..self.clone()
+        }
+    }
 }
 
 impl Default for SearchOptions {
@@ -55,6 +99,7 @@ impl Default for SearchOptions {
             beam_depth: 2,
             balanced: false,
             moves: MoveRules::default(),
+            late: LateLook::default(),
         }
     }
 }

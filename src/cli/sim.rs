@@ -403,13 +403,21 @@ fn print_endless(s: &EndlessSummary) {
     );
     let t = &s.timing;
     println!(
-        "think time per move ({}): mean {:.3} ms, median {:.3} ms, p95 {:.3} ms; thread CPU mean {}",
+        "think time per move ({}): mean {:.3} ms, median {:.3} ms, p95 {:.3} ms; thread CPU mean {}, median {}, \
+         p95 {}",
         t.clock,
         t.ms_per_move_mean,
         t.ms_per_move_median,
         t.ms_per_move_p95,
-        t.cpu_ms_per_move_mean.map_or("n/a".to_string(), |m| format!("{m:.3} ms"))
+        ms_or_na(t.cpu_ms_per_move_mean),
+        ms_or_na(t.cpu_ms_per_move_median),
+        ms_or_na(t.cpu_ms_per_move_p95)
     );
+}
+
+/// A CPU figure the platform may not report.
+fn ms_or_na(ms: Option<f64>) -> String {
+    ms.map_or("n/a".to_string(), |m| format!("{m:.3} ms"))
 }
 
 fn nonzero(h: &[u64], from: usize) -> String {

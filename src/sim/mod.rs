@@ -19,5 +19,5 @@ pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BigChainTotals, EndlessGame, EndlessGameResult, EndlessRun,
-    EndlessSummary, EndlessTally, EndlessTotals, Summary, merge, play_endless_tallied,
+    EndlessSummary, EndlessTally, EndlessTotals, Summary, TimingReport, merge, play_endless_tallied,
 };

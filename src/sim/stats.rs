@@ -280,6 +280,10 @@ pub struct Timing {
     pub think_histogram: TimeHistogram,
     /// Thread CPU time summed over the moves, nanoseconds (`None` when the platform does not report it).
     pub cpu_ns: Option<u64>,
+    /// Thread CPU time per move, microseconds (empty when the platform does not report it). A search
+    /// that spends more on some moves than on others is judged by its median move, not its mean.
+    #[serde(default)]
+    pub cpu_histogram: TimeHistogram,
 }
 
 impl Timing {
@@ -301,6 +305,7 @@ impl Timing {
         self.think_us += other.think_us;
         self.think_histogram.merge(&other.think_histogram);
         self.cpu_ns = self.cpu_ns.zip(other.cpu_ns).map(|(a, b)| a + b);
+        self.cpu_histogram.merge(&other.cpu_histogram);
     }
 
     /// Mean wall time per move, ms.
@@ -317,6 +322,12 @@ impl Timing {
     pub fn cpu_mean_ms(&self) -> Option<f64> {
         self.cpu_ns.map(|ns| ns as f64 / 1e6 / self.moves.max(1) as f64)
     }
+
+    /// Quantile `q` of the thread CPU time per move, ms, when every move's was reported.
+    pub fn cpu_quantile_ms(&self, q: f64) -> Option<f64> {
+        let complete = self.cpu_ns.is_some() && self.cpu_histogram.total() == self.moves && self.moves > 0;
+        complete.then(|| self.cpu_histogram.quantile(q) / 1000.0)
+    }
 }
 
 /// A player wrapper that sums the thread CPU time of every decision (wall time per move comes from the
@@ -326,12 +337,14 @@ pub struct CpuTimed<P> {
     pub inner: P,
     /// CPU time spent deciding, nanoseconds; `None` once the platform failed to report it.
     pub cpu_ns: Option<u64>,
+    /// CPU time of each decision, microseconds.
+    pub cpu_histogram: TimeHistogram,
 }
 
 impl<P: Player> CpuTimed<P> {
     /// Wraps `inner` with a zero count.
     pub fn new(inner: P) -> CpuTimed<P> {
-        CpuTimed { inner, cpu_ns: Some(0) }
+        CpuTimed { inner, cpu_ns: Some(0), cpu_histogram: TimeHistogram::default() }
     }
 }
 
@@ -344,7 +357,11 @@ impl<P: Player> Player for CpuTimed<P> {
         let before = thread_cpu_ns();
         let d = self.inner.choose(view);
         self.cpu_ns = match (self.cpu_ns, before, thread_cpu_ns()) {
-            (Some(total), Some(a), Some(b)) => Some(total + b.saturating_sub(a)),
+            (Some(total), Some(a), Some(b)) => {
+                let spent = b.saturating_sub(a);
+                self.cpu_histogram.add(spent / 1000);
+                Some(total + spent)
+            }
             _ => None,
         };
         d
@@ -372,6 +389,24 @@ mod tests {
         let after = process_cpu_ns().expect("readable twice");
         // Counted in 10 ms ticks on both ends.
         assert!(after >= before + 80_000_000, "{before} -> {after}");
+    }
+
+    #[test]
+    fn cpu_median_comes_from_every_move_or_not_at_all() {
+        let mut t = Timing::new();
+        for (wall, cpu) in [(10, 1_000), (20, 2_000), (30, 40_000)] {
+            t.add_move(wall);
+            t.cpu_histogram.add(cpu);
+        }
+        t.cpu_ns = Some(43_000_000);
+        let median = t.cpu_quantile_ms(0.5).expect("every move reported");
+        assert!((median - 2.0).abs() < 0.1, "median {median} ms, not the mean's 14.3 ms");
+        assert!(t.cpu_quantile_ms(0.95).expect("reported") > 38.0);
+        // Merged with a run whose platform reported no CPU time, the figure is unknown, not wrong.
+        let mut other = Timing::default();
+        other.add_move(5);
+        t.merge(&other);
+        assert_eq!(t.cpu_quantile_ms(0.5), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::endless::{EndlessOutcome, MoveRecord};
 use super::shard::Shard;
-use super::stats::{Gaussian, Histogram, Timing, wilson};
+use super::stats::{Gaussian, Histogram, TimeHistogram, Timing, wilson};
 
 /// Length from which a chain counts as "big" for the first-big-chain figures.
 pub const BIG_CHAIN: u32 = 8;
@@ -263,8 +263,13 @@ impl EndlessTally {
         self.timing.add_move(m.think_us);
     }
 
-    /// Closes the game with the loop's outcome and the player's CPU time.
-    pub fn finish(mut self, outcome: &EndlessOutcome, cpu_ns: Option<u64>) -> EndlessGameResult {
+    /// Closes the game with the loop's outcome and the player's CPU time (the sum, and per move).
+    pub fn finish(
+        mut self,
+        outcome: &EndlessOutcome,
+        cpu_ns: Option<u64>,
+        cpu_histogram: TimeHistogram,
+    ) -> EndlessGameResult {
         let g = &mut self.game;
         g.topped_out = outcome.topped_out;
         g.field_clears = outcome.field_clears;
@@ -284,6 +289,7 @@ impl EndlessTally {
         t.largest_chain_sum = g.largest_chain as u64;
         t.final_puyos = g.final_puyos as u64;
         self.timing.cpu_ns = cpu_ns;
+        self.timing.cpu_histogram = cpu_histogram;
         EndlessGameResult { game: self.game, totals: self.totals, timing: self.timing }
     }
 }
@@ -301,6 +307,10 @@ pub struct TimingReport {
     pub ms_per_move_p95: f64,
     /// Thread CPU time per move averaged over the run (ms), when the platform reports it.
     pub cpu_ms_per_move_mean: Option<f64>,
+    /// Median thread CPU time per move (ms, to about 4 %), when the platform reports it for every move.
+    pub cpu_ms_per_move_median: Option<f64>,
+    /// 95th percentile of the thread CPU time per move (ms, to about 4 %), likewise.
+    pub cpu_ms_per_move_p95: Option<f64>,
     /// The raw aggregates.
     pub raw: Timing,
 }
@@ -314,6 +324,8 @@ impl TimingReport {
             ms_per_move_median: raw.quantile_ms(0.5),
             ms_per_move_p95: raw.quantile_ms(0.95),
             cpu_ms_per_move_mean: raw.cpu_mean_ms(),
+            cpu_ms_per_move_median: raw.cpu_quantile_ms(0.5),
+            cpu_ms_per_move_p95: raw.cpu_quantile_ms(0.95),
             raw,
         }
     }
@@ -676,5 +688,5 @@ pub fn play_endless_tallied<P: super::Player>(
     let mut timed = super::stats::CpuTimed::new(player);
     let mut tally = EndlessTally::new(game);
     let outcome = super::endless::play_endless_streaming(&mut timed, pieces, rules, n, &mut |m| tally.observe(m));
-    tally.finish(&outcome, timed.cpu_ns)
+    tally.finish(&outcome, timed.cpu_ns, timed.cpu_histogram)
 }
