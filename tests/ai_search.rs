@@ -282,10 +282,21 @@ fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
         c.search.late.puyos = 0;
         c
     };
-    let plan = |config: &AiConfig| {
+    let them = Field::from_rows(&["RGBYRG"]);
+    let plan_in = |config: &AiConfig, battle: bool| {
         let mut bot = Bot::new("chain", config, 7).expect("bot");
-        bot.plan(&view(&field, pair(0, 1), pair(2, 3), &rules)).expect("plan")
+        let mut v = view(&field, pair(0, 1), pair(2, 3), &rules);
+        if battle {
+            v.opponent = Some(puyobot::sim::OpponentView {
+                field: &them,
+                pending_nuisance: 0,
+                chain_frames_left: 0,
+                incoming_from_chain: 0,
+            });
+        }
+        bot.plan(&v).expect("plan")
     };
+    let plan = |config: &AiConfig| plan_in(config, false);
     let plain = with(2, 4, 1);
     let other = with(3, 6, 2);
     assert_ne!(plan(&plain), plan(&other), "the two searches should value this field differently");
@@ -305,4 +316,7 @@ fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
     let mut two_ply_plain = plain.clone();
     two_ply_plain.search.samples = 0;
     assert_eq!(plan(&two_ply), plan(&two_ply_plain));
+    // Nor in a battle: the late look shapes endless builds.
+    assert_ne!(plan_in(&plain, true), plan_in(&other, true), "the two searches differ in battle too");
+    assert_eq!(plan_in(&late(1), true), plan_in(&plain, true));
 }

@@ -233,7 +233,7 @@ fn a_tallied_game_times_every_decision_in_cpu_time() {
         }
         fn choose(&mut self, view: &View<'_>) -> Decision {
             self.0 += 1;
-            if self.0 % 10 == 0 {
+            if self.0.is_multiple_of(10) {
                 let start = thread_cpu_ns().unwrap_or(0);
                 while thread_cpu_ns().is_some_and(|t| t < start + 1_000_000) {
                     std::hint::black_box(start);

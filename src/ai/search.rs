@@ -65,14 +65,14 @@ pub struct LateLook {
 
 impl Default for LateLook {
     fn default() -> Self {
-        LateLook { puyos: 40, samples: 12, beam_width: 40, beam_depth: 3 }
+        LateLook { puyos: 44, samples: 12, beam_width: 40, beam_depth: 3 }
     }
 }
 
 impl SearchOptions {
-    /// The options for a decision on a field of `puyos` puyos: the late look's values from its threshold
-    /// on. Only where the plain options sample futures at all: emulator play's two-ply search (`[bots]
-    /// samples = 0`) stays two-ply.
+    /// The options for an endless decision on a field of `puyos` puyos: the late look's values from its
+    /// threshold on. Only where the plain options sample futures at all: emulator play's two-ply search
+    /// (`[bots] samples = 0`) stays two-ply.
     pub fn for_puyos(&self, puyos: u32) -> SearchOptions {
         let late = self.late;
         if self.samples == 0 || late.puyos == 0 || puyos < late.puyos {
