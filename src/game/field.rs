@@ -57,20 +57,11 @@ pub const fn neighbours(b: u128) -> u128 {
     ((b << 1) | (b >> 1) | (b << 16) | (b >> 16)) & FIELD_MASK
 }
 
-/// True when `b` holds at least `n` cells. Cheaper than `count_ones` on the portable x86-64 baseline,
-/// which has no popcount instruction: clearing the lowest set bit `n - 1` times is a few operations
-/// for the pop size of a group.
+/// True when `b` holds at least `n` cells: a hardware popcount on the x86-64-v2 target the project
+/// builds for (`.cargo/config.toml`), which is cheaper than clearing bits one by one.
 #[inline]
-pub const fn at_least(mut b: u128, n: u32) -> bool {
-    if n == 0 {
-        return true;
-    }
-    let mut i = 1;
-    while i < n {
-        b &= b.wrapping_sub(1);
-        i += 1;
-    }
-    b != 0
+pub const fn at_least(b: u128, n: u32) -> bool {
+    b.count_ones() >= n
 }
 
 /// Holes with at most one run per column (the usual pop), closed in every column at once: a column's

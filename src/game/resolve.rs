@@ -51,7 +51,7 @@ impl Field {
     /// Resolves a settled field completely and reports every step.
     pub fn resolve_steps(&mut self, rules: &Rules) -> (ChainSummary, Vec<ChainStep>) {
         let mut steps = Vec::new();
-        let (summary, _) = self.resolve_impl::<true>(rules, FIELD_MASK, 0, u32::MAX, &mut |s| steps.push(s.clone()));
+        let (summary, _, _) = self.resolve_impl::<true>(rules, FIELD_MASK, 0, u32::MAX, &mut |s| steps.push(s.clone()));
         (summary, steps)
     }
 
@@ -67,12 +67,21 @@ impl Field {
     /// [`Field::resolve_from`] does. Returns the summary of these steps only (their count, points and
     /// puyos cleared) and the cells that moved in the last one (the `dirty` of the step after it).
     pub fn resolve_partial(&mut self, rules: &Rules, dirty: u128, done: u32, max_steps: u32) -> (ChainSummary, u128) {
-        self.resolve_impl::<false>(rules, dirty, done, max_steps, &mut |_| {})
+        let (summary, moved, _) = self.resolve_impl::<false>(rules, dirty, done, max_steps, &mut |_| {});
+        (summary, moved)
+    }
+
+    /// One step of a chain, as [`Field::resolve_partial`] with `max_steps` 1, also returning the cells
+    /// the step removed (popped groups and the nuisance beside them, where they stood; 0 when nothing
+    /// popped). Two steps that remove the same cells from fields that differ only there leave the same
+    /// field behind.
+    pub fn resolve_step(&mut self, rules: &Rules, dirty: u128, done: u32) -> (ChainSummary, u128, u128) {
+        self.resolve_impl::<false>(rules, dirty, done, 1, &mut |_| {})
     }
 
     /// The resolution loop; `GROUPS` decides whether each group is listed in the step report, which
     /// costs an allocation the search does not want. The steps are numbered from `done + 1`; at most
-    /// `max_steps` run. Returns the summary and the cells the last step moved.
+    /// `max_steps` run. Returns the summary, the cells the last step moved and the cells it removed.
     #[inline(always)]
     fn resolve_impl<const GROUPS: bool>(
         &mut self,
@@ -81,13 +90,14 @@ impl Field {
         done: u32,
         max_steps: u32,
         on_step: &mut impl FnMut(&ChainStep),
-    ) -> (ChainSummary, u128) {
+    ) -> (ChainSummary, u128, u128) {
         let mut summary = ChainSummary::default();
         let pop_size = rules.pop_size;
         let group_area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
         // Nuisance in the hidden row stays put unless the hidden row takes part in groups.
         let nuisance_area = if rules.hidden_row_pops { FIELD_MASK } else { FIELD_MASK & !HIDDEN_ROW_MASK };
         let mut report = ChainStep::default();
+        let mut removed = 0u128;
         loop {
             let mut popped_mask = 0u128;
             let mut popped = 0u32;
@@ -125,7 +135,7 @@ impl Field {
                 colors += color_popped as u32;
             }
             if popped_mask == 0 {
-                return (summary, dirty);
+                return (summary, dirty, removed);
             }
             let nuisance = neighbours(popped_mask) & self.layers[NUISANCE] & nuisance_area;
             summary.chains += 1;
@@ -140,9 +150,10 @@ impl Field {
             report.colors = colors;
             report.score = score;
             on_step(&report);
-            dirty = self.remove_and_fall(popped_mask | nuisance);
+            removed = popped_mask | nuisance;
+            dirty = self.remove_and_fall(removed);
             if summary.chains >= max_steps {
-                return (summary, dirty);
+                return (summary, dirty, removed);
             }
         }
     }
@@ -183,5 +194,28 @@ mod tests {
         assert_eq!((first.chains, rest.chains), (5, 7));
         assert_eq!(first.score + rest.score, total.score);
         assert_eq!(split, whole);
+    }
+
+    #[test]
+    fn a_step_reports_the_cells_it_removed() {
+        let rules = Rules::puyo1();
+        let mut field =
+            parse_field(include_str!("../../tests/fixtures/fields/long12.txt")).expect("the 12-chain fixture parses");
+        field.apply_gravity();
+        let mut dirty = FIELD_MASK;
+        for step in 0..12 {
+            let before = field;
+            let (s, next, removed) = field.resolve_step(&rules, dirty, step);
+            assert_eq!(s.chains, 1);
+            // What went is exactly the removed cells: clearing them and letting the rest fall is the step.
+            assert_eq!(removed & !before.occupied(), 0, "step {step} removed an empty cell");
+            assert_eq!(removed.count_ones(), s.cleared);
+            let mut expected = before;
+            expected.remove_and_fall(removed);
+            assert_eq!(field, expected, "step {step}");
+            dirty = next;
+        }
+        let (s, _, removed) = field.resolve_step(&rules, dirty, 12);
+        assert_eq!((s.chains, removed), (0, 0), "nothing pops after the chain");
     }
 }

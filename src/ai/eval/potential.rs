@@ -200,9 +200,12 @@ fn record_chain(
     let mut summary = so_far;
     loop {
         states.push(ChainState::new(field, dirty, summary.score));
-        let (step, next) = field.resolve_partial(rules, dirty, summary.chains, 1);
+        let (step, next, removed) = field.resolve_step(rules, dirty, summary.chains);
         if step.chains == 0 {
             return summary;
+        }
+        if let Some(state) = states.last_mut() {
+            state.removed = removed;
         }
         summary.chains += 1;
         summary.score += step.score;
@@ -311,13 +314,15 @@ struct ChainState {
     score: u32,
     /// Column heights of `field`, read by every trial at every state.
     heights: [u8; WIDTH],
+    /// The cells the step from this state removes (0 at the last state, where nothing pops).
+    removed: u128,
 }
 
 impl ChainState {
     /// The state of `field` before a step that searches from `dirty`, with `score` points so far.
     fn new(field: Field, dirty: u128, score: u32) -> ChainState {
         let h = field.heights();
-        ChainState { field, dirty, score, heights: std::array::from_fn(|i| h[i] as u8) }
+        ChainState { field, dirty, score, heights: std::array::from_fn(|i| h[i] as u8), removed: 0 }
     }
 }
 
@@ -376,8 +381,17 @@ fn extend_fast(
                 // The keys' group in the first state is `own` when groups live in the visible rows.
                 let first_group = (area == VISIBLE_MASK).then_some(own);
                 let join = first_join(states, x, color, n, first_group, rules.pop_size, area);
-                let Some((j, at, dirty)) = join else { continue };
+                let Some((j, at, dirty, group)) = join else { continue };
                 let st = &states[j];
+                // Keys that join only groups popping at that step anyway, with no nuisance of their own
+                // beside them, leave the trigger's next state as it was (they rode on top of their
+                // column): the chain runs as the trigger's does, no longer. Most joins are of this kind.
+                if st.removed != 0
+                    && (group & !at) & !st.removed == 0
+                    && neighbours(at) & st.field.nuisance_bits() & !st.removed == 0
+                {
+                    continue;
+                }
                 let mut sim = st.field;
                 sim.layers[color.index()] |= at;
                 // A trial that may be extended again records the rest of its chain, to hand on its states.
@@ -415,7 +429,8 @@ fn extend_fast(
 }
 
 /// The first state of the trigger's chain at which `n` keys of `color` on top of column `x` pop along
-/// with the chain's step: its index, the keys' cells there and the cells that step searches from. `None`
+/// with the chain's step: its index, the keys' cells there, the cells that step searches from and the
+/// keys' group (keys included). `None`
 /// when they never do. `first_group` is the keys' group in the first state, when the caller knows it.
 ///
 /// A state only needs a flood fill when something changed near the keys' group of the state before:
@@ -430,7 +445,7 @@ fn first_join(
     first_group: Option<u128>,
     pop_size: u32,
     area: u128,
-) -> Option<(usize, u128, u128)> {
+) -> Option<(usize, u128, u128, u128)> {
     let keys = |h: u8| ((((1u32 << n) - 1) << h) as u128) << (16 * (x - 1));
     let mut prev_height = states.first().map_or(0, |st| st.heights[x - 1]);
     let mut at = keys(prev_height);
@@ -459,7 +474,7 @@ fn first_join(
         };
         prev = Some((group, layer));
         if group & dirty != 0 && at_least(group, pop_size) {
-            return Some((j, at, dirty));
+            return Some((j, at, dirty, group));
         }
     }
     None
