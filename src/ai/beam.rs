@@ -72,6 +72,35 @@ fn prune(mut nodes: Vec<Node>, width: usize) -> Vec<Node> {
     kept
 }
 
+/// A root's value in one future: its best line's, or that future's worst survivor's when the beam dropped
+/// all its lines there.
+fn future_value((best, worst): &(Vec<BestLine>, f64), root: usize) -> f64 {
+    if best[root].0.is_finite() { best[root].0 } else { *worst }
+}
+
+/// Whether the futures run so far already settle the decision: one placement the beam kept leads every
+/// other such placement by more than `opts.stop_z` standard errors of their per-future difference (a
+/// paired comparison: the futures are shared, so most of their luck cancels out). Further futures
+/// would then rarely change the choice, and never by much.
+fn clear_leader(runs: &[(Vec<BestLine>, f64)], in_beam: &[bool], opts: &SearchOptions) -> bool {
+    let k = runs.len();
+    if opts.stop_z <= 0.0 || k < opts.stop_after.max(2) as usize || k >= opts.samples as usize {
+        return false;
+    }
+    let mean = |r: usize| runs.iter().map(|run| future_value(run, r)).sum::<f64>() / k as f64;
+    let roots: Vec<usize> = (0..in_beam.len()).filter(|&r| in_beam[r]).collect();
+    // The first of the highest means, as the final choice takes it.
+    let Some(leader) = roots.iter().copied().reduce(|a, b| if mean(b) > mean(a) { b } else { a }) else {
+        return false;
+    };
+    roots.iter().filter(|&&r| r != leader).all(|&r| {
+        let diffs: Vec<f64> = runs.iter().map(|run| future_value(run, leader) - future_value(run, r)).collect();
+        let m = diffs.iter().sum::<f64>() / k as f64;
+        let var = diffs.iter().map(|d| (d - m) * (d - m)).sum::<f64>() / (k - 1) as f64;
+        m > opts.stop_z * (var / k as f64).sqrt()
+    })
+}
+
 /// Searches `moves` (the current piece's placements) with `next` known and `opts.samples` sampled
 /// futures of `opts.beam_depth` pairs each. `None` when no placement is valid.
 #[allow(clippy::too_many_arguments)]
@@ -129,10 +158,13 @@ pub fn search(
         }
     }
     let start = prune(level, opts.beam_width.max(1));
+    let mut futures = 0;
     if !start.is_empty() && opts.samples > 0 {
         // Per future: each root's best value and where that line ends, and the worst survivor's value.
-        let runs: Vec<(Vec<BestLine>, f64)> = (0..opts.samples as u64)
-            .map(|i| {
+        let in_beam: Vec<bool> = (0..candidates.len()).map(|r| start.iter().any(|n| n.root == r)).collect();
+        let mut runs: Vec<(Vec<BestLine>, f64)> = Vec::with_capacity(opts.samples as usize);
+        for i in 0..opts.samples as u64 {
+            let run = {
                 let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let future = if opts.balanced {
                     balanced_pairs(opts.beam_depth, opts.colors, future_seed)
@@ -170,16 +202,19 @@ pub fn search(
                     worst = best.iter().map(|b| b.0).filter(|v| v.is_finite()).reduce(f64::min).unwrap_or(DEATH * 0.5);
                 }
                 (best, worst)
-            })
-            .collect();
-        let in_beam: Vec<bool> = (0..candidates.len()).map(|r| start.iter().any(|n| n.root == r)).collect();
+            };
+            runs.push(run);
+            futures += 1;
+            if clear_leader(&runs, &in_beam, opts) {
+                break;
+            }
+        }
         let mut floor = f64::INFINITY;
         for (r, c) in candidates.iter_mut().enumerate() {
             if !in_beam[r] {
                 continue;
             }
-            let total: f64 =
-                runs.iter().map(|(best, worst)| if best[r].0.is_finite() { best[r].0 } else { *worst }).sum();
+            let total: f64 = runs.iter().map(|run| future_value(run, r)).sum();
             c.value = total / runs.len() as f64;
             c.ahead = runs.iter().filter_map(|(best, _)| best[r].1).collect();
             floor = floor.min(c.value);
@@ -199,7 +234,7 @@ pub fn search(
             best = i;
         }
     }
-    Some(SearchResult { candidates, best })
+    Some(SearchResult { candidates, best, futures })
 }
 
 #[cfg(test)]
@@ -264,6 +299,52 @@ mod tests {
         assert_eq!(planned.ahead.len(), 2);
         assert!(planned.ahead.iter().all(|end| end.fired), "{:?}", planned.ahead);
         assert!(waste.ahead.iter().all(|end| !end.fired), "no fire is planned without a threshold");
+    }
+
+    /// Runs of `values[future][root]`, each root's line ending nowhere in particular.
+    fn runs_of(values: &[&[f64]]) -> Vec<(Vec<BestLine>, f64)> {
+        values.iter().map(|v| (v.iter().map(|&x| (x, None)).collect(), f64::MIN)).collect()
+    }
+
+    #[test]
+    fn sampling_stops_only_when_one_placement_leads_every_other_beyond_the_spread() {
+        let opts = SearchOptions { samples: 8, stop_z: 2.0, stop_after: 3, ..SearchOptions::default() };
+        let all = [true, true, true];
+        // Root 0 leads root 1 by 100 ± 10 and root 2 by about 1000 in every future: settled after 3.
+        let clear = runs_of(&[&[1000.0, 900.0, 0.0], &[1110.0, 1000.0, 100.0], &[1190.0, 1100.0, 300.0]]);
+        assert!(!clear_leader(&clear[..2], &all, &opts), "fewer futures than stop_after");
+        assert!(clear_leader(&clear, &all, &opts));
+        // The same means, but root 1 sometimes ahead: the difference is within its spread.
+        let close = runs_of(&[&[1000.0, 1300.0, 0.0], &[1100.0, 700.0, 100.0], &[1200.0, 1000.0, 300.0]]);
+        assert!(!clear_leader(&close, &all, &opts));
+        // A root the beam dropped does not hold the decision open, and stop_z = 0 never stops.
+        assert!(clear_leader(&close, &[true, false, true], &opts));
+        assert!(!clear_leader(&clear, &all, &SearchOptions { stop_z: 0.0, ..opts.clone() }));
+        // Ties never count as a lead.
+        let tied = runs_of(&[&[5.0, 5.0, 0.0], &[5.0, 5.0, 0.0], &[5.0, 5.0, 0.0]]);
+        assert!(!clear_leader(&tied, &all, &opts));
+        // A root without a line in a future is worth that future's worst survivor.
+        let mut dropped = runs_of(&[&[1000.0, 900.0, 0.0], &[1100.0, 1000.0, 100.0], &[1200.0, 1100.0, 300.0]]);
+        for run in &mut dropped {
+            run.0[0].0 = f64::NEG_INFINITY;
+            run.1 = run.0[1].0;
+        }
+        assert!(!clear_leader(&dropped, &all, &opts), "root 0 now ties root 1 in every future");
+    }
+
+    #[test]
+    fn a_settled_decision_samples_fewer_futures() {
+        let f = Field::from_rows(&["R.....", "G.....", "GB..Y.", "GRRBYY"]);
+        let base = SearchOptions { samples: 8, beam_width: 8, beam_depth: 2, stop_z: 0.0, ..SearchOptions::default() };
+        let futures = |opts: &SearchOptions| run(&f, opts, 3).futures;
+        assert_eq!(futures(&base), 8, "without the stop every future is searched");
+        // A beam one field wide keeps one placement: nothing is left to decide after stop_after futures.
+        let narrow = SearchOptions { beam_width: 1, stop_z: 1.5, stop_after: 3, ..base.clone() };
+        assert_eq!(futures(&narrow), 3);
+        assert_eq!(
+            run(&f, &narrow, 3).best().placement,
+            run(&f, &SearchOptions { stop_z: 0.0, ..narrow }, 3).best().placement
+        );
     }
 
     #[test]

@@ -198,7 +198,14 @@ impl Bot {
             }
             _ => None,
         };
-        log::trace!("{}: {} puyos on the field, potential chain {:?}", self.name, view.field.count(), potential);
+        log::trace!(
+            "{}: {} puyos on the field, potential chain {:?}, {} of {} futures searched",
+            self.name,
+            view.field.count(),
+            potential,
+            result.futures,
+            opts.samples
+        );
         if let (Some(p), Some(policy)) = (potential, &self.ignition)
             && policy.stall_moves > 0
         {

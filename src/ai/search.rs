@@ -39,6 +39,12 @@ pub struct SearchOptions {
     /// colour order cut into pairs) instead of independent random pairs. Fewer futures then cover
     /// what matters: whether each colour comes, not the luck of one draw.
     pub balanced: bool,
+    /// With the beam: stop sampling futures once one placement leads every other the beam kept by more
+    /// than this many standard errors of their difference over the futures so far (0 = sample them all).
+    /// Most decisions are clear after a few futures; the rest get all of them.
+    pub stop_z: f64,
+    /// Futures sampled before `stop_z` may stop the sampling (at least 2: a difference needs a spread).
+    pub stop_after: u32,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
     /// A wider, deeper look for the moves that shape a build's end (`[ai.search.late]`: from `puyos` puyos).
@@ -50,7 +56,7 @@ pub struct SearchOptions {
 /// the chain; its first puyos go on an open field where most placements do. Spending the extra look only
 /// there keeps the median move near the plain search's cost (fewer than half the moves of a game are
 /// played on such fields).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LateLook {
     /// From this many puyos on the field (0 = never).
@@ -61,11 +67,14 @@ pub struct LateLook {
     pub beam_width: usize,
     /// Sampled pairs each beam searches beyond the next one.
     pub beam_depth: u32,
+    /// Replaces [`SearchOptions::stop_z`]: 0 samples every future of a late decision, the ones that
+    /// shape the build's end.
+    pub stop_z: f64,
 }
 
 impl Default for LateLook {
     fn default() -> Self {
-        LateLook { puyos: 44, samples: 12, beam_width: 40, beam_depth: 3 }
+        LateLook { puyos: 44, samples: 12, beam_width: 40, beam_depth: 3, stop_z: 0.0 }
     }
 }
 
@@ -82,6 +91,7 @@ impl SearchOptions {
             samples: late.samples,
             beam_width: late.beam_width,
             beam_depth: late.beam_depth,
+            stop_z: late.stop_z,
             ..self.clone()
         }
     }
@@ -98,6 +108,8 @@ impl Default for SearchOptions {
             beam_width: 20,
             beam_depth: 2,
             balanced: false,
+            stop_z: 1.5,
+            stop_after: 4,
             moves: MoveRules::default(),
             late: LateLook::default(),
         }
@@ -140,6 +152,9 @@ pub struct SearchResult {
     pub candidates: Vec<Candidate>,
     /// Index of the highest-valued candidate (the first one on ties).
     pub best: usize,
+    /// Sampled futures searched: the options' `samples`, or fewer when the beam's decision settled early
+    /// (see [`SearchOptions::stop_z`]).
+    pub futures: u32,
 }
 
 impl SearchResult {
@@ -358,12 +373,35 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
             best = i;
         }
     }
-    Some(SearchResult { candidates, best })
+    Some(SearchResult { candidates, best, futures: samples.len() as u32 })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_late_look_brings_its_own_futures_beam_and_stopping_rule() {
+        let opts = SearchOptions::default();
+        let late = opts.late;
+        let below = opts.for_puyos(late.puyos - 1);
+        assert_eq!(below, opts);
+        let from = opts.for_puyos(late.puyos);
+        assert_eq!(
+            (from.samples, from.beam_width, from.beam_depth, from.stop_z),
+            (late.samples, late.beam_width, late.beam_depth, late.stop_z)
+        );
+        // Everything else is the plain search's.
+        let back = SearchOptions {
+            samples: opts.samples,
+            beam_width: opts.beam_width,
+            beam_depth: opts.beam_depth,
+            stop_z: opts.stop_z,
+            ..from
+        };
+        assert_eq!(back, opts);
+        assert_ne!(late.stop_z, opts.stop_z, "the defaults stop early only below the late look");
+    }
 
     fn colors_of(pieces: &[Piece]) -> Vec<Color> {
         let mut out: Vec<Color> = pieces

@@ -462,6 +462,13 @@ fn first_join(
         }
         let dirty = st.dirty | if moved { at } else { 0 };
         prev_height = hx;
+        // Keys that stayed put join this step only through the colour's cells it searches from (the keys'
+        // cells are empty in the trigger's state, so never among them): without any, there is nothing to
+        // look at. The group of the last state looked at stays valid for the next one, which compares
+        // the layer against the one the group was found in.
+        if !moved && st.dirty & layer == 0 {
+            continue;
+        }
         let group = match (prev, first_group) {
             (None, Some(group)) if j == 0 => group,
             (Some((group, prev_layer)), _) if !moved && (group | neighbours(group)) & (layer ^ prev_layer) == 0 => {
