@@ -87,16 +87,18 @@ fn clear_leader(runs: &[(Vec<BestLine>, f64)], in_beam: &[bool], opts: &SearchOp
     if opts.stop_z <= 0.0 || k < opts.stop_after.max(2) as usize || k >= opts.samples as usize {
         return false;
     }
-    let mean = |r: usize| runs.iter().map(|run| future_value(run, r)).sum::<f64>() / k as f64;
-    let roots: Vec<usize> = (0..in_beam.len()).filter(|&r| in_beam[r]).collect();
+    let means: Vec<(usize, f64)> = (0..in_beam.len())
+        .filter(|&r| in_beam[r])
+        .map(|r| (r, runs.iter().map(|run| future_value(run, r)).sum::<f64>() / k as f64))
+        .collect();
     // The first of the highest means, as the final choice takes it.
-    let Some(leader) = roots.iter().copied().reduce(|a, b| if mean(b) > mean(a) { b } else { a }) else {
+    let Some(&(leader, _)) = means.iter().reduce(|a, b| if b.1 > a.1 { b } else { a }) else {
         return false;
     };
-    roots.iter().filter(|&&r| r != leader).all(|&r| {
-        let diffs: Vec<f64> = runs.iter().map(|run| future_value(run, leader) - future_value(run, r)).collect();
-        let m = diffs.iter().sum::<f64>() / k as f64;
-        let var = diffs.iter().map(|d| (d - m) * (d - m)).sum::<f64>() / (k - 1) as f64;
+    means.iter().filter(|&&(r, _)| r != leader).all(|&(r, _)| {
+        let diff = |run| future_value(run, leader) - future_value(run, r);
+        let m = runs.iter().map(diff).sum::<f64>() / k as f64;
+        let var = runs.iter().map(|run| (diff(run) - m) * (diff(run) - m)).sum::<f64>() / (k - 1) as f64;
         m > opts.stop_z * (var / k as f64).sqrt()
     })
 }
