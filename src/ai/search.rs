@@ -45,6 +45,9 @@ pub struct SearchOptions {
     pub stop_z: f64,
     /// Futures sampled before `stop_z` may stop the sampling (at least 2: a difference needs a spread).
     pub stop_after: u32,
+    /// Replaces the chain evaluation's `detect_extend_keys` for this look (0 = keep it). Fewer extension
+    /// keys make the detector cheaper where the build is still open.
+    pub detect_extend_keys: u32,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
     /// A wider, deeper look for the moves that shape a build's end (`[ai.search.late]`: from `puyos` puyos).
@@ -70,11 +73,13 @@ pub struct LateLook {
     /// Replaces [`SearchOptions::stop_z`]: 0 samples every future of a late decision, the ones that
     /// shape the build's end.
     pub stop_z: f64,
+    /// Replaces [`SearchOptions::detect_extend_keys`] (0 = the chain evaluation's own value).
+    pub detect_extend_keys: u32,
 }
 
 impl Default for LateLook {
     fn default() -> Self {
-        LateLook { puyos: 44, samples: 12, beam_width: 40, beam_depth: 3, stop_z: 0.0 }
+        LateLook { puyos: 44, samples: 12, beam_width: 40, beam_depth: 3, stop_z: 0.0, detect_extend_keys: 0 }
     }
 }
 
@@ -92,6 +97,7 @@ impl SearchOptions {
             beam_width: late.beam_width,
             beam_depth: late.beam_depth,
             stop_z: late.stop_z,
+            detect_extend_keys: late.detect_extend_keys,
             ..self.clone()
         }
     }
@@ -110,6 +116,7 @@ impl Default for SearchOptions {
             balanced: false,
             stop_z: 1.5,
             stop_after: 4,
+            detect_extend_keys: 0,
             moves: MoveRules::default(),
             late: LateLook::default(),
         }
@@ -388,8 +395,8 @@ mod tests {
         assert_eq!(below, opts);
         let from = opts.for_puyos(late.puyos);
         assert_eq!(
-            (from.samples, from.beam_width, from.beam_depth, from.stop_z),
-            (late.samples, late.beam_width, late.beam_depth, late.stop_z)
+            (from.samples, from.beam_width, from.beam_depth, from.stop_z, from.detect_extend_keys),
+            (late.samples, late.beam_width, late.beam_depth, late.stop_z, late.detect_extend_keys)
         );
         // Everything else is the plain search's.
         let back = SearchOptions {
@@ -397,6 +404,7 @@ mod tests {
             beam_width: opts.beam_width,
             beam_depth: opts.beam_depth,
             stop_z: opts.stop_z,
+            detect_extend_keys: opts.detect_extend_keys,
             ..from
         };
         assert_eq!(back, opts);

@@ -156,6 +156,9 @@ pub struct ChainEval {
     /// fires at least that much on the field it fires from is valued as a planned fire
     /// ([`ChainEval::fired_value`]). `None`: every pop along a line is waste.
     pub fire_at: Option<FireThreshold>,
+    /// Replaces [`ChainWeights::detect_extend_keys`] (set per move by the bot from the search's look);
+    /// `None` keeps the weight.
+    pub extend_keys: Option<u32>,
     templates: Vec<Template>,
     /// Field values already computed, by field (rules and battle mode checked on each lookup); `None`
     /// when caching is off (see [`ChainEval::set_caching`]).
@@ -216,7 +219,14 @@ impl ChainEval {
                 None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
             }
         };
-        Ok(ChainEval { weights, battle: false, fire_at: None, templates, cache: Some(FieldCache::new()) })
+        Ok(ChainEval {
+            weights,
+            battle: false,
+            fire_at: None,
+            extend_keys: None,
+            templates,
+            cache: Some(FieldCache::new()),
+        })
     }
 
     /// Turns the field cache on or off (on after [`ChainEval::new`]). It pays for itself in a search
@@ -247,11 +257,17 @@ impl ChainEval {
     pub fn evaluate(&self, field: &Field, waste: u32, rules: &Rules) -> f64 {
         let own = match &self.cache {
             Some(cache) => {
-                cache.get_or_insert(field, rules, self.battle as u64, || self.breakdown(field, 0, rules).total)
+                cache.get_or_insert(field, rules, self.cache_tag(), || self.breakdown(field, 0, rules).total)
             }
             None => self.breakdown(field, 0, rules).total,
         };
         own + self.waste_value(waste)
+    }
+
+    /// What besides the field and the rules a cached value depends on: battle mode and the detector's
+    /// extension keys.
+    fn cache_tag(&self) -> u64 {
+        self.battle as u64 | (self.extend_keys.map_or(0, |k| k as u64 + 1) << 1)
     }
 
     /// The value of popping `waste` puyos while building.
@@ -268,7 +284,7 @@ impl ChainEval {
             max_keys: w.detect_keys,
             extend_depth: w.detect_extend,
             extend_slack: w.detect_slack,
-            extend_keys: w.detect_extend_keys,
+            extend_keys: self.extend_keys.unwrap_or(w.detect_extend_keys),
         };
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
@@ -421,6 +437,28 @@ mod tests {
             eval.battle = false;
             eval.evaluate(&f, 0, &rules)
         });
+    }
+
+    #[test]
+    fn the_extension_keys_a_look_asks_for_replace_the_weight_and_are_cached_apart() {
+        // An R key pops column 2's Rs and its G falls beside column 1's: two G keys on column 1 or 3 make
+        // the second link (and more through the right-hand columns), one key cannot.
+        let f = Field::from_rows(&["...BYB", "...YBY", ".G.BYB", ".R.YBY", ".R.BYB", "GR.YBY"]);
+        let rules = Rules::puyo1();
+
+        let mut eval = ChainEval::new(ChainWeights::default()).expect("gtr");
+        assert_eq!(eval.weights().detect_extend_keys, 2);
+        let two = eval.evaluate(&f, 0, &rules);
+        assert!(eval.breakdown(&f, 0, &rules).potential_chains >= 2);
+        eval.extend_keys = Some(1);
+        assert_eq!(eval.breakdown(&f, 0, &rules).potential_chains, 1);
+        let one = ChainEval::new(ChainWeights { detect_extend_keys: 1, ..ChainWeights::default() }).expect("gtr");
+        // The cache holds the two-key value of this field: asked for one key, it must not answer with it.
+        let got = eval.evaluate(&f, 0, &rules);
+        assert_eq!(got.to_bits(), one.breakdown(&f, 0, &rules).total.to_bits());
+        assert!(got < two);
+        eval.extend_keys = None;
+        assert_eq!(eval.evaluate(&f, 0, &rules).to_bits(), two.to_bits());
     }
 
     #[test]
