@@ -171,7 +171,7 @@ impl Bot {
         };
         if let Evaluation::Chain(e) = &mut self.eval {
             e.battle = view.opponent.is_some();
-            e.extend_keys = (opts.detect_extend_keys > 0).then_some(opts.detect_extend_keys);
+            e.extend_keys = opts.extend_keys();
             e.fire_at = match &self.ignition {
                 Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.threshold()),
                 _ => None,

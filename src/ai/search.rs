@@ -45,8 +45,9 @@ pub struct SearchOptions {
     pub stop_z: f64,
     /// Futures sampled before `stop_z` may stop the sampling (at least 2: a difference needs a spread).
     pub stop_after: u32,
-    /// Replaces the chain evaluation's `detect_extend_keys` for this look (0 = keep it). Fewer extension
-    /// keys make the detector cheaper where the build is still open.
+    /// Replaces the chain evaluation's `detect_extend_keys` in the plain look (0 = keep it). One
+    /// extension key makes the detector about a quarter cheaper; below the late look, where the build is
+    /// still open, that measured no loss of strength, and the plain look sets the median move.
     pub detect_extend_keys: u32,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
@@ -103,6 +104,15 @@ impl SearchOptions {
     }
 }
 
+impl SearchOptions {
+    /// The extension keys this look asks the chain evaluation for, replacing its own `detect_extend_keys`;
+    /// `None` keeps them. Only a search that samples futures asks: emulator play's two-ply search
+    /// (`samples = 0`) is cheap, and keeps the evaluation's own.
+    pub fn extend_keys(&self) -> Option<u32> {
+        (self.samples > 0 && self.detect_extend_keys > 0).then_some(self.detect_extend_keys)
+    }
+}
+
 impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
@@ -116,7 +126,7 @@ impl Default for SearchOptions {
             balanced: false,
             stop_z: 1.5,
             stop_after: 4,
-            detect_extend_keys: 0,
+            detect_extend_keys: 1,
             moves: MoveRules::default(),
             late: LateLook::default(),
         }
@@ -409,6 +419,14 @@ mod tests {
         };
         assert_eq!(back, opts);
         assert_ne!(late.stop_z, opts.stop_z, "the defaults stop early only below the late look");
+        assert_eq!(
+            (opts.detect_extend_keys, late.detect_extend_keys),
+            (1, 0),
+            "the defaults extend with one key below the late look and with the evaluation's own from it"
+        );
+        assert_eq!((below.extend_keys(), from.extend_keys()), (Some(1), None));
+        let two_ply = SearchOptions { samples: 0, ..opts.clone() };
+        assert_eq!(two_ply.extend_keys(), None, "a search without futures keeps the evaluation's keys");
     }
 
     fn colors_of(pieces: &[Piece]) -> Vec<Color> {
