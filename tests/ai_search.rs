@@ -302,8 +302,9 @@ fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
     assert_ne!(plan(&plain), plan(&other), "the two searches should value this field differently");
     let late = |puyos| {
         let mut c = plain.clone();
-        c.search.late =
-            LateLook { puyos, samples: 3, beam_width: 6, beam_depth: 2, stop_z: 0.0, detect_extend_keys: 0 };
+        // The same extension keys as the plain look's: this test is about the futures and the beam.
+        let detect_extend_keys = c.search.detect_extend_keys;
+        c.search.late = LateLook { puyos, samples: 3, beam_width: 6, beam_depth: 2, stop_z: 0.0, detect_extend_keys };
         c
     };
     // The late look from its threshold on, the plain search below it; 0 turns it off.
