@@ -71,6 +71,38 @@ fn the_chain_bot_holds_a_small_chain_on_a_roomy_field() {
     assert_eq!(plan.chain.chains, 0);
 }
 
+#[test]
+fn each_look_brings_its_own_extension_keys_to_the_chain_evaluation() {
+    let rules = Rules::puyo1();
+    let mut config = AiConfig::default();
+    // One sampled future each: this test is about the options, not the search's strength.
+    config.search.samples = 1;
+    config.search.beam_width = 2;
+    config.search.detect_extend_keys = 1;
+    config.search.late.samples = 1;
+    config.search.late.beam_width = 2;
+    config.search.late.detect_extend_keys = 0;
+    let keys = |bot: &Bot| match bot.evaluation() {
+        Evaluation::Chain(e) => e.extend_keys,
+        other => panic!("the chain bot evaluates with the chain evaluation, got {other:?}"),
+    };
+    let open = two_chain(false);
+    // Eight rows in which no two neighbours share a colour: 48 puyos, past the late look's 44.
+    let rows = ["RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY"];
+    let full = Field::from_rows(&rows);
+    assert!(full.count() >= config.search.late.puyos);
+    let mut bot = Bot::new("chain", &config, 1).expect("bot");
+    bot.plan(&view(&open, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
+    assert_eq!(keys(&bot), Some(1), "below the late look: the plain look's key count");
+    bot.plan(&view(&full, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
+    assert_eq!(keys(&bot), None, "from the late look on: the evaluation's own count");
+    // Emulator play's two-ply search samples no futures and keeps the evaluation's count.
+    config.search.samples = 0;
+    let mut two_ply = Bot::new("chain", &config, 1).expect("bot");
+    two_ply.plan(&view(&open, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
+    assert_eq!(keys(&two_ply), None, "without futures: the evaluation's own count");
+}
+
 /// Column 3 stands to row 2: anything dropped on it tops out.
 fn spawn_column_nearly_full() -> Field {
     let mut f = Field::new();
