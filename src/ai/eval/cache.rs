@@ -4,8 +4,7 @@
 //! evaluated once need not be evaluated again. The table is direct-mapped (one slot per hash, a new entry
 //! replaces the old one), so its memory is fixed whatever the length of the game. A value depends on the
 //! field, the rules and whatever else its owner names in a tag (the chain evaluation's battle mode and
-//! extension keys); a
-//! lookup under other rules or another tag empties the table first.
+//! extension keys); a lookup under other rules or another tag empties the table first.
 
 use std::sync::Mutex;
 

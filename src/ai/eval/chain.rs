@@ -160,7 +160,7 @@ pub struct ChainEval {
     /// `None` keeps the weight.
     pub extend_keys: Option<u32>,
     templates: Vec<Template>,
-    /// Field values already computed, by field (rules and battle mode checked on each lookup); `None`
+    /// Field values already computed, by field (rules, battle mode and extension keys checked on each lookup); `None`
     /// when caching is off (see [`ChainEval::set_caching`]).
     cache: Option<FieldCache>,
 }
@@ -445,7 +445,6 @@ mod tests {
         // the second link (and more through the right-hand columns), one key cannot.
         let f = Field::from_rows(&["...BYB", "...YBY", ".G.BYB", ".R.YBY", ".R.BYB", "GR.YBY"]);
         let rules = Rules::puyo1();
-
         let mut eval = ChainEval::new(ChainWeights::default()).expect("gtr");
         assert_eq!(eval.weights().detect_extend_keys, 2);
         let two = eval.evaluate(&f, 0, &rules);
