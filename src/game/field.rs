@@ -57,6 +57,21 @@ pub const fn neighbours(b: u128) -> u128 {
     ((b << 1) | (b >> 1) | (b << 16) | (b >> 16)) & FIELD_MASK
 }
 
+/// The cells of `layer` connected to `seed`: a flood fill from the seed's cells that lie in `layer`.
+/// `layer` must lie within the field, so the shifts need no mask of their own: whatever they push into a
+/// spare bit or past the last column is outside `layer` too.
+#[inline]
+pub const fn flood(layer: u128, seed: u128) -> u128 {
+    let mut group = seed & layer;
+    loop {
+        let grown = (group | (group << 1) | (group >> 1) | (group << 16) | (group >> 16)) & layer;
+        if grown == group {
+            return group;
+        }
+        group = grown;
+    }
+}
+
 /// True when `b` holds at least `n` cells: a hardware popcount on the x86-64-v2 target the project
 /// builds for (`.cargo/config.toml`), which is cheaper than clearing bits one by one.
 #[inline]
@@ -380,6 +395,39 @@ mod tests {
         *state ^= *state >> 7;
         *state ^= *state << 17;
         *state
+    }
+
+    #[test]
+    fn a_flood_is_the_group_a_cell_by_cell_search_finds() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..5_000 {
+            // A random layer over the whole field, spare bits and all, masked to the field as the callers do.
+            let layer = ((next(&mut state) as u128) << 64 | next(&mut state) as u128) & FIELD_MASK;
+            let (x, y) = (1 + (next(&mut state) % WIDTH as u64) as usize, (next(&mut state) % HEIGHT as u64) as usize);
+            let seed = 1u128 << bit(x, y);
+            let mut expected = 0u128;
+            let mut todo = vec![(x, y)];
+            while let Some((x, y)) = todo.pop() {
+                let m = 1u128 << bit(x, y);
+                if layer & m == 0 || expected & m != 0 {
+                    continue;
+                }
+                expected |= m;
+                if x > 1 {
+                    todo.push((x - 1, y));
+                }
+                if x < WIDTH {
+                    todo.push((x + 1, y));
+                }
+                if y > 0 {
+                    todo.push((x, y - 1));
+                }
+                if y + 1 < HEIGHT {
+                    todo.push((x, y + 1));
+                }
+            }
+            assert_eq!(flood(layer, seed), expected, "layer {layer:x} from ({x}, {y})");
+        }
     }
 
     #[test]

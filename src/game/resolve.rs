@@ -4,7 +4,9 @@
 //! millions. Only groups that contain a cell that has just moved can be new, so each step searches from
 //! those "dirty" cells instead of the whole field.
 
-use super::field::{FIELD_MASK, Field, HIDDEN_ROW_MASK, MAX_COLORS_U, NUISANCE, VISIBLE_MASK, at_least, neighbours};
+use super::field::{
+    FIELD_MASK, Field, HIDDEN_ROW_MASK, MAX_COLORS_U, NUISANCE, VISIBLE_MASK, at_least, flood, neighbours,
+};
 use super::piece::Color;
 use super::rules::Rules;
 
@@ -111,14 +113,7 @@ impl Field {
                 let mut seeds = layer & dirty;
                 let mut color_popped = false;
                 while seeds != 0 {
-                    let mut group = seeds & seeds.wrapping_neg();
-                    loop {
-                        let grown = (group | neighbours(group)) & layer;
-                        if grown == group {
-                            break;
-                        }
-                        group = grown;
-                    }
+                    let group = flood(layer, seeds & seeds.wrapping_neg());
                     seeds &= !group;
                     // Most groups searched do not pop: only those that do need their size.
                     if at_least(group, pop_size) {

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH, at_least, bit, neighbours};
+use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH, at_least, bit, flood, neighbours};
 use crate::game::{Cell, ChainSummary, Color, Field, Rules};
 
 /// A chain the field could fire.
@@ -76,7 +76,7 @@ fn key_limit(x: usize, rules: &Rules) -> usize {
 /// The group of `color` containing `seed`, within the visible rows.
 #[inline]
 fn group_of(layer: u128, seed: u128) -> u128 {
-    grow(layer & VISIBLE_MASK, seed)
+    flood(layer & VISIBLE_MASK, seed)
 }
 
 /// Room beside column `x` (1-based): columns on each side up to the first higher one, lower ones twice.
@@ -476,7 +476,11 @@ fn first_join(
             }
             _ => {
                 let with_keys = layer | (at & area);
-                if n < pop_size && with_keys & neighbours(at) & !at == 0 { at & with_keys } else { grow(with_keys, at) }
+                if n < pop_size && with_keys & neighbours(at) & !at == 0 {
+                    at & with_keys
+                } else {
+                    flood(with_keys, at)
+                }
             }
         };
         prev = Some((group, layer));
@@ -485,19 +489,6 @@ fn first_join(
         }
     }
     None
-}
-
-/// The cells of `layer` connected to `seed` (all of `layer` that a flood fill from it reaches).
-#[inline]
-fn grow(layer: u128, seed: u128) -> u128 {
-    let mut g = seed & layer;
-    loop {
-        let n = (g | neighbours(g)) & layer;
-        if n == g {
-            return g;
-        }
-        g = n;
-    }
 }
 
 #[cfg(test)]
