@@ -102,9 +102,7 @@ impl SearchOptions {
             ..self.clone()
         }
     }
-}
 
-impl SearchOptions {
     /// The extension keys this look asks the chain evaluation for, replacing its own `detect_extend_keys`;
     /// `None` keeps them. Only a search that samples futures asks: emulator play's two-ply search
     /// (`samples = 0`) is cheap, and keeps the evaluation's own.
