@@ -12,7 +12,17 @@ fn pair(a: usize, b: usize) -> Piece {
 }
 
 fn view<'a>(field: &'a Field, current: Piece, next: Piece, rules: &'a Rules) -> View<'a> {
-    View { field, current, next, pending_nuisance: 0, opponent: None, rules, pieces_played: 0, pieces_left: None }
+    View {
+        field,
+        current,
+        next,
+        revealed: &[],
+        pending_nuisance: 0,
+        opponent: None,
+        rules,
+        pieces_played: 0,
+        pieces_left: None,
+    }
 }
 
 /// A 2-chain behind one red key on column 4 (reds pop, the green above falls onto three greens); with
@@ -59,6 +69,7 @@ fn the_chain_bot_holds_a_small_chain_on_a_roomy_field() {
         field: &f,
         current: v.current,
         next: Some(v.next),
+        revealed: &[],
         start: PiecePosition::spawn(&rules),
         rules: &rules,
     };
@@ -138,6 +149,7 @@ fn the_search_prefers_the_placement_that_fires_a_chain_for_classic() {
         field: &f,
         current: pair(0, 0),
         next: Some(pair(1, 2)),
+        revealed: &[],
         start: PiecePosition::spawn(&rules),
         rules: &rules,
     };

@@ -28,6 +28,7 @@ fn pieces_until_top_out(field: &Field, seed: u64, n: usize) -> Option<usize> {
             current: deal.piece(i),
             next: deal.piece(i + 1),
             pending_nuisance: 0,
+            revealed: &[],
             opponent: None,
             rules: &rules,
             pieces_played: 100 + i as u32,
@@ -97,6 +98,7 @@ fn a_build_whose_key_is_in_hand_is_not_stuck() {
             current: pair(0, 2),
             next: pair(1, 0),
             pending_nuisance: 0,
+            revealed: &[],
             opponent: None,
             rules: &rules,
             pieces_played: 30,
@@ -129,6 +131,7 @@ fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
         current: pair(3, 1), // yellow-green
         next: pair(0, 3),    // red-yellow
         pending_nuisance: 0,
+        revealed: &[],
         opponent: None,
         rules: &rules,
         pieces_played: 29,
@@ -191,6 +194,7 @@ fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
             current: pair(1, 0), // green-red
             next: pair(0, 0),    // red-red
             pending_nuisance: 0,
+            revealed: &[],
             opponent: None,
             rules: &rules,
             pieces_played: 34,
@@ -258,6 +262,7 @@ fn a_build_the_search_finds_again_is_not_stuck() {
                 current: pair(a, b),
                 next: pair(c, d),
                 pending_nuisance: 0,
+                revealed: &[],
                 opponent: None,
                 rules: &rules,
                 pieces_played: 32 + i as u32,

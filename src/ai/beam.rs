@@ -110,6 +110,7 @@ pub fn search(
     field: &Field,
     current: Piece,
     next: Piece,
+    revealed: &[Piece],
     moves: Vec<Move>,
     eval: &Evaluation,
     rules: &Rules,
@@ -168,11 +169,14 @@ pub fn search(
         for i in 0..opts.samples as u64 {
             let run = {
                 let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let future = if opts.balanced {
+                let mut future = if opts.balanced {
                     balanced_pairs(opts.beam_depth, opts.colors, future_seed)
                 } else {
                     sample_pairs(opts.beam_depth, opts.colors, future_seed)
                 };
+                // Revealed pairs (a diagnostic) replace the sampled ones they stand for.
+                let known = revealed.len().min(opts.reveal as usize).min(future.len());
+                future[..known].copy_from_slice(&revealed[..known]);
                 let mut frontier = start.clone();
                 let mut best = vec![(f64::NEG_INFINITY, None); candidates.len()];
                 let mut record = |n: &Node| {
@@ -254,7 +258,7 @@ mod tests {
         let rules = Rules::puyo1();
         let eval = Evaluation::Chain(Box::new(ChainEval::new(ChainWeights::default()).expect("gtr exists")));
         let moves = movegen::generate(field, pair(0, 1), PiecePosition::spawn(&rules), &opts.moves);
-        search(field, pair(0, 1), pair(2, 3), moves, &eval, &rules, opts, seed).expect("placements")
+        search(field, pair(0, 1), pair(2, 3), &[], moves, &eval, &rules, opts, seed).expect("placements")
     }
 
     #[test]
@@ -287,7 +291,7 @@ mod tests {
             e.fire_at = fire_at;
             let eval = Evaluation::Chain(Box::new(e));
             let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
-            search(&f, pair(2, 3), pair(2, 3), moves, &eval, &rules, &opts, 9).expect("placements").best().clone()
+            search(&f, pair(2, 3), pair(2, 3), &[], moves, &eval, &rules, &opts, 9).expect("placements").best().clone()
         };
         let planned = best(Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 }));
         let waste = best(None);
@@ -301,6 +305,41 @@ mod tests {
         assert_eq!(planned.ahead.len(), 2);
         assert!(planned.ahead.iter().all(|end| end.fired), "{:?}", planned.ahead);
         assert!(waste.ahead.iter().all(|end| !end.fired), "no fire is planned without a threshold");
+    }
+
+    #[test]
+    fn revealed_pairs_start_every_future_and_only_when_asked_for() {
+        // Green keys fire two links; the known pieces are blue-yellow and every sampled future is red-red
+        // (one colour in play). Only a revealed green pair after the next one makes the fire plannable.
+        let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
+        let rules = Rules::puyo1();
+        let mut e = ChainEval::new(ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() }).expect("gtr");
+        e.fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        let eval = Evaluation::Chain(Box::new(e));
+        let best = |reveal: u32, revealed: &[Piece]| {
+            let opts = SearchOptions {
+                samples: 2,
+                colors: 1,
+                beam_width: 6,
+                beam_depth: 2,
+                reveal,
+                ..SearchOptions::default()
+            };
+            let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
+            search(&f, pair(2, 3), pair(2, 3), revealed, moves, &eval, &rules, &opts, 9)
+                .expect("placements")
+                .best()
+                .clone()
+        };
+        let green = [pair(1, 1)];
+        let told = best(1, &green);
+        assert_eq!(told.ahead.len(), 2);
+        assert!(told.ahead.iter().all(|end| end.fired), "the revealed green pair fires: {:?}", told.ahead);
+        let not_asked = best(0, &green);
+        assert!(not_asked.ahead.iter().all(|end| !end.fired), "reveal = 0 ignores what the view carries");
+        let not_told = best(1, &[]);
+        assert!(not_told.ahead.iter().all(|end| !end.fired), "nothing revealed, nothing to fire with");
+        assert!(told.value > not_asked.value + 2500.0, "{} vs {}", told.value, not_asked.value);
     }
 
     /// Runs of `values[future][root]`, each root's line ending nowhere in particular.

@@ -183,8 +183,14 @@ impl Bot {
         {
             return Some(d);
         }
-        let input =
-            SearchInput { field: view.field, current: view.current, next: Some(view.next), start, rules: view.rules };
+        let input = SearchInput {
+            field: view.field,
+            current: view.current,
+            next: Some(view.next),
+            revealed: view.revealed,
+            start,
+            rules: view.rules,
+        };
         let result = match &self.pool {
             Some(pool) => pool.install(|| search::search(&input, &self.eval, &opts, seed)),
             None => search::search(&input, &self.eval, &opts, seed),

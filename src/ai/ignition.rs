@@ -213,6 +213,7 @@ mod tests {
             rules: &rules,
             pieces_played: 40,
             pieces_left: None,
+            revealed: &[],
         };
         let one_link = ChainSummary { chains: 1, score: 40, cleared: 4 };
         let four_links = ChainSummary { chains: 4, score: 2000, cleared: 16 };

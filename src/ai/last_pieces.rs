@@ -108,7 +108,17 @@ mod tests {
     }
 
     fn view<'a>(field: &'a Field, rules: &'a Rules, current: Piece, next: Piece, left: Option<u32>) -> View<'a> {
-        View { field, current, next, pending_nuisance: 0, opponent: None, rules, pieces_played: 50, pieces_left: left }
+        View {
+            field,
+            current,
+            next,
+            revealed: &[],
+            pending_nuisance: 0,
+            opponent: None,
+            rules,
+            pieces_played: 50,
+            pieces_left: left,
+        }
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub struct SearchOptions {
     /// extension key makes the plain look's moves, which set the median move, about a quarter cheaper,
     /// but on 1000 games it cost the share of first chains of 12+ links 3 points, so it is not the default.
     pub detect_extend_keys: u32,
+    /// A diagnostic, not a way to play: how many of the pairs after the next one the search is told
+    /// (`View::revealed`, which only the simulator's endless runs fill). Each sampled future then starts
+    /// with those true pairs. 0 (the default) is the game's own information: current and next only.
+    pub reveal: u32,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
     /// A wider, deeper look for the moves that shape a build's end (`[ai.search.late]`: from `puyos` puyos).
@@ -125,6 +129,7 @@ impl Default for SearchOptions {
             stop_z: 1.5,
             stop_after: 4,
             detect_extend_keys: 0,
+            reveal: 0,
             moves: MoveRules::default(),
             late: LateLook::default(),
         }
@@ -188,6 +193,8 @@ pub struct SearchInput<'a> {
     pub current: Piece,
     /// The piece after it, if known.
     pub next: Option<Piece>,
+    /// True pieces after `next` the search may use (see [`SearchOptions::reveal`]); usually empty.
+    pub revealed: &'a [Piece],
     /// Where the current piece is (the spawn position when planning at spawn).
     pub start: PiecePosition,
     /// The rules.
@@ -325,7 +332,7 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
         && opts.samples > 0
         && opts.beam_width > 0
     {
-        return super::beam::search(input.field, input.current, next, moves, eval, rules, opts, seed);
+        return super::beam::search(input.field, input.current, next, input.revealed, moves, eval, rules, opts, seed);
     }
     let samples = if opts.samples > 0 { sample_pairs(opts.samples, opts.colors, seed) } else { Vec::new() };
     let deeper: Vec<Piece> = match input.next {

@@ -74,6 +74,7 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
         rules: &r.rules,
         pieces_played: r.pieces_played,
         pieces_left: None,
+        revealed: &[],
     };
     bot.set_movement(r.moves);
     let decision = bot.choose(&view);

@@ -146,6 +146,7 @@ pub fn play_battle(
             rules,
             pieces_played: mine.index as u32,
             pieces_left: None,
+            revealed: &[],
         };
         let decision = players[me].choose(&view);
         mine.index += 1;

@@ -2,7 +2,10 @@
 
 use std::time::Instant;
 
-use crate::game::{Field, Rules};
+use crate::game::{Field, Piece, Rules};
+
+/// Pieces after the next one each endless view carries for the search's `reveal` diagnostic.
+const REVEALED: usize = 4;
 
 use super::player::{Player, View};
 use crate::game::deal::PieceSource;
@@ -87,10 +90,12 @@ pub fn play_endless_streaming(
         pieces.forget_before(i);
         let current = pieces.piece(i);
         let next = pieces.piece(i + 1);
+        let revealed: Vec<Piece> = (i + 2..i + 2 + REVEALED).map(|j| pieces.piece(j)).collect();
         let view = View {
             field: &field,
             current,
             next,
+            revealed: &revealed,
             pending_nuisance: 0,
             opponent: None,
             rules,

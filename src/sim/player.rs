@@ -11,6 +11,9 @@ pub struct View<'a> {
     pub current: Piece,
     /// The piece after it.
     pub next: Piece,
+    /// True pieces after `next`, for the search's `reveal` diagnostic: filled by the simulator's endless
+    /// runs only, empty wherever the game's own information is all there is.
+    pub revealed: &'a [Piece],
     /// Nuisance waiting to fall on this player after this piece.
     pub pending_nuisance: u32,
     /// The opponent, in a battle.
