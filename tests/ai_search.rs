@@ -12,17 +12,7 @@ fn pair(a: usize, b: usize) -> Piece {
 }
 
 fn view<'a>(field: &'a Field, current: Piece, next: Piece, rules: &'a Rules) -> View<'a> {
-    View {
-        field,
-        current,
-        next,
-        revealed: &[],
-        pending_nuisance: 0,
-        opponent: None,
-        rules,
-        pieces_played: 0,
-        pieces_left: None,
-    }
+    View::solo(field, current, next, rules)
 }
 
 /// A 2-chain behind one red key on column 4 (reds pop, the green above falls onto three greens); with

@@ -108,17 +108,7 @@ mod tests {
     }
 
     fn view<'a>(field: &'a Field, rules: &'a Rules, current: Piece, next: Piece, left: Option<u32>) -> View<'a> {
-        View {
-            field,
-            current,
-            next,
-            revealed: &[],
-            pending_nuisance: 0,
-            opponent: None,
-            rules,
-            pieces_played: 50,
-            pieces_left: left,
-        }
+        View { pieces_played: 50, pieces_left: left, ..View::solo(field, current, next, rules) }
     }
 
     #[test]

@@ -27,6 +27,24 @@ pub struct View<'a> {
     pub pieces_left: Option<u32>,
 }
 
+impl<'a> View<'a> {
+    /// A 1P view at the start of an open-ended game: no opponent, no nuisance pending, nothing revealed,
+    /// no pieces played yet. Change the other fields with struct update syntax.
+    pub fn solo(field: &'a Field, current: Piece, next: Piece, rules: &'a Rules) -> View<'a> {
+        View {
+            field,
+            current,
+            next,
+            revealed: &[],
+            pending_nuisance: 0,
+            opponent: None,
+            rules,
+            pieces_played: 0,
+            pieces_left: None,
+        }
+    }
+}
+
 /// What a player sees of its opponent.
 #[derive(Clone, Copy, Debug)]
 pub struct OpponentView<'a> {
