@@ -50,7 +50,7 @@ pub struct SearchOptions {
     /// but on 1000 games it cost the share of first chains of 12+ links 3 points, so it is not the default.
     pub detect_extend_keys: u32,
     /// A diagnostic, not a way to play: how many of the pairs after the next one the search is told
-    /// (`View::revealed`, which only the simulator's endless runs fill). Each sampled future then starts
+    /// (`View::revealed`, which only the simulator's endless runs fill, with 4). Each sampled future then starts
     /// with those true pairs. 0 (the default) is the game's own information: current and next only.
     pub reveal: u32,
     /// Movement rules for the move generator.

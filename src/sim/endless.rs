@@ -4,11 +4,11 @@ use std::time::Instant;
 
 use crate::game::{Field, Piece, Rules};
 
-/// Pieces after the next one each endless view carries for the search's `reveal` diagnostic.
-const REVEALED: usize = 4;
-
 use super::player::{Player, View};
 use crate::game::deal::PieceSource;
+
+/// Pieces after the next one each endless view carries for the search's `reveal` diagnostic.
+const REVEALED: usize = 4;
 
 /// What happened on one move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,7 +90,7 @@ pub fn play_endless_streaming(
         pieces.forget_before(i);
         let current = pieces.piece(i);
         let next = pieces.piece(i + 1);
-        let revealed: Vec<Piece> = (i + 2..i + 2 + REVEALED).map(|j| pieces.piece(j)).collect();
+        let revealed: [Piece; REVEALED] = std::array::from_fn(|k| pieces.piece(i + 2 + k));
         let view = View {
             field: &field,
             current,
