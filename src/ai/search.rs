@@ -50,8 +50,9 @@ pub struct SearchOptions {
     /// but on 1000 games it cost the share of first chains of 12+ links 3 points, so it is not the default.
     pub detect_extend_keys: u32,
     /// A diagnostic, not a way to play: how many of the pairs after the next one the search is told
-    /// (`View::revealed`, which only the simulator's endless runs fill, with 4). Each sampled future then starts
-    /// with those true pairs. 0 (the default) is the game's own information: current and next only.
+    /// (`View::revealed`, which only the simulator's endless runs fill, with 4). Each of the beam's sampled
+    /// futures then starts with those true pairs (the search without a beam ignores them). 0 (the
+    /// default) is the game's own information: current and next only.
     pub reveal: u32,
     /// Movement rules for the move generator.
     pub moves: MoveRules,
