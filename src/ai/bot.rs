@@ -264,6 +264,34 @@ impl Bot {
                 }
                 _ => None,
             };
+            // A fire the patience rule allows: keep building when play-outs of waiting end on longer chains.
+            let hold = match (strongest, reason) {
+                (Some((_, c)), Some(Reason::Threshold))
+                    if wait.is_none()
+                        && policy.playouts > 0
+                        && view.opponent.is_none()
+                        && c.chain.chains < policy.min_chain =>
+                {
+                    best_quiet(&result).filter(|&i| {
+                        let links = super::playout::waiting_links(
+                            &result.candidates[i].field,
+                            view.next,
+                            c.chain.chains,
+                            &self.eval,
+                            &self.search,
+                            policy,
+                            view.rules,
+                            seed,
+                        );
+                        log::debug!("{}: waiting on {} links ends on {links:.2} links", self.name, c.chain.chains);
+                        links > c.chain.chains as f64 + policy.playout_margin
+                    })
+                }
+                _ => None,
+            };
+            if let Some(i) = hold {
+                return Some(decision(&result, i, None));
+            }
             if let Some(w) = wait {
                 log::debug!(
                     "{}: wait: the next pair fires {} links after {}",
@@ -367,6 +395,13 @@ fn longer_fire_next(
         }
     }
     best
+}
+
+/// The best-valued placement that pops nothing and does not top out.
+fn best_quiet(result: &SearchResult) -> Option<usize> {
+    (0..result.candidates.len())
+        .filter(|&i| result.candidates[i].chain.chains == 0 && result.candidates[i].value > search::DEATH * 0.75)
+        .max_by(|&a, &b| result.candidates[a].value.total_cmp(&result.candidates[b].value))
 }
 
 /// The decision for candidate `pick` of a search, with every candidate ranked behind it.

@@ -62,6 +62,14 @@ pub struct IgnitionPolicy {
     /// from which the known next pair fires a longer chain still worth firing there, play that placement
     /// and fire next move.
     pub wait_for_longer: bool,
+    /// Endless: when the policy would fire a chain shorter than `min_chain` (its patience rule lowered the
+    /// requirement), play this many futures on with the cheap two-ply search first and keep building when
+    /// they end, on average, on a chain more than `playout_margin` links longer (0 = off).
+    pub playouts: u32,
+    /// Pieces each such play-out places at most (the known next pair, then sampled ones).
+    pub playout_pairs: u32,
+    /// Links the play-outs' mean must beat the chain on offer by.
+    pub playout_margin: f64,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
     pub battle_nuisance: u32,
     /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
@@ -89,6 +97,9 @@ impl Default for IgnitionPolicy {
             stall_chain: 12,
             plan_fire: true,
             wait_for_longer: true,
+            playouts: 0,
+            playout_pairs: 8,
+            playout_margin: 0.0,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,

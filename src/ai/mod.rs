@@ -6,6 +6,7 @@
 //! - [`eval`]: `classic` (the seed Famicom bot) and `chain` (potential-chain builder);
 //! - [`greedy`]: a cheap two-ply bot for tests;
 //! - [`ignition`]: when to fire;
+//! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
 //! - [`bot`]: [`Bot`], a [`crate::sim::Player`], and the one list of bot names ([`NAMES`]);
 //! - [`config`]: the `[ai]` table of `config.toml`.
@@ -17,6 +18,7 @@ pub mod eval;
 pub mod greedy;
 pub mod ignition;
 pub mod last_pieces;
+pub mod playout;
 pub mod search;
 
 /// The movement model lives in the game layer; the search and the driver share it.
