@@ -264,13 +264,13 @@ impl Bot {
                 }
                 _ => None,
             };
-            // A fire the patience rule allows: keep building when play-outs of waiting end on longer chains.
+            // A fire of a short enough chain: keep building when play-outs of waiting end on longer chains.
             let hold = match (strongest, reason) {
                 (Some((_, c)), Some(Reason::Threshold))
                     if wait.is_none()
                         && policy.playouts > 0
                         && view.opponent.is_none()
-                        && c.chain.chains < policy.min_chain =>
+                        && c.chain.chains < policy.playout_below =>
                 {
                     best_quiet(&result).filter(|&i| {
                         let links = super::playout::waiting_links(

@@ -62,10 +62,12 @@ pub struct IgnitionPolicy {
     /// from which the known next pair fires a longer chain still worth firing there, play that placement
     /// and fire next move.
     pub wait_for_longer: bool,
-    /// Endless: when the policy would fire a chain shorter than `min_chain` (its patience rule lowered the
-    /// requirement), play this many futures on with the cheap two-ply search first and keep building when
-    /// they end, on average, on a chain more than `playout_margin` links longer (0 = off).
+    /// Endless: when the policy would fire a chain shorter than `playout_below` links, play this many
+    /// futures on with the cheap two-ply search first and keep building when they end, on average, on a
+    /// chain more than `playout_margin` links longer (0 = off).
     pub playouts: u32,
+    /// Chains this long or longer fire without play-outs.
+    pub playout_below: u32,
     /// Pieces each such play-out places at most (the known next pair, then sampled ones).
     pub playout_pairs: u32,
     /// Links the play-outs' mean must beat the chain on offer by.
@@ -98,6 +100,7 @@ impl Default for IgnitionPolicy {
             plan_fire: true,
             wait_for_longer: true,
             playouts: 0,
+            playout_below: 14,
             playout_pairs: 8,
             playout_margin: 0.0,
             battle_nuisance: 24,
