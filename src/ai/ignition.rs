@@ -68,6 +68,10 @@ pub struct IgnitionPolicy {
     pub playouts: u32,
     /// Chains this long or longer fire without play-outs.
     pub playout_below: u32,
+    /// Endless: with `playouts`, a chain of at least this many links on offer that the policy would not
+    /// fire is fired anyway when play-outs of waiting for what it would fire end, on average, on a chain
+    /// more than `playout_margin` links shorter (0 = off).
+    pub playout_early: u32,
     /// Pieces each such play-out places at most (the known next pair, then sampled ones).
     pub playout_pairs: u32,
     /// Links the play-outs' mean must beat the chain on offer by.
@@ -101,6 +105,7 @@ impl Default for IgnitionPolicy {
             wait_for_longer: true,
             playouts: 0,
             playout_below: 14,
+            playout_early: 0,
             playout_pairs: 8,
             playout_margin: 0.0,
             battle_nuisance: 24,
