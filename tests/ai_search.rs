@@ -356,3 +356,33 @@ fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
     assert_ne!(plan_in(&plain, true), plan_in(&other, true), "the two searches differ in battle too");
     assert_eq!(plan_in(&late(1), true), plan_in(&plain, true));
 }
+
+#[test]
+fn play_outs_hold_a_fire_the_patience_rule_allows_when_waiting_fires_longer() {
+    let rules = Rules::puyo1();
+    let f = two_now_three_next();
+    let (purple, yellow_red) = (pair(4, 4), pair(3, 0));
+    let mut config = AiConfig::default();
+    // 3 links wanted, one fewer on this field of 18 puyos: the 2-link the purple pair fires is allowed.
+    config.ignition.min_chain = 3;
+    config.ignition.patience_puyos = 10;
+    config.ignition.patience_step = 8;
+    config.ignition.wait_for_longer = false;
+    config.ignition.playout_pairs = 4;
+    assert_eq!(f.count(), 18);
+    for playouts in [0, 4] {
+        config.ignition.playouts = playouts;
+        let mut bot = Bot::new("chain", &config, 3).expect("the chain bot builds");
+        let first = bot.choose(&view(&f, purple, yellow_red, &rules));
+        if playouts == 0 {
+            assert_eq!((first.chain.chains, first.fired), (2, Some(puyobot::sim::FireReason::Threshold)));
+            continue;
+        }
+        // Every play-out starts with the known yellow-red pair, which fires the 3-link: wait for it.
+        assert_eq!((first.chain.chains, first.fired), (0, None), "held with {}", first.placement);
+        let mut after = f;
+        after.play(purple, first.placement, &rules).expect("a valid placement");
+        let second = bot.choose(&view(&after, yellow_red, pair(1, 2), &rules));
+        assert!(second.chain.chains >= 3, "then fires {} links at {}", second.chain.chains, second.placement);
+    }
+}

@@ -264,20 +264,16 @@ impl Bot {
                 }
                 _ => None,
             };
-            // A fire of a short enough chain: keep building when play-outs of waiting end on longer chains.
+            // Keep building when play-outs of waiting end on longer chains than this fire.
             let hold = match (strongest, reason) {
                 (Some((_, c)), Some(Reason::Threshold))
-                    if wait.is_none()
-                        && policy.playouts > 0
-                        && view.opponent.is_none()
-                        && c.chain.chains < policy.playout_below =>
+                    if wait.is_none() && policy.playouts > 0 && view.opponent.is_none() =>
                 {
                     best_quiet(&result).filter(|&i| {
                         let links = super::playout::waiting_links(
                             &result.candidates[i].field,
                             view.next,
                             c.chain.chains,
-                            None,
                             &self.eval,
                             &self.search,
                             policy,
@@ -293,33 +289,6 @@ impl Bot {
             if let Some(i) = hold {
                 return Some(decision(&result, i, None));
             }
-            // A long chain the policy would not fire yet: fire it when play-outs of waiting end on less.
-            let early = match (strongest, reason) {
-                (Some((_, c)), None)
-                    if policy.playouts > 0
-                        && policy.playout_early > 0
-                        && view.opponent.is_none()
-                        && c.chain.chains >= policy.playout_early =>
-                {
-                    best_quiet(&result).is_some_and(|i| {
-                        let links = super::playout::waiting_links(
-                            &result.candidates[i].field,
-                            view.next,
-                            c.chain.chains,
-                            Some(policy.threshold()),
-                            &self.eval,
-                            &self.search,
-                            policy,
-                            view.rules,
-                            seed,
-                        );
-                        log::debug!("{}: waiting with {} links ends on {links:.2} links", self.name, c.chain.chains);
-                        links + policy.playout_margin < c.chain.chains as f64
-                    })
-                }
-                _ => false,
-            };
-            let reason = if early { Some(Reason::PlayOut) } else { reason };
             if let Some(w) = wait {
                 log::debug!(
                     "{}: wait: the next pair fires {} links after {}",

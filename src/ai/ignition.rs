@@ -62,16 +62,10 @@ pub struct IgnitionPolicy {
     /// from which the known next pair fires a longer chain still worth firing there, play that placement
     /// and fire next move.
     pub wait_for_longer: bool,
-    /// Endless: when the policy would fire a chain shorter than `playout_below` links, play this many
-    /// futures on with the cheap two-ply search first and keep building when they end, on average, on a
-    /// chain more than `playout_margin` links longer (0 = off).
+    /// Endless: before the policy fires a chain because it reached the required length, play this many
+    /// futures on with the cheap two-ply search, and keep building when they end, on average, on a chain
+    /// more than `playout_margin` links longer (0 = off; see [`super::playout`]).
     pub playouts: u32,
-    /// Chains this long or longer fire without play-outs.
-    pub playout_below: u32,
-    /// Endless: with `playouts`, a chain of at least this many links on offer that the policy would not
-    /// fire is fired anyway when play-outs of waiting for what it would fire end, on average, on a chain
-    /// more than `playout_margin` links shorter (0 = off).
-    pub playout_early: u32,
     /// Pieces each such play-out places at most (the known next pair, then sampled ones).
     pub playout_pairs: u32,
     /// Links the play-outs' mean must beat the chain on offer by.
@@ -103,9 +97,7 @@ impl Default for IgnitionPolicy {
             stall_chain: 12,
             plan_fire: true,
             wait_for_longer: true,
-            playouts: 0,
-            playout_below: 14,
-            playout_early: 0,
+            playouts: 8,
             playout_pairs: 8,
             playout_margin: 0.0,
             battle_nuisance: 24,

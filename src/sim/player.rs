@@ -75,8 +75,6 @@ pub enum FireReason {
     Stall,
     /// Endless with a fixed length: the last pieces cash in the build (a chain never fired scores nothing).
     LastPieces,
-    /// Endless: play-outs of waiting for a longer chain end, on average, on a shorter one.
-    PlayOut,
 }
 
 /// A decision: where the current piece goes and the inputs that take it there. The one type that travels
