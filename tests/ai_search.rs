@@ -277,27 +277,36 @@ fn two_now_three_next() -> Field {
     f
 }
 
-#[test]
-fn with_wait_for_longer_the_bot_skips_a_fire_the_known_next_pair_beats() {
+/// On [`two_now_three_next`], a purple pair now and a yellow-red pair next: a bot that does not hold fires
+/// the 2-link now; one that holds plays a placement that pops nothing, and the yellow-red pair then fires
+/// 3 links or more.
+fn check_hold_for_the_next_pair(config: &AiConfig, holds: bool) {
     let rules = Rules::puyo1();
     let f = two_now_three_next();
     let (purple, yellow_red) = (pair(4, 4), pair(3, 0));
+    let mut bot = Bot::new("chain", config, 3).expect("the chain bot builds");
+    let first = bot.choose(&view(&f, purple, yellow_red, &rules));
+    if !holds {
+        assert_eq!((first.chain.chains, first.fired), (2, Some(puyobot::sim::FireReason::Threshold)));
+        return;
+    }
+    assert_eq!((first.chain.chains, first.fired), (0, None), "held with {}", first.placement);
+    let mut after = f;
+    after.play(purple, first.placement, &rules).expect("a valid placement");
+    let second = bot.choose(&view(&after, yellow_red, pair(1, 2), &rules));
+    assert!(second.chain.chains >= 3, "then fires {} links at {}", second.chain.chains, second.placement);
+}
+
+#[test]
+fn with_wait_for_longer_the_bot_skips_a_fire_the_known_next_pair_beats() {
     let mut config = AiConfig::default();
     config.ignition.min_chain = 2;
     config.ignition.patience_puyos = 0;
+    // Play-outs would hold this fire too (the next pair is every play-out's first piece): off, to see the rule alone.
+    config.ignition.playouts = 0;
     for wait in [false, true] {
         config.ignition.wait_for_longer = wait;
-        let mut bot = Bot::new("chain", &config, 3).expect("the chain bot builds");
-        let first = bot.choose(&view(&f, purple, yellow_red, &rules));
-        if !wait {
-            assert_eq!((first.chain.chains, first.fired), (2, Some(puyobot::sim::FireReason::Threshold)));
-            continue;
-        }
-        assert_eq!(first.chain.chains, 0, "waited with {}", first.placement);
-        let mut after = f;
-        after.play(purple, first.placement, &rules).expect("a valid placement");
-        let second = bot.choose(&view(&after, yellow_red, pair(1, 2), &rules));
-        assert!(second.chain.chains >= 3, "then fires {} links at {}", second.chain.chains, second.placement);
+        check_hold_for_the_next_pair(&config, wait);
     }
 }
 
@@ -359,9 +368,7 @@ fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
 
 #[test]
 fn play_outs_hold_a_fire_the_patience_rule_allows_when_waiting_fires_longer() {
-    let rules = Rules::puyo1();
-    let f = two_now_three_next();
-    let (purple, yellow_red) = (pair(4, 4), pair(3, 0));
+    assert_eq!(two_now_three_next().count(), 18);
     let mut config = AiConfig::default();
     // 3 links wanted, one fewer on this field of 18 puyos: the 2-link the purple pair fires is allowed.
     config.ignition.min_chain = 3;
@@ -369,20 +376,9 @@ fn play_outs_hold_a_fire_the_patience_rule_allows_when_waiting_fires_longer() {
     config.ignition.patience_step = 8;
     config.ignition.wait_for_longer = false;
     config.ignition.playout_pairs = 4;
-    assert_eq!(f.count(), 18);
+    // Every play-out starts with the known yellow-red pair, which fires the 3-link: with play-outs, wait.
     for playouts in [0, 4] {
         config.ignition.playouts = playouts;
-        let mut bot = Bot::new("chain", &config, 3).expect("the chain bot builds");
-        let first = bot.choose(&view(&f, purple, yellow_red, &rules));
-        if playouts == 0 {
-            assert_eq!((first.chain.chains, first.fired), (2, Some(puyobot::sim::FireReason::Threshold)));
-            continue;
-        }
-        // Every play-out starts with the known yellow-red pair, which fires the 3-link: wait for it.
-        assert_eq!((first.chain.chains, first.fired), (0, None), "held with {}", first.placement);
-        let mut after = f;
-        after.play(purple, first.placement, &rules).expect("a valid placement");
-        let second = bot.choose(&view(&after, yellow_red, pair(1, 2), &rules));
-        assert!(second.chain.chains >= 3, "then fires {} links at {}", second.chain.chains, second.placement);
+        check_hold_for_the_next_pair(&config, playouts > 0);
     }
 }
