@@ -106,7 +106,8 @@ mod tests {
 
     #[test]
     fn a_play_out_fires_the_longer_chain_the_next_pair_completes() {
-        // Column 1 holds a 2-link (R on G) whose red needs one more puyo; a red pair completes it.
+        // Three reds under a green on column 1: a red pair beside them pops them, and the green falls into
+        // the greens of the floor row for a second link.
         let field = Field::from_rows(&["G.....", "R.....", "R.....", "RGGG.."]);
         let rules = Rules::puyo1();
         let policy = IgnitionPolicy::default();
