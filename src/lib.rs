@@ -13,6 +13,7 @@ pub mod driver;
 pub mod emu;
 pub mod game;
 pub mod memmap;
+pub mod paths;
 pub mod play;
 pub mod sim;
 pub mod trace;
