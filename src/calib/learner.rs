@@ -561,6 +561,16 @@ impl Learner {
             && self.motion.settled().is_some()
     }
 
+    /// The nuisance, Big Puyo and Carbuncle codes learned so far (`None` where not seen; always `None`
+    /// when the start file's codes are trusted).
+    pub fn special_codes(&self) -> (Option<u8>, Option<u8>, Option<u8>) {
+        if self.trusted.codes {
+            return (None, None, None);
+        }
+        let item = |k: ItemKind| self.items.iter().find(|(_, v)| **v == k).map(|(&c, _)| c);
+        (self.nuisance, item(ItemKind::BigPuyo), item(ItemKind::Carbuncle))
+    }
+
     /// The settled movement candidate.
     pub fn movement(&self) -> Option<Candidate> {
         self.motion.settled()

@@ -41,7 +41,13 @@ pub struct OnlineCalibration {
     applied_colours: usize,
     /// The kick facts (sideways, up) in the file last taken; kicks are often seen after the rest settled.
     applied_kicks: (Option<bool>, Option<bool>),
+    /// The nuisance and item codes in the file last taken: nuisance is first seen in 2P, items every so
+    /// many pieces, both often long after the rest settled, and the decoder must use them from then on.
+    applied_specials: Specials,
 }
+
+/// The codes a learner can find late: nuisance, Big Puyo and Carbuncle.
+type Specials = (Option<u8>, Option<u8>, Option<u8>);
 
 impl OnlineCalibration {
     /// Calibration for a session reading RAM with `map`; `None` in `off` mode.
@@ -61,6 +67,7 @@ impl OnlineCalibration {
             applied,
             applied_colours: 0,
             applied_kicks: (None, None),
+            applied_specials: (None, None, None),
         })
     }
 
@@ -145,19 +152,30 @@ impl OnlineCalibration {
             return None;
         }
         let kicks = self.learner.kicks();
+        let specials = self.learner.special_codes();
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
-            // changes when a kick is first seen (or refused).
+            // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.
             let grown = self.learner.colour_codes().is_some_and(|m| m.pairs.len().min(6) > self.applied_colours);
             let kicked = self.applied_colours > 0 && kicks != self.applied_kicks;
-            if self.applied_colours == 0 || !(grown || kicked) {
+            let found = self.applied_colours > 0 && specials != self.applied_specials;
+            if self.applied_colours == 0 || !(grown || kicked || found) {
                 return None;
+            }
+            if found {
+                log::info!(
+                    "calibration: reading RAM with the codes learned since (nuisance {}, Big Puyo {}, Carbuncle {})",
+                    show(specials.0),
+                    show(specials.1),
+                    show(specials.2)
+                );
             }
         }
         let f = self.learner.address_file(rom_sha1)?;
         self.applied = true;
         self.applied_colours = f.codes.colors.len();
         self.applied_kicks = kicks;
+        self.applied_specials = specials;
         Some(f)
     }
 
@@ -169,4 +187,9 @@ impl OnlineCalibration {
         }
         false
     }
+}
+
+/// A learned code for people: the number, or "not seen".
+fn show(code: Option<u8>) -> String {
+    code.map_or_else(|| "not seen".to_string(), |c| c.to_string())
 }

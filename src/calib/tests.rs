@@ -256,3 +256,46 @@ fn kicks_are_tested_after_settling_and_learned_either_way() {
         assert_eq!((f.movement.kick_sideways, f.movement.kick_up), (kicks, kicks));
     }
 }
+
+#[test]
+fn codes_learned_after_settling_reach_the_decoder_and_replace_colliding_guesses() {
+    // The game's nuisance code is the guessed Big Puyo code: once nuisance is seen, the learned file must
+    // use it for nuisance and move the Big Puyo guess out of its way.
+    let mut c = Contract::random(21);
+    let guess = guessed();
+    c.nuisance = guess.codes.big_puyo;
+    c.big = (0x30..0x40).find(|v| !c.colors.contains(v) && !c.piece_colors.contains(v) && *v != c.empty).unwrap();
+    let mut game = Game::new(c.clone(), 21);
+    // Both first appear after the opening has settled (about 10 pieces).
+    game.nuisance_every = 14;
+    game.big_every = 13;
+    let mut online = OnlineCalibration::new(&guess, CalibrateMode::Auto).expect("auto");
+    let mut policy = OpeningPolicy::new(0);
+    let mut last = None;
+    let mut specials_when_settled = None;
+    for _ in 0..40 * 400 {
+        let pads = [policy.buttons(&game.ram, online.learner()), 0];
+        let before = online.learner().special_codes();
+        online.observe(&Frame { ram: &game.ram, pads });
+        let now = online.learner().special_codes();
+        let taken = online.take_learned("ABC");
+        if last.is_some() && now != before {
+            assert!(taken.is_some(), "codes learned after settling ({now:?}) must reach the decoder at once");
+        }
+        if let Some(f) = taken {
+            specials_when_settled.get_or_insert(before);
+            last = Some(f);
+        }
+        game.frame(pads[0]);
+        if game.pieces > 32 {
+            break;
+        }
+    }
+    assert_eq!(specials_when_settled, Some((None, None, None)), "settled before nuisance or items were seen");
+    let last = last.expect("settled");
+    assert_eq!(last.codes.nuisance, c.nuisance, "{}", online.report().to_text());
+    assert_eq!(last.codes.big_puyo, c.big);
+    assert_ne!(last.codes.carbuncle, c.nuisance, "a guess never keeps a learned code");
+    let mut d = crate::memmap::Decoder::new(last);
+    assert_eq!(d.cell(c.nuisance), crate::game::Cell::Nuisance);
+}

@@ -12,7 +12,7 @@ use crate::memmap::load::validate;
 use crate::memmap::schema::AddressFile;
 use crate::memmap::{AddressSource, Movement};
 
-use super::learner::{ItemKind, Learner};
+use super::learner::Learner;
 
 /// The ROM the contract was learned on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,7 +49,6 @@ impl Learner {
         }
         let mut f = base.clone();
         let learned = |what: &str| format!("learned from ROM {rom_sha1} by puyobot's calibration: {what}");
-        let report = self.report();
         if !self.trusted.codes {
             let map = self.colour_codes()?;
             let c = &mut f.codes;
@@ -72,10 +71,17 @@ impl Learner {
                 v
             };
             c.wall = pick(Some(c.wall).filter(|w| !used.contains(w)), c.wall, "wall", &mut used);
-            c.nuisance = pick(report.codes.nuisance, c.nuisance, "nuisance", &mut used);
-            let item = |k: ItemKind| self.items.iter().find(|(_, v)| **v == k).map(|(&c, _)| c);
-            c.big_puyo = pick(item(ItemKind::BigPuyo), c.big_puyo, "big_puyo", &mut used);
-            c.carbuncle = pick(item(ItemKind::Carbuncle), c.carbuncle, "carbuncle", &mut used);
+            // Learned codes are taken first, so a guess that collides with one moves to a free code.
+            let (nuisance, big, carbuncle) = self.special_codes();
+            let learned_specials: Vec<u8> = [nuisance, big, carbuncle].into_iter().flatten().collect();
+            let mut used_guess = used.clone();
+            used_guess.extend(&learned_specials);
+            let (n_guess, b_guess, c_guess) = (c.nuisance, c.big_puyo, c.carbuncle);
+            c.nuisance = pick(nuisance, free_code(&used_guess, n_guess), "nuisance", &mut used);
+            used_guess.push(c.nuisance);
+            c.big_puyo = pick(big, free_code(&used_guess, b_guess), "big_puyo", &mut used);
+            used_guess.push(c.big_puyo);
+            c.carbuncle = pick(carbuncle, free_code(&used_guess, c_guess), "carbuncle", &mut used);
             c.source = if guessed.is_empty() {
                 learned("empty, colours, nuisance and items")
             } else {

@@ -240,9 +240,10 @@ impl Decoder {
             return Cell::Color(color);
         }
         if raw == c.wall || raw == c.big_puyo || raw == c.carbuncle {
+            // Something occupies the cell: reading it as empty would let the model drop puyos through it.
             let what = if raw == c.wall { "wall" } else { "item" };
-            self.colors.warn_once(raw, format!("{what} code {raw} inside the field; read as empty"));
-            return Cell::Empty;
+            self.colors.warn_once(raw, format!("{what} code {raw} inside the field; read as nuisance"));
+            return Cell::Nuisance;
         }
         self.colors.warn_once(raw, format!("unknown field code {raw}; read as nuisance until a piece shows it"));
         Cell::Nuisance
