@@ -179,6 +179,24 @@ impl OnlineCalibration {
         Some(f)
     }
 
+    /// Learns the whole contract again from the start file (its verified entries stay trusted): the
+    /// session's health check found that the settled contract does not predict what the game does. The
+    /// openings drive the seats again until it settles.
+    pub fn relearn(&mut self) {
+        let (start, mode, max) = (self.learner.start().clone(), self.learner.mode(), self.learner.max_pieces);
+        let n = self.policies.len();
+        self.learner = Learner::new(&start, mode);
+        self.learner.set_max_pieces(max);
+        self.policies = (0..n).map(OpeningPolicy::new).collect();
+        self.opening_piece = vec![false; n];
+        self.was_active = vec![false; n];
+        self.kick_tests = vec![0; n];
+        self.applied = false;
+        self.applied_colours = 0;
+        self.applied_kicks = (None, None);
+        self.applied_specials = (None, None, None);
+    }
+
     /// Forgets that the learned file was taken (after a contradiction unsettled the contract).
     pub fn unsettled_again(&mut self) -> bool {
         if self.applied && !self.learner.is_settled() {

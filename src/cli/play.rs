@@ -296,6 +296,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         if summary.stalled {
             return Err(crate::play::RunError::Stalled(crate::play::headless::STALL_FRAMES).into());
         }
+        if let Some(f) = &summary.health.failure {
+            return Err(crate::play::RunError::Health(f.clone()).into());
+        }
         if only && summary.calibration.state != "settled" {
             bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
         }

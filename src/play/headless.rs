@@ -42,6 +42,10 @@ pub enum RunError {
     /// Calibration did not settle within its bound; the text says which fact and what to do.
     #[error("{0}")]
     Calibration(String),
+    /// The contract stopped predicting the game and could not be learned again; the text names the
+    /// fact, what was seen and what to do.
+    #[error("{0}")]
+    Health(String),
     /// Neither a frame nor a piece nor a game limit was given.
     #[error("a headless run needs --frames N, --pieces N or --games N")]
     NoLimit,
@@ -101,6 +105,9 @@ pub fn run<M: Machine>(
             && let Some(e) = &session.menu_error
         {
             return Err(RunError::Menu(e.clone()));
+        }
+        if session.health_failure().is_some() {
+            break; // the report says why; the caller fails after printing it
         }
         if limits.frames.is_some_and(|n| frames >= n) {
             break;

@@ -2,6 +2,7 @@
 //! the menus, one seat's frame, the headless run and its report.
 
 pub mod headless;
+pub mod health;
 pub mod matches;
 pub mod menu;
 pub mod report;

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::calib::CalibrationReport;
 use crate::emu::Machine;
 
+use super::health::HealthCounts;
 use super::matches::{GameResult, Tally};
 use super::session::Session;
 
@@ -45,6 +46,85 @@ pub struct PlayerSummary {
     pub off_plan: u64,
     /// RAM / model differences while calibration had not settled (not in `mismatches`).
     pub calibration_surprises: u64,
+}
+
+/// Whether the contract predicted the game, for the whole run (the `health` object of the JSON).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HealthReport {
+    /// `"healthy"` (calibration settled, or off, and every check holds), `"learning"` (calibration has not
+    /// settled, or is learning a fact again) or `"failed"` (a check failed and the bots stopped).
+    pub state: String,
+    /// The checks of each player since the contract in use settled.
+    pub players: Vec<PlayerHealth>,
+    /// Facts a failing check sent back to calibration, in order (`field-cells`, `current-pair`,
+    /// `next-pair`, `movement`).
+    pub relearned: Vec<String>,
+    /// The failure that stopped the bots: which fact, what was seen, and what to do.
+    pub failure: Option<String>,
+}
+
+/// One player's health checks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlayerHealth {
+    /// "P1" / "P2".
+    pub label: String,
+    /// The checks and how many held.
+    #[serde(flatten)]
+    pub counts: HealthCounts,
+}
+
+impl HealthReport {
+    /// The health of a session's run.
+    pub fn of<M: Machine>(s: &Session<M>) -> HealthReport {
+        let state = if s.health_failure().is_some() {
+            "failed"
+        } else if s.contract_healthy() {
+            "healthy"
+        } else {
+            "learning"
+        };
+        HealthReport {
+            state: state.into(),
+            players: s
+                .seats
+                .iter()
+                .map(|p| PlayerHealth { label: p.label.clone(), counts: p.health.counts() })
+                .collect(),
+            relearned: s
+                .relearned()
+                .iter()
+                .map(|f| serde_json::to_value(f).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                .collect(),
+            failure: s.health_failure().map(|f| format!("{f}. What to do: {}.", f.fact.advice())),
+        }
+    }
+
+    /// The report as text: one line per player, and the failure.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("health: {}\n", self.state);
+        for p in &self.players {
+            let c = &p.counts;
+            out += &format!(
+                "  {}: locks {}/{} as predicted, asked about {}/{} pieces, next pairs {}/{} as read, presses {}/{} as predicted\n",
+                p.label,
+                c.locks_checked - c.locks_mismatched,
+                c.locks_checked,
+                c.pieces_asked,
+                c.pieces_spawned,
+                c.next_confirmed,
+                c.next_checked,
+                c.presses_as_predicted,
+                c.presses
+            );
+        }
+        if !self.relearned.is_empty() {
+            out += &format!("  learned again: {}\n", self.relearned.join(", "));
+        }
+        if let Some(f) = &self.failure {
+            out += &format!("  stopped: {f}\n");
+        }
+        out
+    }
 }
 
 /// Speed in CPU time: frames per second of the process's CPU time, and the bots' share of it.
@@ -141,8 +221,11 @@ pub struct Summary {
     pub stalled: bool,
     /// Per player.
     pub players: Vec<PlayerSummary>,
-    /// What self-calibration learned (`state` "off" when it was off).
+    /// What self-calibration learned (`state` "off" when it was off; never "settled" while `health` has
+    /// failed).
     pub calibration: CalibrationReport,
+    /// Whether the contract predicted the game, checked piece after piece.
+    pub health: HealthReport,
     /// The totals over `games`.
     pub tally: Tally,
     /// Every game of the run, in order (one still under way when the run stopped is `abandoned`).
@@ -205,7 +288,14 @@ impl Summary {
             game_over: s.outcome.is_some(),
             stalled: false,
             players,
-            calibration: s.calibration_report(),
+            calibration: {
+                let mut c = s.calibration_report();
+                if s.health_failure().is_some() && c.state == "settled" {
+                    c.state = "failed".into();
+                }
+                c
+            },
+            health: HealthReport::of(s),
             tally: Tally::of(&labels, &games),
             games,
         }
@@ -279,6 +369,7 @@ impl Summary {
         if self.calibration.state != "off" {
             out += &self.calibration.to_text();
         }
+        out += &self.health.to_text();
         match (&self.winner, self.game_over) {
             (Some(w), _) => out += &format!("winner: {w}\n"),
             (None, true) => out += "game over\n",

@@ -5,11 +5,17 @@
 use std::time::{Duration, Instant};
 
 use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
+use crate::game::Piece;
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Field, Orientation, Placement, Rules};
 use crate::memmap::PlayerState;
 
+use super::health::SeatHealth;
 use super::thinker::{Request, Thinker};
+
+/// Most questions about one piece: the first, and new ones when the next pair changes or becomes readable
+/// after the spawn (a slide animation); a byte that keeps changing does not keep the bot busy.
+const MAX_QUESTIONS_PER_PIECE: u32 = 4;
 
 /// Frames a player may go without a controllable piece, with its spawn cell filled, before it counts as
 /// topped out.
@@ -93,6 +99,16 @@ pub struct Seat {
     moves: MoveRules,
     /// Tags the questions to the bot.
     next_id: u64,
+    /// Whether the contract's predictions hold, piece after piece.
+    pub health: SeatHealth,
+    /// The next pair the bot was last asked with, for the piece under way.
+    asked_next: Option<Piece>,
+    /// Questions asked about the piece under way.
+    questions: u32,
+    /// The last next pair read while the piece under way was controllable: the pair that should spawn next.
+    last_next: Option<Piece>,
+    /// Driver counters when the piece under way spawned.
+    driver_at_spawn: DriverStats,
 }
 
 impl std::fmt::Debug for Seat {
@@ -132,6 +148,11 @@ impl Seat {
             ram_score: None,
             moves: MoveRules::default(),
             next_id: 0,
+            health: SeatHealth::default(),
+            asked_next: None,
+            questions: 0,
+            last_next: None,
+            driver_at_spawn: DriverStats::default(),
         }
     }
 
@@ -181,12 +202,16 @@ impl Seat {
         self.verifier.reset();
         self.was_controllable = false;
         self.idle_frames = 0;
+        self.last_next = None;
+        self.health.clear_window();
     }
 
     /// Forgets the last lock's prediction (its contract was replaced).
     pub fn reset_prediction(&mut self) {
         self.verifier.reset();
         self.driver.clear();
+        self.last_next = None;
+        self.health.reset();
     }
 
     /// Bookkeeping on a frame the calibration opening drives the seat: pieces are counted, nothing is
@@ -215,6 +240,10 @@ impl Seat {
             if let (Some(piece), Some(o)) = (st.current, st.orientation) {
                 self.verifier.track(&st.field, piece, Placement::new(st.x, o));
             }
+            if st.next.is_some() {
+                self.last_next = st.next;
+            }
+            self.ask_again_if_next_changed(st, ctx);
             self.collect_answer(st, ctx);
         } else if self.was_controllable {
             self.on_lock(ctx.rules);
@@ -237,14 +266,46 @@ impl Seat {
             self.stats.topped_out = false;
             self.verifier.reset();
         }
-        self.check_last_lock(&st.field);
+        let lock_matched = self.check_last_lock(&st.field);
+        // The next pair read during the last piece should be the one that spawned: a pair is the same pair
+        // either way round (the bot plans both), so only which two colours it holds is compared.
+        let next_confirmed = match (self.last_next.take(), st.current) {
+            (Some(read), Some(spawned)) => Some(same_piece(read, spawned)),
+            _ => None,
+        };
+        let asking = self.bot_on && self.thinker.is_some();
+        self.health.spawned(asking, st.current.is_some(), st.next.is_some(), next_confirmed, lock_matched);
+        self.driver_at_spawn = self.driver.stats();
         self.seen_piece = true;
         self.idle_frames = 0;
         self.piece_frames = 0;
+        self.questions = 0;
+        self.asked_next = None;
         self.forget_piece();
-        if !self.bot_on {
+        if asking {
+            self.ask(st, ctx);
+        }
+    }
+
+    /// Asks again when the next pair read now is not the one the bot was asked with (its bytes became
+    /// valid, or changed, some frames after the spawn), or asks for the first time when the pairs could
+    /// not be read at the spawn.
+    fn ask_again_if_next_changed(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
+        if !self.bot_on || self.thinker.is_none() || self.questions >= MAX_QUESTIONS_PER_PIECE {
             return;
         }
+        let (Some(_), Some(next)) = (st.current, st.next) else { return };
+        if self.asked_next.is_some_and(|asked| asked == next) {
+            return;
+        }
+        self.health.read_late(true, true);
+        log::debug!("{}: the next pair now reads {next}; asking again", self.label);
+        self.forget_piece();
+        self.ask(st, ctx);
+    }
+
+    /// Asks the bot about the current piece with the next one, when both can be read.
+    fn ask(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
         let (Some(t), Some(current), Some(next)) = (self.thinker.as_mut(), st.current, st.next) else { return };
         log::trace!(
             "{}: asking for {current} (next {next}) at {:?}\n{:?}",
@@ -269,14 +330,19 @@ impl Seat {
         if t.is_inline() {
             self.stats.frame_path_time += asked.elapsed();
         }
+        self.questions += 1;
+        self.asked_next = Some(next);
+        self.health.asked();
     }
 
     /// Compares the field RAM shows with the model's prediction of the last lock, and whether the piece
     /// locked where the bot decided.
-    fn check_last_lock(&mut self, field: &Field) {
-        let Some((pred, check)) = self.verifier.on_spawn(field, &self.label) else { return };
+    /// Returns whether the prediction held (`None` when there was none).
+    fn check_last_lock(&mut self, field: &Field) -> Option<bool> {
+        let (pred, check) = self.verifier.on_spawn(field, &self.label)?;
         self.stats.checks += 1;
-        if matches!(check, Check::Mismatch { .. }) {
+        let matched = !matches!(check, Check::Mismatch { .. });
+        if !matched {
             self.stats.mismatches += 1;
         }
         if pred.summary.chains > 0 {
@@ -290,6 +356,7 @@ impl Seat {
             log::debug!("{}: {} locked at {}, decided {}", self.label, pred.piece, pred.placement, d.placement);
             self.stats.off_plan += 1;
         }
+        Some(matched)
     }
 
     /// Takes the bot's answer once it is there (waiting for it when the driver would act on it) and
@@ -330,6 +397,12 @@ impl Seat {
     fn on_lock(&mut self, rules: &Rules) {
         self.stats.pieces += 1;
         self.verifier.on_lock(rules);
+        let (now, then) = (self.driver.stats(), self.driver_at_spawn);
+        self.health.presses(
+            now.presses.saturating_sub(then.presses),
+            now.replans.saturating_sub(then.replans),
+            now.gave_up > then.gave_up,
+        );
     }
 
     /// Counts a top-out once the spawn cell stays filled with no piece under control.
@@ -342,5 +415,15 @@ impl Seat {
             log::info!("{} topped out after {} pieces", self.label, self.stats.pieces);
             self.stats.topped_out = true;
         }
+    }
+}
+
+/// The same piece, a pair either way round.
+fn same_piece(a: Piece, b: Piece) -> bool {
+    match (a, b) {
+        (Piece::Pair(x), Piece::Pair(y)) => {
+            (x.pivot, x.child) == (y.pivot, y.child) || (x.pivot, x.child) == (y.child, y.pivot)
+        }
+        _ => a == b,
     }
 }

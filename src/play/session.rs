@@ -12,6 +12,7 @@ use crate::game::{MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
 
+use super::health::{Fact, Failure};
 use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::seat::{FrameContext, Seat};
@@ -75,6 +76,10 @@ pub struct Session<M: Machine> {
     calibration_failed_logged: bool,
     /// Games one after another.
     matches: MatchState,
+    /// Facts the health check sent back to calibration, in order.
+    relearned: Vec<Fact>,
+    /// The health check failed and nothing could be learned again: the bots stopped playing.
+    health_stop: Option<Failure>,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -119,7 +124,26 @@ impl<M: Machine> Session<M> {
             calibration_failed_logged: false,
             // Without the menus the person starts the game: the session counts it from the first frame.
             matches: MatchState::new(!walk_menu),
+            relearned: Vec::new(),
+            health_stop: None,
         }
+    }
+
+    /// The failed health check that stopped the bots, if any: the fact, what was seen, and (through
+    /// [`Fact::advice`]) what to do.
+    pub fn health_failure(&self) -> Option<&Failure> {
+        self.health_stop.as_ref()
+    }
+
+    /// Facts the health check sent back to calibration to learn again, in order.
+    pub fn relearned(&self) -> &[Fact] {
+        &self.relearned
+    }
+
+    /// Whether the contract in use is settled and its predictions hold: calibration (when on) has
+    /// settled and the health check has not failed.
+    pub fn contract_healthy(&self) -> bool {
+        self.health_stop.is_none() && self.calibration.as_ref().is_none_or(|c| c.settled())
     }
 
     /// Sets the run's seed: `seed_wait` steps of the menu and restart scripts wait a number of frames
@@ -458,6 +482,8 @@ impl<M: Machine> Session<M> {
                 if calibrating {
                     seat.stats.calibration_surprises += seat.stats.mismatches - before;
                     seat.stats.mismatches = before;
+                    // Health judges the settled contract only.
+                    seat.health.reset();
                 }
                 if swap_ab { crate::calib::swap_ab(b) } else { b }
             };
@@ -465,9 +491,44 @@ impl<M: Machine> Session<M> {
                 *p |= buttons;
             }
         }
+        if !calibrating {
+            self.check_health();
+        }
         self.update_outcome();
         self.last = Some(snap);
         pads
+    }
+
+    /// Acts on the first seat whose health check fails: the fact goes back to calibration once (when
+    /// calibration is on and may learn it), else the bots stop with the failure.
+    fn check_health(&mut self) {
+        if self.health_stop.is_some() {
+            return;
+        }
+        let Some(failure) = self.seats.iter().find_map(|s| s.health.verdict(&s.label)) else { return };
+        let can_relearn = self.calibration.as_ref().is_some_and(|c| c.learner().mode() == CalibrateMode::Auto)
+            && !self.relearned.contains(&failure.fact);
+        if can_relearn && let Some(cal) = self.calibration.as_mut() {
+            log::warn!("health: {failure}; learning the contract again ({} first)", failure.fact);
+            cal.relearn();
+            self.calibrated = false;
+            self.relearned.push(failure.fact);
+            for s in &mut self.seats {
+                s.reset_tracking();
+            }
+            return;
+        }
+        // Info level: the headless run fails with this text and the window shows it, so it is said once.
+        log::info!(
+            "health: {failure}. The bots stop rather than play on a contract that does not predict the game. \
+             What to do: {}.",
+            failure.fact.advice()
+        );
+        for s in &mut self.seats {
+            s.bot_on = false;
+            s.forget_piece();
+        }
+        self.health_stop = Some(failure);
     }
 
     fn update_outcome(&mut self) {

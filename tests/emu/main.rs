@@ -11,6 +11,7 @@ mod calib_labcart;
 mod calib_play;
 mod cpu_report;
 mod fault_recovery;
+mod health;
 mod labcart_contract;
 mod labcart_crosscheck;
 mod labcart_game;

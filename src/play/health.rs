@@ -1,0 +1,391 @@
+//! Health: whether the contract a session plays with predicts what the game does.
+//!
+//! Calibration settles when it has seen enough to name every fact of the contract, but a fact can be
+//! learned wrong, or be right for the first pieces and wrong later (a code first seen in 2P, a byte that
+//! is valid only some frames after a spawn). So every seat keeps checking, piece after piece, the
+//! predictions the bot relies on:
+//!
+//! - **locks**: the field RAM shows after a lock is the one the rules model predicted;
+//! - **questions**: every piece that spawned could be read (current and next pair) and the bot was asked;
+//! - **next pairs**: the next pair read during a piece is the pair that spawns after it;
+//! - **presses**: the driver's presses moved the pair as the movement model said.
+//!
+//! A seat's [`SeatHealth`] keeps the totals since the contract settled and a window of the last pieces;
+//! [`SeatHealth::verdict`] names the first fact whose checks fail too often in that window. The session
+//! then learns that fact again or stops with a message; it never plays on blind.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+/// Pieces in the window a verdict looks at.
+pub const WINDOW: usize = 12;
+
+/// Failed checks of one kind within the window that make a verdict (a fault or two is noise: a dropped
+/// frame, a pad glitch; three in twelve pieces is a wrong fact).
+pub const FAILURES: usize = 3;
+
+/// A fact of the cartridge's contract that a failing check points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fact {
+    /// What the field cells hold: the colour byte, the codes of colours, nuisance and items, and when a
+    /// lock has been written.
+    FieldCells,
+    /// The current pair's bytes: their codes, or when they are valid after a spawn.
+    CurrentPair,
+    /// The next pair's bytes: their code table, or when they are valid after a spawn.
+    NextPair,
+    /// How the pair moves: orientation values, X / Y, turns and kicks, or when the pose bytes are valid.
+    Movement,
+}
+
+impl Fact {
+    /// The fact in words, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fact::FieldCells => {
+                "the field's cell codes (colour byte, colour / nuisance / item codes) or when a lock is written"
+            }
+            Fact::CurrentPair => "the current pair's bytes (their codes, or when they are valid after a spawn)",
+            Fact::NextPair => "the next pair's bytes (their code table, or when they are valid after a spawn)",
+            Fact::Movement => {
+                "how the pair moves (orientation values, X / Y, turns, kicks) or when the pose bytes are valid"
+            }
+        }
+    }
+
+    /// What an owner of the cartridge can do about it.
+    pub fn advice(self) -> &'static str {
+        match self {
+            Fact::FieldCells => {
+                "record a trace (`puyobot record`), run `puyobot calibrate` on it, and compare the [codes] and \
+                 field entries of the address file with what it reports"
+            }
+            Fact::CurrentPair => {
+                "check the current_pivot / current_child entries and [codes] of the address file (a trace from \
+                 `puyobot record` shows the bytes frame by frame)"
+            }
+            Fact::NextPair => {
+                "check the next_pivot / next_child entries of the address file, their code table \
+                 ([codes] next_colors) and [timing] next_lag (a trace from `puyobot record` shows when they change)"
+            }
+            Fact::Movement => {
+                "check [orientation], [movement] and the x / y / orientation entries of the address file, and \
+                 [timing] pose_delay (a trace from `puyobot record` shows how the bytes follow the presses)"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Fact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Fact::FieldCells => "field cells",
+            Fact::CurrentPair => "current pair",
+            Fact::NextPair => "next pair",
+            Fact::Movement => "movement",
+        })
+    }
+}
+
+/// A failing check: which fact, and what was seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// The player whose checks failed.
+    pub player: String,
+    /// The fact the checks depend on.
+    pub fact: Fact,
+    /// What was seen, in words.
+    pub seen: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} ({}) fails: {}", self.player, self.fact, self.fact.describe(), self.seen)
+    }
+}
+
+/// Totals of the checks since the contract settled, as the JSON report shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HealthCounts {
+    /// Locks whose field was compared with the model's prediction.
+    pub locks_checked: u64,
+    /// Of those, the ones RAM did not match.
+    pub locks_mismatched: u64,
+    /// Pieces that spawned while the seat's bot was on.
+    pub pieces_spawned: u64,
+    /// Of those, the ones the bot was asked about (both pairs readable).
+    pub pieces_asked: u64,
+    /// Driver presses.
+    pub presses: u64,
+    /// Presses whose effect RAM showed as the movement model predicted (no re-plan needed).
+    pub presses_as_predicted: u64,
+    /// Next pairs read during a piece and compared with the pair that spawned after it.
+    pub next_checked: u64,
+    /// Of those, the ones that spawned as read.
+    pub next_confirmed: u64,
+}
+
+/// What one piece showed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PieceRecord {
+    /// The bot was on for this piece (so it should have been asked).
+    bot_on: bool,
+    asked: bool,
+    current_read: bool,
+    next_read: bool,
+    /// The next pair read during the previous piece spawned as this one (`None`: not compared).
+    next_confirmed: Option<bool>,
+    /// The previous lock's prediction held (`None`: not compared).
+    lock_matched: Option<bool>,
+    /// The driver gave up on this piece: the game kept refusing what the movement model allows.
+    gave_up: bool,
+}
+
+/// The checks of one seat.
+#[derive(Clone, Debug, Default)]
+pub struct SeatHealth {
+    counts: HealthCounts,
+    recent: VecDeque<PieceRecord>,
+    /// The piece under way (pushed to `recent` when the next one spawns).
+    current: Option<PieceRecord>,
+}
+
+impl SeatHealth {
+    /// The totals since the contract settled.
+    pub fn counts(&self) -> HealthCounts {
+        self.counts
+    }
+
+    /// Forgets the window and the totals (the contract was replaced: earlier checks judged the old one).
+    pub fn reset(&mut self) {
+        *self = SeatHealth::default();
+    }
+
+    /// Forgets the window, keeping the totals (a fact is being learned again).
+    pub fn clear_window(&mut self) {
+        self.recent.clear();
+        self.current = None;
+    }
+
+    /// A piece spawned. `current_read` / `next_read`: its pair and the next one could be decoded;
+    /// `next_confirmed`: whether the next pair read during the previous piece is this one (`None` when
+    /// there was nothing to compare); `lock_matched`: whether the previous lock's prediction held.
+    pub fn spawned(
+        &mut self,
+        bot_on: bool,
+        current_read: bool,
+        next_read: bool,
+        next_confirmed: Option<bool>,
+        lock_matched: Option<bool>,
+    ) {
+        self.finish_piece();
+        let c = &mut self.counts;
+        if bot_on {
+            c.pieces_spawned += 1;
+        }
+        if let Some(ok) = next_confirmed {
+            c.next_checked += 1;
+            c.next_confirmed += u64::from(ok);
+        }
+        if let Some(ok) = lock_matched {
+            c.locks_checked += 1;
+            c.locks_mismatched += u64::from(!ok);
+        }
+        self.current =
+            Some(PieceRecord { bot_on, current_read, next_read, next_confirmed, lock_matched, ..Default::default() });
+    }
+
+    /// The bot was asked about the piece under way.
+    pub fn asked(&mut self) {
+        if let Some(p) = self.current.as_mut()
+            && !p.asked
+        {
+            p.asked = true;
+            self.counts.pieces_asked += u64::from(p.bot_on);
+        }
+    }
+
+    /// The piece's pairs became readable after its spawn (a byte written some frames late).
+    pub fn read_late(&mut self, current_read: bool, next_read: bool) {
+        if let Some(p) = self.current.as_mut() {
+            p.current_read |= current_read;
+            p.next_read |= next_read;
+        }
+    }
+
+    /// Driver presses during the piece: `presses` made, `replans` where RAM disagreed, `gave_up` when the
+    /// driver dropped the pair where it was because the game kept refusing.
+    pub fn presses(&mut self, presses: u64, replans: u64, gave_up: bool) {
+        self.counts.presses += presses;
+        self.counts.presses_as_predicted += presses.saturating_sub(replans);
+        if let Some(p) = self.current.as_mut() {
+            p.gave_up |= gave_up;
+        }
+    }
+
+    fn finish_piece(&mut self) {
+        if let Some(p) = self.current.take() {
+            self.recent.push_back(p);
+            while self.recent.len() > WINDOW {
+                self.recent.pop_front();
+            }
+        }
+    }
+
+    /// The first fact whose checks fail [`FAILURES`] times or more among the last [`WINDOW`] pieces,
+    /// with what was seen; `None` while the checks hold. `player` labels the failure.
+    pub fn verdict(&self, player: &str) -> Option<Failure> {
+        let pieces: Vec<&PieceRecord> = self.recent.iter().collect();
+        let n = pieces.len();
+        let count = |f: &dyn Fn(&PieceRecord) -> bool| pieces.iter().filter(|p| f(p)).count();
+        let fail = |fact: Fact, seen: String| Some(Failure { player: player.to_string(), fact, seen });
+        // Unreadable pairs first: a lock cannot be predicted, nor a next pair confirmed, without them.
+        let unread_current = count(&|p| p.bot_on && !p.current_read);
+        if unread_current >= FAILURES {
+            return fail(
+                Fact::CurrentPair,
+                format!("{unread_current} of the last {n} pieces could not be read (a code no table knows)"),
+            );
+        }
+        let unread_next = count(&|p| p.bot_on && p.current_read && !p.next_read);
+        if unread_next >= FAILURES {
+            return fail(
+                Fact::NextPair,
+                format!(
+                    "the next pair could not be read for {unread_next} of the last {n} pieces, so the bot was not \
+                     asked about them"
+                ),
+            );
+        }
+        let mismatched = count(&|p| p.lock_matched == Some(false));
+        if mismatched >= FAILURES {
+            let checked = count(&|p| p.lock_matched.is_some());
+            return fail(
+                Fact::FieldCells,
+                format!(
+                    "the field RAM showed after {mismatched} of the last {checked} locks was not the one predicted"
+                ),
+            );
+        }
+        let wrong_next = count(&|p| p.next_confirmed == Some(false));
+        if wrong_next >= FAILURES {
+            let checked = count(&|p| p.next_confirmed.is_some());
+            return fail(
+                Fact::NextPair,
+                format!("{wrong_next} of the last {checked} next pairs read were not the pair that spawned next"),
+            );
+        }
+        let gave_up = count(&|p| p.gave_up);
+        if gave_up >= FAILURES {
+            return fail(
+                Fact::Movement,
+                format!("the game refused the presses the movement model allows on {gave_up} of the last {n} pieces"),
+            );
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn healthy_piece(h: &mut SeatHealth) {
+        h.spawned(true, true, true, Some(true), Some(true));
+        h.asked();
+        h.presses(5, 0, false);
+    }
+
+    #[test]
+    fn clean_pieces_are_healthy_and_counted() {
+        let mut h = SeatHealth::default();
+        for _ in 0..40 {
+            healthy_piece(&mut h);
+        }
+        assert_eq!(h.verdict("P1"), None);
+        let c = h.counts();
+        assert_eq!((c.pieces_spawned, c.pieces_asked, c.locks_checked, c.locks_mismatched), (40, 40, 40, 0));
+        assert_eq!((c.next_checked, c.next_confirmed, c.presses, c.presses_as_predicted), (40, 40, 200, 200));
+    }
+
+    #[test]
+    fn two_faults_in_a_window_are_noise_three_are_a_wrong_fact() {
+        let mut h = SeatHealth::default();
+        for i in 0..WINDOW {
+            h.spawned(true, true, true, Some(true), Some(i % 6 != 0));
+            h.asked();
+        }
+        h.spawned(true, true, true, Some(true), Some(true));
+        assert_eq!(h.verdict("P1"), None, "two mismatches in the window");
+        h.spawned(true, true, true, Some(true), Some(false));
+        h.spawned(true, true, true, Some(true), Some(false));
+        h.spawned(true, true, true, Some(true), Some(false));
+        h.spawned(true, true, true, Some(true), Some(true));
+        let f = h.verdict("P2").expect("three mismatches");
+        assert_eq!((f.player.as_str(), f.fact), ("P2", Fact::FieldCells));
+        assert!(f.to_string().contains("P2: field cells"), "{f}");
+    }
+
+    #[test]
+    fn each_check_names_its_own_fact() {
+        let cases: [(&dyn Fn(&mut SeatHealth), Fact); 4] = [
+            (&|h| h.spawned(true, false, false, None, None), Fact::CurrentPair),
+            (&|h| h.spawned(true, true, false, None, Some(true)), Fact::NextPair),
+            (
+                &|h| {
+                    h.spawned(true, true, true, Some(false), Some(true));
+                    h.asked();
+                },
+                Fact::NextPair,
+            ),
+            (
+                &|h| {
+                    h.spawned(true, true, true, Some(true), Some(true));
+                    h.asked();
+                    h.presses(9, 6, true);
+                },
+                Fact::Movement,
+            ),
+        ];
+        for (i, (piece, fact)) in cases.iter().enumerate() {
+            let mut h = SeatHealth::default();
+            for _ in 0..FAILURES + 1 {
+                piece(&mut h);
+            }
+            assert_eq!(h.verdict("P1").map(|f| f.fact), Some(*fact), "case {i}");
+        }
+    }
+
+    #[test]
+    fn a_human_seat_is_not_expected_to_ask_and_late_reads_count() {
+        let mut h = SeatHealth::default();
+        for _ in 0..WINDOW {
+            h.spawned(false, true, true, Some(true), Some(true));
+        }
+        assert_eq!(h.verdict("P1"), None);
+        let mut h = SeatHealth::default();
+        for _ in 0..WINDOW {
+            h.spawned(true, true, false, None, Some(true));
+            h.read_late(true, true);
+            h.asked();
+        }
+        h.spawned(true, true, true, None, None);
+        assert_eq!(h.verdict("P1"), None, "a next pair readable a few frames after the spawn is fine");
+    }
+
+    #[test]
+    fn clearing_the_window_keeps_the_totals() {
+        let mut h = SeatHealth::default();
+        for _ in 0..5 {
+            h.spawned(true, true, true, Some(false), Some(false));
+        }
+        assert!(h.verdict("P1").is_some());
+        h.clear_window();
+        assert_eq!(h.verdict("P1"), None);
+        assert_eq!(h.counts().locks_mismatched, 5);
+        h.reset();
+        assert_eq!(h.counts(), HealthCounts::default());
+    }
+}
