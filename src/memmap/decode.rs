@@ -168,7 +168,7 @@ impl Decoder {
         let p: &PlayerMap = &self.map.player[i];
         let rd = |e: &super::schema::Entry| byte(ram, e.addr as usize);
         let (cur_pivot, cur_child) = (rd(&p.current_pivot), rd(&p.current_child));
-        let (next_pivot, next_child) = (rd(&p.next_pivot), rd(&p.next_child));
+        let (next_pivot, next_child) = (self.next_code(rd(&p.next_pivot)), self.next_code(rd(&p.next_child)));
         let (raw_x, raw_y, raw_orientation) = (rd(&p.x), rd(&p.y), rd(&p.orientation));
         let (spawn_flag, spawn_delay, drop_timer) = (rd(&p.spawn_flag) != 0, rd(&p.spawn_delay), rd(&p.drop_timer));
         let score = p.score.as_ref().map(|s| {
@@ -274,6 +274,16 @@ impl Decoder {
 }
 
 impl Decoder {
+    /// The piece code a next-pair byte stands for: through `codes.next_codes` when the file has it (a code
+    /// the table does not list reads as empty, so the next pair reads as unknown rather than as another
+    /// colour), else the byte itself.
+    fn next_code(&self, raw: u8) -> u8 {
+        match &self.map.codes.next_codes {
+            Some(table) => table.iter().find(|[n, _]| *n == raw).map_or(self.map.codes.empty, |&[_, p]| p),
+            None => raw,
+        }
+    }
+
     /// The field code of a piece colour code (the same code unless `codes.piece_colors` says otherwise).
     fn field_code(&self, piece_code: u8) -> u8 {
         self.piece_to_field.iter().find(|(p, _)| *p == piece_code).map_or(piece_code, |&(_, f)| f)

@@ -100,6 +100,34 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
             }
         }
     }
+    if let Some(table) = &c.next_codes {
+        let mut next: HashMap<u8, usize> = HashMap::new();
+        let mut piece: HashMap<u8, usize> = HashMap::new();
+        for (i, &[n, p]) in table.iter().enumerate() {
+            let key = format!("codes.next_codes[{i}]");
+            if let Some(j) = next.insert(n, i) {
+                return Err(AddressFileError::new(
+                    file,
+                    key,
+                    format!("next code {n} is already in codes.next_codes[{j}]"),
+                ));
+            }
+            if let Some(j) = piece.insert(p, i) {
+                return Err(AddressFileError::new(
+                    file,
+                    key,
+                    format!("piece code {p} is already in codes.next_codes[{j}]"),
+                ));
+            }
+        }
+    }
+    if f.timing.next_lag > 600 {
+        return Err(AddressFileError::new(
+            file,
+            "timing.next_lag",
+            format!("{} frames is more than the 600 (10 seconds) a next pair may take to show", f.timing.next_lag),
+        ));
+    }
     // Orientation values.
     let o = &f.orientation;
     let mut seen: HashMap<u8, &str> = HashMap::new();

@@ -19,6 +19,9 @@ pub struct AddressFile {
     /// ([`Movement::default`]), which is what every file meant before the table existed.
     #[serde(default)]
     pub movement: Movement,
+    /// When bytes become valid after a spawn. Absent: at once ([`Timing::default`]).
+    #[serde(default, skip_serializing_if = "Timing::is_default")]
+    pub timing: Timing,
     /// Values that belong to no player.
     #[serde(default)]
     pub global: Globals,
@@ -139,6 +142,10 @@ pub struct Codes {
     /// field: `piece_colors[i]` is the piece code of field colour `colors[i]`. Absent: the same codes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub piece_colors: Option<Vec<u8>>,
+    /// The next pair's bytes when they use another code table than the current pair: each entry is
+    /// `[next code, piece code]`, one-to-one. Absent: the next bytes hold piece codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_codes: Option<Vec<[u8; 2]>>,
     /// Where this comes from.
     pub source: String,
     /// Whether it has been checked.
@@ -255,6 +262,39 @@ impl Default for Movement {
                 .into(),
             verified: false,
         }
+    }
+}
+
+/// When a cartridge's bytes become valid after a spawn, in frames after the pair first answers presses.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    /// Frames the next pair's bytes keep showing the pair that just spawned (a slide animation) before
+    /// they show the new next pair. The bot is asked after them.
+    #[serde(default)]
+    pub next_lag: u32,
+    /// Where this comes from.
+    #[serde(default = "timing_source")]
+    pub source: String,
+    /// Whether it has been checked.
+    #[serde(default)]
+    pub verified: bool,
+}
+
+fn timing_source() -> String {
+    "not in the file: the default (the next pair's bytes are valid at the spawn)".into()
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing { next_lag: 0, source: timing_source(), verified: false }
+    }
+}
+
+impl Timing {
+    /// True for the default (nothing to write in a file).
+    pub fn is_default(&self) -> bool {
+        *self == Timing::default()
     }
 }
 
