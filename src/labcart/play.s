@@ -52,6 +52,9 @@ start_game:
     sta PTYPE,x
     sta CURP,x
     sta CURC,x
+.if NEXT_SPLIT
+    sta NLAG,x
+.endif
     lda #1
     sta DIRTY,x
     lda #$FF
@@ -98,6 +101,12 @@ start_game:
     sta NEXTC
     sta NEXTP+2
     sta NEXTC+2
+.if NEXT_SPLIT
+    sta INEXTP
+    sta INEXTC
+    sta INEXTP+2
+    sta INEXTC+2
+.endif
 .if EMPTY <> 0
     lda #0
 .endif
@@ -153,6 +162,13 @@ start_game:
     lda #$FF
     sta SDELAY+1
 @go:
+.if NEXT_SPLIT
+    ldx #1
+@pn:
+    jsr publish_next
+    dex
+    bpl @pn
+.endif
     lda #2
     sta GSTATE
     jsr hide_sprites
@@ -266,6 +282,12 @@ play_state:
     jsr player_update
     ldx #1
     jsr player_update
+.if NEXT_SPLIT
+    ldx #0
+    jsr publish_next
+    ldx #1
+    jsr publish_next
+.endif
     jsr check_end
 @render:
     jsr render_play
@@ -382,9 +404,9 @@ ps_wait:
     txa
     asl a
     tay
-    lda NEXTP,y
+    lda INEXTP,y
     sta CURP,x
-    lda NEXTC,y
+    lda INEXTC,y
     sta CURC,x
     ldy #0
     lda CURP,x
@@ -399,6 +421,10 @@ ps_wait:
     tya
     sta PTYPE,x
     jsr gen_next
+.if NEXT_SPLIT
+    lda #NEXT_LAG
+    sta NLAG,x
+.endif
     lda #3
     sta IPX,x
     lda #1
@@ -437,17 +463,35 @@ gen_next:
 :
     tya
     ldy tmp13
-    sta NEXTP,y
-    sta NEXTC,y
+    sta INEXTP,y
+    sta INEXTC,y
     rts
 @pair:
     jsr rand_colour
     ldy tmp13
-    sta NEXTP,y
+    sta INEXTP,y
     jsr rand_colour
     ldy tmp13
+    sta INEXTC,y
+    rts
+
+.if NEXT_SPLIT
+; publish player x's next pair to the contract bytes, unless they still show the spawned pair
+publish_next:
+    lda NLAG,x
+    beq :+
+    dec NLAG,x
+    rts
+:
+    txa
+    asl a
+    tay
+    lda INEXTP,y
+    sta NEXTP,y
+    lda INEXTC,y
     sta NEXTC,y
     rts
+.endif
 
 rand_colour:
     jsr rng_next

@@ -481,10 +481,10 @@ cells_player:
     tay
     cpx #78
     beq :+
-    lda NEXTP,y
+    lda INEXTP,y
     jmp :++
 :
-    lda NEXTC,y
+    lda INEXTC,y
 :
     and #63
     tay

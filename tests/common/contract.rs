@@ -95,6 +95,8 @@ pub struct Contract {
     pub kick_side: bool,
     /// `KICK_UP`: a turn blocked below lifts the pivot one row; false: it is refused.
     pub kick_up: bool,
+    /// `NEXT_LAG`: frames (0..=30) the next-pair bytes keep showing the pair that just spawned.
+    pub next_lag: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -135,6 +137,7 @@ impl Contract {
         spawn: Dir::Up,
         kick_side: true,
         kick_up: true,
+        next_lag: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -153,6 +156,7 @@ impl Contract {
             spawn: Dir::Down,
             kick_side: false,
             kick_up: false,
+            ..Contract::DEFAULT
         },
         Contract {
             empty: 12,
@@ -167,6 +171,7 @@ impl Contract {
             spawn: Dir::Right,
             kick_side: true,
             kick_up: false,
+            ..Contract::DEFAULT
         },
     ];
 
@@ -210,8 +215,21 @@ impl Contract {
             spawn,
             kick_side: rng.random_bool(0.5),
             kick_up: rng.random_bool(0.5),
+            ..Contract::DEFAULT
         }
     }
+
+    /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
+    /// lag, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    pub fn random_extended(seed: u64) -> Contract {
+        let mut c = Contract::random(seed);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
+        c.next_lag = if rng.random_bool(0.5) { rng.random_range(1..=30) } else { 0 };
+        c
+    }
+
+    /// Mixed into the seed of `random_extended`'s second generator.
+    const EXTENDED_SALT: u64 = 0xE87E_4DED_0000_0001;
 
     /// The colour codes, lowest first.
     pub fn colours(&self) -> [u8; 6] {
@@ -268,6 +286,9 @@ impl Contract {
         if self.color_offset > 1 {
             return Err(format!("COLOR_OFFSET = {} must be 0 or 1", self.color_offset));
         }
+        if self.next_lag > 30 {
+            return Err(format!("NEXT_LAG = {} is outside 0..30", self.next_lag));
+        }
         Ok(())
     }
 
@@ -290,6 +311,7 @@ impl Contract {
             ("SPAWN_ORI", self.spawn.name().to_string()),
             ("KICK_SIDE", u8::from(self.kick_side).to_string()),
             ("KICK_UP", u8::from(self.kick_up).to_string()),
+            ("NEXT_LAG", self.next_lag.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }

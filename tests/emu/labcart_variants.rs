@@ -1,0 +1,83 @@
+//! The labcart built with the extended contract axes (src/labcart/README.md "Contracts"): each build is
+//! checked frame by frame against what the README says it does. Skips with a message when `ca65` is
+//! missing.
+
+use crate::common::contract::{BuildError, Contract, Dir};
+use crate::common::labcart::*;
+
+/// Build `c` as `target/labcart-contracts/variants-<name>.nes`, or None (with a message) without ca65.
+fn build(c: &Contract, name: &str) -> Option<Vec<u8>> {
+    c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
+    println!("{name}: {c}");
+    match c.build_rom(&format!("variants-{name}")) {
+        Ok(rom) => Some(rom),
+        Err(BuildError::NoAssembler) => {
+            eprintln!("skipping: {}", BuildError::NoAssembler);
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Place `pieces` pieces of player 1 (columns 1, 2, 4, 5, 6 in turn, child up), calling `see` with
+/// the RAM after every frame.
+fn play_observing(lab: &mut Lab, c: &Contract, pieces: usize, mut see: impl FnMut(&Lab)) {
+    let cols = [1, 2, 4, 5, 6];
+    for i in 0..pieces {
+        let mut pl = [Placer::new(cols[i % cols.len()], c.lab_variant().orients.value(Dir::Up)), Placer::idle()];
+        let mut frames = 0;
+        while !pl[0].done() {
+            lab.step_placers(&mut pl);
+            see(lab);
+            frames += 1;
+            assert!(frames < 3000, "placement never finished\n{}", lab.print_field(0));
+        }
+        assert_eq!(lab.game_state(), gstate::PLAY, "game still running after piece {i}\n{}", lab.print_field(0));
+    }
+}
+
+/// The next-pair bytes of player p.
+fn next(lab: &Lab, p: usize) -> (u8, u8) {
+    (lab.ram(addr::NEXT_PIVOT[p]), lab.ram(addr::NEXT_CHILD[p]))
+}
+
+/// The current-pair bytes of player p.
+fn current(lab: &Lab, p: usize) -> (u8, u8) {
+    (lab.ram(addr::CUR_PIVOT[p]), lab.ram(addr::CUR_CHILD[p]))
+}
+
+#[test]
+fn next_lag_keeps_the_spawned_pair_in_the_next_bytes() {
+    for lag in [1u8, 8, 30] {
+        let c = Contract { next_lag: lag, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("next-lag-{lag}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        // at game start the next bytes show the first pair at once
+        let first = next(&lab, 0);
+        assert!(c.colours().contains(&first.0) && c.colours().contains(&first.1), "first next pair {first:?}");
+        // frames since the last spawn, and the next pair shown once the lag is over
+        let mut since: Option<usize> = None;
+        let mut shown = first;
+        let mut spawns = 0;
+        play_observing(&mut lab, &c, 6, |l| {
+            if l.ram(addr::SPAWNED[0]) == 1 {
+                assert_eq!(current(l, 0), shown, "the pair that spawned is the one the next bytes showed");
+                since = Some(0);
+                spawns += 1;
+            } else if let Some(s) = since.as_mut() {
+                *s += 1;
+            }
+            let Some(s) = since else { return };
+            if s < lag as usize {
+                assert_eq!(next(l, 0), current(l, 0), "frame {s} after a spawn (lag {lag}): next bytes = current pair");
+            } else if s == lag as usize {
+                shown = next(l, 0);
+                assert!(c.colours().contains(&shown.0) && c.colours().contains(&shown.1), "new next pair {shown:?}");
+            } else {
+                assert_eq!(next(l, 0), shown, "frame {s} after a spawn: the new next pair stays");
+            }
+        });
+        assert!(spawns >= 6, "saw {spawns} spawns");
+    }
+}
