@@ -486,11 +486,42 @@ publish_next:
     txa
     asl a
     tay
+.if NEXT_TABLE
+    stx tmp0
+    ldx INEXTP,y
+    lda next_tab,x
+    sta NEXTP,y
+    ldx INEXTC,y
+    lda next_tab,x
+    sta NEXTC,y
+    ldx tmp0
+.else
     lda INEXTP,y
     sta NEXTP,y
     lda INEXTC,y
     sta NEXTC,y
+.endif
     rts
+.endif
+
+.if NEXT_TABLE
+; the next bytes' value of each code (all codes are below 64)
+next_tab:
+    .repeat 64, C
+    .if NEXT_TABLE = 1
+    .if C >= COL1 && C <= COL1 + 5
+    .byte C - COL1          ; colour index 0..5
+    .elseif C = BIG
+    .byte $40
+    .elseif C = CARB
+    .byte $41
+    .else
+    .byte $FF               ; empty (no next piece)
+    .endif
+    .else
+    .byte C ^ $20
+    .endif
+    .endrepeat
 .endif
 
 rand_colour:

@@ -97,6 +97,9 @@ pub struct Contract {
     pub kick_up: bool,
     /// `NEXT_LAG`: frames (0..=30) the next-pair bytes keep showing the pair that just spawned.
     pub next_lag: u8,
+    /// `NEXT_TABLE`: the next-pair bytes' code table: 0 the field's codes, 1 colour index 0..5 (Big Puyo
+    /// $40, Carbuncle $41, no piece $FF), 2 every code XOR $20. See `next_code`.
+    pub next_table: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -138,6 +141,7 @@ impl Contract {
         kick_side: true,
         kick_up: true,
         next_lag: 0,
+        next_table: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -220,11 +224,12 @@ impl Contract {
     }
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
-    /// lag, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// lag and code table, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
         c.next_lag = if rng.random_bool(0.5) { rng.random_range(1..=30) } else { 0 };
+        c.next_table = rng.random_range(0..=2);
         c
     }
 
@@ -234,6 +239,18 @@ impl Contract {
     /// The colour codes, lowest first.
     pub fn colours(&self) -> [u8; 6] {
         std::array::from_fn(|i| self.colour1 + i as u8)
+    }
+
+    /// The value the next-pair bytes show for a piece code (`CODE_EMPTY` when there is no next piece).
+    pub fn next_code(&self, code: u8) -> u8 {
+        match self.next_table {
+            0 => code,
+            1 if self.colours().contains(&code) => code - self.colour1,
+            1 if code == self.big => 0x40,
+            1 if code == self.carbuncle => 0x41,
+            1 => 0xFF,
+            _ => code ^ 0x20,
+        }
     }
 
     /// The orientation value a pair spawns with.
@@ -289,6 +306,9 @@ impl Contract {
         if self.next_lag > 30 {
             return Err(format!("NEXT_LAG = {} is outside 0..30", self.next_lag));
         }
+        if self.next_table > 2 {
+            return Err(format!("NEXT_TABLE = {} must be 0, 1 or 2", self.next_table));
+        }
         Ok(())
     }
 
@@ -312,6 +332,7 @@ impl Contract {
             ("KICK_SIDE", u8::from(self.kick_side).to_string()),
             ("KICK_UP", u8::from(self.kick_up).to_string()),
             ("NEXT_LAG", self.next_lag.to_string()),
+            ("NEXT_TABLE", self.next_table.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }

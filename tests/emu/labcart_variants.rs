@@ -81,3 +81,41 @@ fn next_lag_keeps_the_spawned_pair_in_the_next_bytes() {
         assert!(spawns >= 6, "saw {spawns} spawns");
     }
 }
+
+#[test]
+fn next_table_maps_the_next_bytes() {
+    for (table, codes) in
+        [(1u8, (1u8, 7u8, 9u8, 10u8)), (2, (1, 7, 9, 10)), (1, (0x11, 0x20, 0x30, 0x31)), (2, (0x21, 0, 0x30, 0x31))]
+    {
+        let (colour1, nuisance, big, carbuncle) = codes;
+        let empty = if colour1 == 0x21 { 1 } else { 0 };
+        let c =
+            Contract { next_table: table, colour1, nuisance, big, carbuncle, empty, next_lag: 2, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("next-table-{table}-{colour1}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice { two_player: false, item: 1, colours: 6 });
+        assert_eq!(next(&lab, 1), (c.next_code(c.empty), c.next_code(c.empty)), "1P: P2's next bytes (no piece)");
+        let shown_colours: Vec<u8> = c.colours().iter().map(|&k| c.next_code(k)).collect();
+        assert!(!shown_colours.contains(&c.next_code(c.empty)), "no piece is not a colour's value");
+        let mut shown = next(&lab, 0);
+        let mut since = 0;
+        let mut spawns = 0;
+        play_observing(&mut lab, &c, 15, |l| {
+            since += 1;
+            if l.ram(addr::SPAWNED[0]) == 1 {
+                let (p, ch) = current(l, 0);
+                assert_eq!((c.next_code(p), c.next_code(ch)), shown, "spawn {spawns}: the current pair in field codes");
+                since = 0;
+                spawns += 1;
+            }
+            if since == c.next_lag as usize {
+                shown = next(l, 0);
+            }
+        });
+        assert_eq!(spawns, 15);
+        // the 16th piece is the Big Puyo
+        assert_eq!(shown, (c.next_code(c.big), c.next_code(c.big)), "the item in the next bytes");
+        assert!(lab.wait_controllable(0));
+        assert_eq!(current(&lab, 0), (c.big, c.big), "the item in the current bytes");
+    }
+}
