@@ -1,6 +1,10 @@
 ; play.s -- game start, per-player state machine, piece control
 
 start_game:
+.if MODE_LATE
+    lda MODESEL
+    sta MODE
+.endif
     jsr screen_off
     jsr clear_screen
     lda #<play_script

@@ -100,6 +100,8 @@ pub struct Contract {
     /// `NEXT_TABLE`: the next-pair bytes' code table: 0 the field's codes, 1 colour index 0..5 (Big Puyo
     /// $40, Carbuncle $41, no piece $FF), 2 every code XOR $20. See `next_code`.
     pub next_table: u8,
+    /// `MODE_LATE`: the mode byte is written only when a game starts, not while the menu changes it.
+    pub mode_late: bool,
 }
 
 /// Why a build did not produce a ROM.
@@ -142,6 +144,7 @@ impl Contract {
         kick_up: true,
         next_lag: 0,
         next_table: 0,
+        mode_late: false,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -224,12 +227,13 @@ impl Contract {
     }
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
-    /// lag and code table, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// lag and code table, the late mode byte, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
         c.next_lag = if rng.random_bool(0.5) { rng.random_range(1..=30) } else { 0 };
         c.next_table = rng.random_range(0..=2);
+        c.mode_late = rng.random_bool(0.5);
         c
     }
 
@@ -333,6 +337,7 @@ impl Contract {
             ("KICK_UP", u8::from(self.kick_up).to_string()),
             ("NEXT_LAG", self.next_lag.to_string()),
             ("NEXT_TABLE", self.next_table.to_string()),
+            ("MODE_LATE", u8::from(self.mode_late).to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }

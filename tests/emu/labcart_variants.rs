@@ -119,3 +119,26 @@ fn next_table_maps_the_next_bytes() {
         assert_eq!(current(&lab, 0), (c.big, c.big), "the item in the current bytes");
     }
 }
+
+#[test]
+fn mode_late_writes_the_mode_byte_at_game_start() {
+    for late in [false, true] {
+        let c = Contract { mode_late: late, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("mode-late-{}", u8::from(late))) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.idle(10);
+        lab.tap(btn::START, 2);
+        assert_eq!(lab.game_state(), gstate::MENU);
+        lab.tap(btn::RIGHT, 1);
+        assert_eq!(lab.ram(addr::MODE), if late { 0 } else { 2 }, "mode byte after Right on MODE (late {late})");
+        lab.tap(btn::DOWN, 1);
+        lab.tap(btn::UP, 1);
+        lab.tap(btn::RIGHT, 1);
+        lab.tap(btn::RIGHT, 1);
+        assert_eq!(lab.ram(addr::MODE), if late { 0 } else { 2 }, "mode byte after toggling twice more");
+        lab.tap(btn::START, 1);
+        assert_eq!(lab.game_state(), gstate::PLAY);
+        assert_eq!(lab.ram(addr::MODE), 2, "mode byte once the game started");
+        assert!(lab.wait_controllable(1), "a 2P game: P2 gets pieces");
+    }
+}
