@@ -102,6 +102,8 @@ pub struct Contract {
     pub next_table: u8,
     /// `MODE_LATE`: the mode byte is written only when a game starts, not while the menu changes it.
     pub mode_late: bool,
+    /// `ITEMS_AT_BOOT`: the ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle).
+    pub items_at_boot: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -145,6 +147,7 @@ impl Contract {
         next_lag: 0,
         next_table: 0,
         mode_late: false,
+        items_at_boot: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -227,13 +230,14 @@ impl Contract {
     }
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
-    /// lag and code table, the late mode byte, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// lag and code table, the late mode byte, the power-on ITEM option, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
         c.next_lag = if rng.random_bool(0.5) { rng.random_range(1..=30) } else { 0 };
         c.next_table = rng.random_range(0..=2);
         c.mode_late = rng.random_bool(0.5);
+        c.items_at_boot = rng.random_range(0..=2);
         c
     }
 
@@ -313,6 +317,9 @@ impl Contract {
         if self.next_table > 2 {
             return Err(format!("NEXT_TABLE = {} must be 0, 1 or 2", self.next_table));
         }
+        if self.items_at_boot > 2 {
+            return Err(format!("ITEMS_AT_BOOT = {} must be 0, 1 or 2", self.items_at_boot));
+        }
         Ok(())
     }
 
@@ -338,6 +345,7 @@ impl Contract {
             ("NEXT_LAG", self.next_lag.to_string()),
             ("NEXT_TABLE", self.next_table.to_string()),
             ("MODE_LATE", u8::from(self.mode_late).to_string()),
+            ("ITEMS_AT_BOOT", self.items_at_boot.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -371,6 +379,7 @@ impl Contract {
             a_clockwise: self.a_clockwise,
             xy_child: self.xy_child,
             color_offset: self.color_offset,
+            items_at_boot: self.items_at_boot,
         }
     }
 }

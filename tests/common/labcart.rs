@@ -130,6 +130,8 @@ pub struct Variant {
     pub xy_child: bool,
     /// Byte of a field cell that holds the code (0 or 1).
     pub color_offset: u8,
+    /// The ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle); `boot` presses from there.
+    pub items_at_boot: u8,
 }
 
 impl Variant {
@@ -139,6 +141,7 @@ impl Variant {
         a_clockwise: true,
         xy_child: false,
         color_offset: 1,
+        items_at_boot: 0,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -228,7 +231,7 @@ impl Lab {
     }
 
     /// The documented menu script: from power-on, wait 10 frames, Start (title -> menu),
-    /// Right on MODE toggles 1P/2P, Down, Right x item, Down, Right x (colours - 4) mod 4, Start.
+    /// Right on MODE toggles 1P/2P, Down, Right x item (from the power-on ITEM option), Down, Right x (colours - 4) mod 4, Start.
     pub fn boot(&mut self, m: MenuChoice) {
         self.idle(10);
         assert_eq!(self.game_state(), gstate::TITLE, "title after 10 frames");
@@ -238,7 +241,7 @@ impl Lab {
             self.tap(btn::RIGHT, 1);
         }
         self.tap(btn::DOWN, 1);
-        for _ in 0..m.item {
+        for _ in 0..(m.item as i32 - self.v.items_at_boot as i32).rem_euclid(3) {
             self.tap(btn::RIGHT, 1);
         }
         self.tap(btn::DOWN, 1);

@@ -142,3 +142,31 @@ fn mode_late_writes_the_mode_byte_at_game_start() {
         assert!(lab.wait_controllable(1), "a 2P game: P2 gets pieces");
     }
 }
+
+/// Start a 1P game from power-on with Start, Start only (no menu change).
+fn start_without_menu_changes(lab: &mut Lab) {
+    lab.idle(10);
+    lab.tap(btn::START, 2);
+    lab.tap(btn::START, 1);
+    assert_eq!(lab.game_state(), gstate::PLAY);
+}
+
+#[test]
+fn items_at_boot_deal_items_without_menu_changes() {
+    for (item, big, carbuncle) in [(1u8, 9u8, 10u8), (2, 9, 10), (1, 0x3F, 0x20), (2, 0x2A, 0x30)] {
+        let c = Contract { items_at_boot: item, big, carbuncle, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("items-at-boot-{item}-{big}-{carbuncle}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        start_without_menu_changes(&mut lab);
+        assert_eq!(lab.ram(addr::ITEM_OPTION), item, "ITEM option at power-on");
+        play_observing(&mut lab, &c, 15, |_| {});
+        let code = if item == 1 { big } else { carbuncle };
+        assert_eq!(next(&lab, 0), (code, code), "the 16th piece is the item");
+        assert!(lab.wait_controllable(0));
+        assert_eq!(current(&lab, 0), (code, code), "the item spawned");
+        // the harness's menu script starts from the power-on option
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        assert_eq!(lab.ram(addr::ITEM_OPTION), 0, "Lab::boot reaches ITEM off");
+    }
+}
