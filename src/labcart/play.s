@@ -71,7 +71,11 @@ start_game:
     sta CURC,x
 .endif
     lda #SPAWN_ORI
+    sta IORI,x
+.if ORI_SPLIT
+    lda #SPAWN_ORI_PUB
     sta ORI,x
+.endif
     lda #START_X
     sta PX,x
     lda #START_Y
@@ -434,7 +438,7 @@ ps_wait:
     lda #1
     sta IPY,x
     lda #SPAWN_ORI
-    sta ORI,x
+    sta IORI,x
     lda #FALL_NORMAL
     sta DROPT,x
     lda #0
@@ -596,7 +600,7 @@ ps_active:
     ldy IPY,x
     iny
     sty ty
-    lda ORI,x
+    lda IORI,x
     sta tori
     jsr piece_fits
     bcs @landed
@@ -649,7 +653,7 @@ move:
     sta tx
     lda IPY,x
     sta ty
-    lda ORI,x
+    lda IORI,x
     sta tori
     jsr piece_fits
     bcs :+
@@ -661,7 +665,7 @@ move:
 ; A = ROT_A (A button) / ROT_B (B button): a step mod 4, or a rot_tab half
 rotate:
     clc
-    adc ORI,x
+    adc IORI,x
 .if ROT_TABLE
     tay
     lda rot_tab,y
@@ -710,7 +714,7 @@ rotate:
     lda ty
     sta IPY,x
     lda tori
-    sta ORI,x
+    sta IORI,x
 @fail:
     rts
 
@@ -841,28 +845,52 @@ update_sprite_pos:
     asl a
     asl a
     sta SPRY,x
-.if XY_CHILD
-    ; publish the child's cell (an item has no child: its own X/Y)
+.if ORI_SPLIT
+    ldy IORI,x
+    lda ori_pub,y
+    sta ORI,x
+.endif
+.if POSE_SPLIT
+    ; publish the pivot's cell, or the child's with XY_CHILD (an item has no child: its own X/Y),
+    ; plus the X/Y bases
+    lda IPY,x
+    sta tmp0
     lda IPX,x
-    ldy IPY,x
-    sty tmp0
+.if XY_CHILD
     ldy PTYPE,x
     bne :+
-    ldy ORI,x
+    ldy IORI,x
     clc
     adc ori_dx,y
-    sta PX,x
+    pha
     lda tmp0
     clc
     adc ori_dy,y
-    sta PY,x
-    rts
+    sta tmp0
+    pla
 :
+.endif
+.if X_OFF <> 0
+    clc
+    adc #<X_OFF
+.endif
     sta PX,x
     lda tmp0
+.if Y_OFF <> 0
+    clc
+    adc #<Y_OFF
+.endif
     sta PY,x
 .endif
     rts
+
+.if ORI_SPLIT
+; the published orientation value of each ORI_* value
+ori_pub:
+    .repeat 4, O
+    .byte ORI_BASE + ORI_STEP * O
+    .endrepeat
+.endif
 
 ; ---------------------------------------------------------------- lock
 lock_piece:
@@ -906,7 +934,7 @@ lock_piece:
     lda CURP,x
     sta (ptr),y
 :
-    ldy ORI,x
+    ldy IORI,x
     lda IPX,x
     clc
     adc ori_dx,y

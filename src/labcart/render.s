@@ -48,29 +48,29 @@ piece_oam:
     cmp #1
     beq @big
     ; Carbuncle
-    lda PX,x
+    lda IPX,x
     sta cx
-    lda PY,x
+    lda IPY,x
     sta cy
     lda #9
     jsr app_tiles
     lda #9
     jmp spr_cell
 @pair:
-    lda PX,x
+    lda IPX,x
     sta cx
-    lda PY,x
+    lda IPY,x
     sta cy
     ldy CURP,x
     lda code2app,y
     jsr app_tiles
     jsr spr_cell
-    ldy ORI,x
-    lda PX,x
+    ldy IORI,x
+    lda IPX,x
     clc
     adc ori_dx,y
     sta cx
-    lda PY,x
+    lda IPY,x
     clc
     adc ori_dy,y
     sta cy
@@ -82,11 +82,11 @@ piece_oam:
     ldy #0
 @bl:
     sty tmp0
-    lda PX,x
+    lda IPX,x
     clc
     adc big_dx,y
     sta cx
-    lda PY,x
+    lda IPY,x
     clc
     adc big_dy,y
     sta cy

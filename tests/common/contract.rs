@@ -104,6 +104,14 @@ pub struct Contract {
     pub mode_late: bool,
     /// `ITEMS_AT_BOOT`: the ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle).
     pub items_at_boot: u8,
+    /// `ORI_STEP` (1..=64) and `ORI_BASE`: the orientation byte holds `ori_base + ori_step * v` where
+    /// v is the `orients` value; see `published_orients`.
+    pub ori_step: u8,
+    pub ori_base: u8,
+    /// `X_BASE` (0..=64): the X byte holds column − 1 + `x_base` (1: columns 1..6).
+    pub x_base: u8,
+    /// `Y_BASE` (0..=64): the Y byte holds row + `y_base` (0: rows 0..13).
+    pub y_base: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -148,6 +156,10 @@ impl Contract {
         next_table: 0,
         mode_late: false,
         items_at_boot: 0,
+        ori_step: 1,
+        ori_base: 0,
+        x_base: 1,
+        y_base: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -230,7 +242,8 @@ impl Contract {
     }
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
-    /// lag and code table, the late mode byte, the power-on ITEM option, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
+    /// numbering, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
@@ -238,6 +251,10 @@ impl Contract {
         c.next_table = rng.random_range(0..=2);
         c.mode_late = rng.random_bool(0.5);
         c.items_at_boot = rng.random_range(0..=2);
+        c.ori_step = [1, 1, 2, 4, 8, 16, 64][rng.random_range(0..7)];
+        c.ori_base = if rng.random_bool(0.5) { 0 } else { rng.random_range(0..=255 - 3 * c.ori_step as u32) as u8 };
+        c.x_base = [1, 1, 0, 2, 8, 16][rng.random_range(0..6)];
+        c.y_base = [0, 0, 1, 2, 8, 16][rng.random_range(0..6)];
         c
     }
 
@@ -261,16 +278,26 @@ impl Contract {
         }
     }
 
-    /// The orientation value a pair spawns with.
-    pub fn spawn_value(&self) -> u8 {
-        self.orients.value(self.spawn)
+    /// The values the orientation byte holds for each direction: `ori_base + ori_step * v` for the
+    /// `orients` value v (the `orients` themselves with the defaults).
+    pub fn published_orients(&self) -> Orients {
+        let o = self.orients;
+        let f = |v: u8| self.ori_base + self.ori_step * v;
+        Orients { down: f(o.down), left: f(o.left), up: f(o.up), right: f(o.right) }
     }
 
-    /// The orientation value after pressing A (`a == true`) or B once with nothing in the way.
+    /// The orientation byte's value when a pair spawns.
+    pub fn spawn_value(&self) -> u8 {
+        self.published_orients().value(self.spawn)
+    }
+
+    /// The orientation byte's value after pressing A (`a == true`) or B once with nothing in the way,
+    /// from the byte's value `orient`.
     pub fn turned(&self, orient: u8, a: bool) -> u8 {
-        let d = self.orients.dir(orient);
+        let o = self.published_orients();
+        let d = o.dir(orient);
         let cw = a == self.a_clockwise;
-        self.orients.value(if cw { d.clockwise() } else { d.counter_clockwise() })
+        o.value(if cw { d.clockwise() } else { d.counter_clockwise() })
     }
 
     /// The same checks defs.inc makes; `Err` names the first broken rule.
@@ -320,6 +347,18 @@ impl Contract {
         if self.items_at_boot > 2 {
             return Err(format!("ITEMS_AT_BOOT = {} must be 0, 1 or 2", self.items_at_boot));
         }
+        if !(1..=64).contains(&self.ori_step) {
+            return Err(format!("ORI_STEP = {} is outside 1..64", self.ori_step));
+        }
+        if self.ori_base as u32 + 3 * self.ori_step as u32 > 255 {
+            return Err(format!(
+                "ORI_BASE = {} with ORI_STEP = {} puts an orientation value above 255",
+                self.ori_base, self.ori_step
+            ));
+        }
+        if self.x_base > 64 || self.y_base > 64 {
+            return Err(format!("X_BASE = {} / Y_BASE = {}: both must be 0..64", self.x_base, self.y_base));
+        }
         Ok(())
     }
 
@@ -346,6 +385,10 @@ impl Contract {
             ("NEXT_TABLE", self.next_table.to_string()),
             ("MODE_LATE", u8::from(self.mode_late).to_string()),
             ("ITEMS_AT_BOOT", self.items_at_boot.to_string()),
+            ("ORI_STEP", self.ori_step.to_string()),
+            ("ORI_BASE", self.ori_base.to_string()),
+            ("X_BASE", self.x_base.to_string()),
+            ("Y_BASE", self.y_base.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -375,11 +418,13 @@ impl Contract {
                 big: self.big,
                 carbuncle: self.carbuncle,
             },
-            orients: self.orients,
+            orients: self.published_orients(),
             a_clockwise: self.a_clockwise,
             xy_child: self.xy_child,
             color_offset: self.color_offset,
             items_at_boot: self.items_at_boot,
+            x_base: self.x_base,
+            y_base: self.y_base,
         }
     }
 }

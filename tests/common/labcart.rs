@@ -132,6 +132,9 @@ pub struct Variant {
     pub color_offset: u8,
     /// The ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle); `boot` presses from there.
     pub items_at_boot: u8,
+    /// The X byte holds column − 1 + `x_base`, the Y byte row + `y_base`.
+    pub x_base: u8,
+    pub y_base: u8,
 }
 
 impl Variant {
@@ -142,6 +145,8 @@ impl Variant {
         xy_child: false,
         color_offset: 1,
         items_at_boot: 0,
+        x_base: 1,
+        y_base: 0,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -267,15 +272,17 @@ impl Lab {
         }
     }
 
-    /// The pivot's cell of player p's controllable piece, whichever puyo the X/Y bytes follow
-    /// (an item's X/Y are its own in every build).
+    /// The pivot's cell (column 1..6, row 0..13) of player p's controllable piece, whichever puyo the
+    /// X/Y bytes follow and from whichever base they count (an item's X/Y are its own in every build).
     pub fn pivot_xy(&self, p: usize) -> (u8, u8) {
         let pc = self.piece(p);
+        let x = pc.x as i32 + 1 - self.v.x_base as i32;
+        let y = pc.y as i32 - self.v.y_base as i32;
         if !self.v.xy_child || self.v.codes.is_item(pc.pivot) {
-            return (pc.x, pc.y);
+            return (x as u8, y as u8);
         }
         let (dx, dy) = self.v.orients.delta(pc.orient);
-        ((pc.x as i32 - dx) as u8, (pc.y as i32 - dy) as u8)
+        ((x - dx) as u8, (y - dy) as u8)
     }
 
     /// Field as 14 rows x 6 columns of codes (the cell byte at the variant's colour offset);

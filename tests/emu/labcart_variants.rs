@@ -170,3 +170,124 @@ fn items_at_boot_deal_items_without_menu_changes() {
         assert_eq!(lab.ram(addr::ITEM_OPTION), 0, "Lab::boot reaches ITEM off");
     }
 }
+
+/// The pivot's cell from the sprite bytes, which follow the pivot in every build.
+fn sprite_pivot(lab: &Lab, p: usize) -> (i32, i32) {
+    let sx = lab.ram(addr::SPRITE_X[p]) as i32 - 128 * p as i32;
+    (sx / 16, lab.ram(addr::SPRITE_Y[p]) as i32 / 16)
+}
+
+/// The orientation byte is one of the build's values, and X/Y are the pivot's (or the child's) cell
+/// plus the X/Y bases.
+fn check_pose(lab: &Lab, c: &Contract, p: usize, what: &str) {
+    let pc = lab.piece(p);
+    let o = c.published_orients();
+    assert!(
+        Dir::ALL.iter().any(|d| o.value(*d) == pc.orient),
+        "{what}: orientation byte {} is not one of {o:?}",
+        pc.orient
+    );
+    let (px, py) = sprite_pivot(lab, p);
+    let item = pc.pivot == c.big || pc.pivot == c.carbuncle;
+    let (dx, dy) = if c.xy_child && !item { o.dir(pc.orient).delta() } else { (0, 0) };
+    let want = (px + dx - 1 + c.x_base as i32, py + dy + c.y_base as i32);
+    assert_eq!(
+        (pc.x as i32, pc.y as i32),
+        want,
+        "{what}: X/Y with the pivot at ({px}, {py}), orientation {}",
+        pc.orient
+    );
+}
+
+#[test]
+fn orientation_and_xy_numbering() {
+    let cases = [
+        Contract { ori_step: 2, x_base: 0, ..Contract::DEFAULT },
+        Contract {
+            ori_step: 4,
+            ori_base: 1,
+            orients: Orients::ALT,
+            x_base: 2,
+            y_base: 3,
+            xy_child: true,
+            ..Contract::DEFAULT
+        },
+        Contract {
+            ori_step: 64,
+            ori_base: 63,
+            x_base: 16,
+            y_base: 16,
+            a_clockwise: false,
+            spawn: Dir::Left,
+            color_offset: 0,
+            ..Contract::DEFAULT
+        },
+        Contract { ori_base: 252, y_base: 1, ..Contract::DEFAULT },
+    ];
+    for (i, c) in cases.iter().enumerate() {
+        let Some(rom) = build(c, &format!("ori-xy-{i}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice { two_player: false, item: 0, colours: 6 });
+        let start = lab.piece(0);
+        let (sdx, sdy) = if c.xy_child { c.spawn.delta() } else { (0, 0) };
+        assert_eq!(
+            (start.x as i32, start.y as i32, start.orient),
+            (3 + sdx - 1 + c.x_base as i32, 1 + sdy + c.y_base as i32, c.spawn_value()),
+            "pose bytes at game start"
+        );
+        assert!(lab.wait_controllable(0));
+        assert_eq!(lab.piece(0).orient, c.spawn_value(), "spawn orientation value");
+        assert_eq!(sprite_pivot(&lab, 0), (3, 1), "spawn pivot cell");
+        check_pose(&lab, c, 0, "spawn");
+        let mut o = lab.piece(0).orient;
+        for k in 0..4 {
+            lab.frame(btn::A, 0);
+            lab.frame(0, 0);
+            assert_eq!(lab.piece(0).orient, c.turned(o, true), "A press {k}");
+            check_pose(&lab, c, 0, "after A");
+            o = lab.piece(0).orient;
+        }
+        lab.frame(btn::B, 0);
+        lab.frame(0, 0);
+        assert_eq!(lab.piece(0).orient, c.turned(o, false), "B press");
+        check_pose(&lab, c, 0, "after B");
+        lab.frame(btn::RIGHT, 0);
+        lab.frame(0, 0);
+        check_pose(&lab, c, 0, "after Right");
+        // the harness steers by these numbers; each half lands where the direction says
+        let o = c.published_orients();
+        for (x, dir) in [(1u8, Dir::Up), (6, Dir::Down), (4, Dir::Left), (2, Dir::Right)] {
+            if !lab.wait_controllable(0) {
+                panic!("no piece\n{}", lab.print_field(0));
+            }
+            let pc = lab.piece(0);
+            let before = lab.field(0);
+            let mut pl = [Placer::new(x, o.value(dir)), Placer::idle()];
+            while !pl[0].done() {
+                lab.step_placers(&mut pl);
+                if lab.controllable(0) {
+                    check_pose(&lab, c, 0, "steering");
+                }
+            }
+            assert!(pl[0].reached, "case {i}: reached column {x} {dir:?}");
+            assert!(lab.wait_controllable(0), "a piece after the drop");
+            let f = lab.field(0);
+            let (dx, dy) = dir.delta();
+            let top = |col: usize| (0..14).find(|&y| before[y][col] != c.empty).unwrap_or(14);
+            let (pcol, ccol) = (x as usize - 1, (x as i32 - 1 + dx) as usize);
+            let (py, cy) = if dx != 0 {
+                (top(pcol) - 1, top(ccol) - 1)
+            } else if dy > 0 {
+                (top(pcol) - 2, top(pcol) - 1)
+            } else {
+                (top(pcol) - 1, top(pcol) - 2)
+            };
+            assert_eq!(
+                (f[py][pcol], f[cy][ccol]),
+                (pc.pivot, pc.child),
+                "case {i}: {dir:?} at {x}\n{}",
+                lab.print_field(0)
+            );
+        }
+    }
+}
