@@ -894,7 +894,11 @@ ori_pub:
 
 ; ---------------------------------------------------------------- lock
 lock_piece:
+.if TIMER_RESOLVE0
+    lda #0                  ; 0 while the lock resolves; the countdown starts when it is over
+.else
     lda #SPAWN_DELAY
+.endif
     sta SDELAY,x
     lda #0
     sta DROPPED,x

@@ -112,6 +112,9 @@ pub struct Contract {
     pub x_base: u8,
     /// `Y_BASE` (0..=64): the Y byte holds row + `y_base` (0: rows 0..13).
     pub y_base: u8,
+    /// `TIMER_RESOLVE0`: the spawn-delay byte is 0 while a lock resolves, non-zero only while counting
+    /// down to a spawn.
+    pub timer_resolve0: bool,
 }
 
 /// Why a build did not produce a ROM.
@@ -160,6 +163,7 @@ impl Contract {
         ori_base: 0,
         x_base: 1,
         y_base: 0,
+        timer_resolve0: false,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -243,7 +247,7 @@ impl Contract {
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
     /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
-    /// numbering, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// numbering, the spawn-delay byte during resolution, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
@@ -255,6 +259,7 @@ impl Contract {
         c.ori_base = if rng.random_bool(0.5) { 0 } else { rng.random_range(0..=255 - 3 * c.ori_step as u32) as u8 };
         c.x_base = [1, 1, 0, 2, 8, 16][rng.random_range(0..6)];
         c.y_base = [0, 0, 1, 2, 8, 16][rng.random_range(0..6)];
+        c.timer_resolve0 = rng.random_bool(0.5);
         c
     }
 
@@ -389,6 +394,7 @@ impl Contract {
             ("ORI_BASE", self.ori_base.to_string()),
             ("X_BASE", self.x_base.to_string()),
             ("Y_BASE", self.y_base.to_string()),
+            ("TIMER_RESOLVE0", u8::from(self.timer_resolve0).to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -425,6 +431,7 @@ impl Contract {
             items_at_boot: self.items_at_boot,
             x_base: self.x_base,
             y_base: self.y_base,
+            timer_resolve0: self.timer_resolve0,
         }
     }
 }

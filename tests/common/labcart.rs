@@ -135,6 +135,9 @@ pub struct Variant {
     /// The X byte holds column − 1 + `x_base`, the Y byte row + `y_base`.
     pub x_base: u8,
     pub y_base: u8,
+    /// The spawn-delay byte is 0 while a lock resolves too: `controllable` also asks the
+    /// labcart-only player state.
+    pub timer_resolve0: bool,
 }
 
 impl Variant {
@@ -147,6 +150,7 @@ impl Variant {
         items_at_boot: 0,
         x_base: 1,
         y_base: 0,
+        timer_resolve0: false,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -257,9 +261,12 @@ impl Lab {
         assert_eq!(self.game_state(), gstate::PLAY, "play after Start");
     }
 
-    /// Contract: $0615+p == 0 exactly while the piece can be moved.
+    /// Contract: $0615+p == 0 exactly while the piece can be moved (with `timer_resolve0`, also
+    /// while a lock resolves: then the labcart-only player state tells).
     pub fn controllable(&self, p: usize) -> bool {
-        self.game_state() == gstate::PLAY && self.ram(addr::SPAWN_DELAY[p]) == 0
+        self.game_state() == gstate::PLAY
+            && self.ram(addr::SPAWN_DELAY[p]) == 0
+            && (!self.v.timer_resolve0 || self.ram(addr::PLAYER_STATE[p]) == 2)
     }
 
     pub fn piece(&self, p: usize) -> Piece {

@@ -291,3 +291,41 @@ fn orientation_and_xy_numbering() {
         }
     }
 }
+
+#[test]
+fn timer_resolve0_zeroes_the_spawn_delay_while_resolving() {
+    for zero in [false, true] {
+        let c = Contract { timer_resolve0: zero, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("timer-resolve0-{}", u8::from(zero))) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::TWO_P);
+        assert_ne!(lab.ram(addr::SPAWN_DELAY[0]), 0, "counting down to the first piece");
+        let (mut resolving, mut counting, mut active) = (0, 0, 0);
+        lab.poke(addr::PENDING[0], 6);
+        play_observing(&mut lab, &c, 8, |l| {
+            let (state, delay) = (l.ram(addr::PLAYER_STATE[0]), l.ram(addr::SPAWN_DELAY[0]));
+            match state {
+                2 => {
+                    assert_eq!(delay, 0, "controllable: 0");
+                    active += 1;
+                }
+                1 => {
+                    assert!((1..=30).contains(&delay), "counting down to a spawn: {delay}");
+                    counting += 1;
+                }
+                3..=5 => {
+                    assert_eq!(delay, if zero { 0 } else { 10 }, "resolving (state {state})");
+                    resolving += 1;
+                }
+                _ => panic!("player state {state}"),
+            }
+            assert_eq!(
+                l.ram(addr::SPAWN_DELAY[1]) == 0,
+                l.ram(addr::PLAYER_STATE[1]) == 2 || (zero && (3..=5).contains(&l.ram(addr::PLAYER_STATE[1]))),
+                "P2"
+            );
+        });
+        assert!(resolving > 20 && counting > 20 && active > 20, "{resolving} {counting} {active}");
+        assert_eq!(lab.pending(0), 0, "the nuisance fell");
+    }
+}
