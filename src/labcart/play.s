@@ -413,11 +413,11 @@ ps_wait:
     asl a
     tay
     lda INEXTP,y
-    sta CURP,x
+    sta ICURP,x
     lda INEXTC,y
-    sta CURC,x
+    sta ICURC,x
     ldy #0
-    lda CURP,x
+    lda ICURP,x
     cmp #BIG
     bne :+
     ldy #1
@@ -450,7 +450,13 @@ ps_wait:
     sta DIRTY,x
     lda #PS_ACTIVE
     sta PST,x
+.if POSE_LATE
+    lda #POSE_LATE          ; published (and controllable) POSE_LATE frames from now
+    sta LATE,x
+    rts
+.else
     jmp update_sprite_pos
+.endif
 
 ; generate the next piece of player x into NEXTP/NEXTC
 gen_next:
@@ -543,6 +549,20 @@ rand_colour:
 
 ; ---------------------------------------------------------------- active piece
 ps_active:
+.if POSE_LATE
+    lda LATE,x
+    beq @live
+    dec LATE,x
+    beq :+
+    rts                     ; the piece waits: no input, no fall
+:
+    lda ICURP,x             ; publish the piece
+    sta CURP,x
+    lda ICURC,x
+    sta CURC,x
+    jmp update_sprite_pos
+@live:
+.endif
     lda PTYPE,x
     bne @norot
     lda PADNEW,x
@@ -935,7 +955,7 @@ lock_piece:
     sta cy
     jsr cell_free
     bcs :+
-    lda CURP,x
+    lda ICURP,x
     sta (ptr),y
 :
     ldy IORI,x
@@ -949,7 +969,7 @@ lock_piece:
     sta cy
     jsr cell_free
     bcs @grav
-    lda CURC,x
+    lda ICURC,x
     sta (ptr),y
 @grav:
     lda #1

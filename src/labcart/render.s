@@ -61,7 +61,7 @@ piece_oam:
     sta cx
     lda IPY,x
     sta cy
-    ldy CURP,x
+    ldy ICURP,x
     lda code2app,y
     jsr app_tiles
     jsr spr_cell
@@ -74,7 +74,7 @@ piece_oam:
     clc
     adc ori_dy,y
     sta cy
-    ldy CURC,x
+    ldy ICURC,x
     lda code2app,y
     jsr app_tiles
     jmp spr_cell

@@ -115,6 +115,9 @@ pub struct Contract {
     /// `TIMER_RESOLVE0`: the spawn-delay byte is 0 while a lock resolves, non-zero only while counting
     /// down to a spawn.
     pub timer_resolve0: bool,
+    /// `POSE_LATE` (0..=8): frames after a spawn before the pose and current-pair bytes take the new
+    /// piece's values; the piece ignores the pad and does not fall until then.
+    pub pose_late: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -164,6 +167,7 @@ impl Contract {
         x_base: 1,
         y_base: 0,
         timer_resolve0: false,
+        pose_late: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -247,7 +251,8 @@ impl Contract {
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
     /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
-    /// numbering, the spawn-delay byte during resolution, …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// numbering, the spawn-delay byte during resolution, the late pose bytes,
+    /// …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
@@ -260,6 +265,7 @@ impl Contract {
         c.x_base = [1, 1, 0, 2, 8, 16][rng.random_range(0..6)];
         c.y_base = [0, 0, 1, 2, 8, 16][rng.random_range(0..6)];
         c.timer_resolve0 = rng.random_bool(0.5);
+        c.pose_late = if rng.random_bool(0.5) { rng.random_range(1..=8) } else { 0 };
         c
     }
 
@@ -361,6 +367,9 @@ impl Contract {
                 self.ori_base, self.ori_step
             ));
         }
+        if self.pose_late > 8 {
+            return Err(format!("POSE_LATE = {} is outside 0..8", self.pose_late));
+        }
         if self.x_base > 64 || self.y_base > 64 {
             return Err(format!("X_BASE = {} / Y_BASE = {}: both must be 0..64", self.x_base, self.y_base));
         }
@@ -395,6 +404,7 @@ impl Contract {
             ("X_BASE", self.x_base.to_string()),
             ("Y_BASE", self.y_base.to_string()),
             ("TIMER_RESOLVE0", u8::from(self.timer_resolve0).to_string()),
+            ("POSE_LATE", self.pose_late.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -432,6 +442,7 @@ impl Contract {
             x_base: self.x_base,
             y_base: self.y_base,
             timer_resolve0: self.timer_resolve0,
+            pose_late: self.pose_late,
         }
     }
 }

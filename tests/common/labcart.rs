@@ -138,6 +138,9 @@ pub struct Variant {
     /// The spawn-delay byte is 0 while a lock resolves too: `controllable` also asks the
     /// labcart-only player state.
     pub timer_resolve0: bool,
+    /// Frames after a spawn before the pose bytes are the new piece's and it takes input: a
+    /// `Placer` waits that long once the piece is controllable.
+    pub pose_late: u8,
 }
 
 impl Variant {
@@ -151,6 +154,7 @@ impl Variant {
         x_base: 1,
         y_base: 0,
         timer_resolve0: false,
+        pose_late: 0,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -384,15 +388,17 @@ pub struct Placer {
     phase: Phase,
     last: u8,
     tries: u32,
+    /// Frames waited for the late pose bytes (`Variant::pose_late`).
+    waited: u8,
     pub reached: bool,
 }
 
 impl Placer {
     pub fn idle() -> Placer {
-        Placer { x: 0, orient: 0, phase: Phase::Idle, last: 0, tries: 0, reached: false }
+        Placer { x: 0, orient: 0, phase: Phase::Idle, last: 0, tries: 0, waited: 0, reached: false }
     }
     pub fn new(x: u8, orient: u8) -> Placer {
-        Placer { x, orient, phase: Phase::WaitPiece, last: 0, tries: 0, reached: false }
+        Placer { x, orient, phase: Phase::WaitPiece, last: 0, tries: 0, waited: 0, reached: false }
     }
     pub fn done(&self) -> bool {
         matches!(self.phase, Phase::Done | Phase::Idle)
@@ -415,6 +421,10 @@ impl Placer {
                         return 0;
                     }
                     if !lab.controllable(p) {
+                        return 0;
+                    }
+                    if self.waited < lab.v.pose_late {
+                        self.waited += 1;
                         return 0;
                     }
                     self.phase = Phase::Steer;

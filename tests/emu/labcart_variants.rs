@@ -32,6 +32,7 @@ fn play_observing(lab: &mut Lab, c: &Contract, pieces: usize, mut see: impl FnMu
             frames += 1;
             assert!(frames < 3000, "placement never finished\n{}", lab.print_field(0));
         }
+        assert!(pl[0].reached, "piece {i} reached column {}\n{}", cols[i % cols.len()], lab.print_field(0));
         assert_eq!(lab.game_state(), gstate::PLAY, "game still running after piece {i}\n{}", lab.print_field(0));
     }
 }
@@ -327,5 +328,51 @@ fn timer_resolve0_zeroes_the_spawn_delay_while_resolving() {
         });
         assert!(resolving > 20 && counting > 20 && active > 20, "{resolving} {counting} {active}");
         assert_eq!(lab.pending(0), 0, "the nuisance fell");
+    }
+}
+
+/// Pose and current-pair bytes of player 1: (X, Y, orientation, pivot, child, sprite X, sprite Y).
+fn pose(lab: &Lab) -> (u8, u8, u8, u8, u8, u8, u8) {
+    let pc = lab.piece(0);
+    (pc.x, pc.y, pc.orient, pc.pivot, pc.child, lab.ram(addr::SPRITE_X[0]), lab.ram(addr::SPRITE_Y[0]))
+}
+
+#[test]
+fn pose_late_publishes_the_piece_n_frames_after_its_spawn() {
+    for late in [1u8, 4, 8] {
+        let c = Contract { pose_late: late, ori_step: 2, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("pose-late-{late}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        for piece in 0..4 {
+            // run (Down held: the last piece drops) until a spawn frame
+            let (mut before, mut next_before) = (pose(&lab), next(&lab, 0));
+            let mut n = 0;
+            while lab.ram(addr::SPAWNED[0]) == 0 {
+                before = pose(&lab);
+                next_before = next(&lab, 0);
+                lab.frame(btn::DOWN, 0);
+                n += 1;
+                assert!(n < 2000, "no spawn");
+            }
+            assert!(lab.controllable(0), "the spawn frame has the spawn delay at 0");
+            assert_eq!(pose(&lab), before, "piece {piece}, spawn frame: the bytes are the previous piece's");
+            // Left is pressed on the first waiting frame and held: ignored
+            for k in 1..=late {
+                lab.frame(btn::LEFT, 0);
+                if k < late {
+                    assert_eq!(pose(&lab), before, "piece {piece}, {k} frames after the spawn (late {late})");
+                }
+            }
+            let want = (3, 1, c.spawn_value(), next_before.0, next_before.1, 48, 16);
+            assert_eq!(pose(&lab), want, "piece {piece}: {late} frames after the spawn the new piece is published");
+            lab.frame(0, 0);
+            assert_eq!(lab.piece(0).x, 3, "the held Left did nothing");
+            lab.frame(btn::RIGHT, 0);
+            assert_eq!(lab.piece(0).x, 4, "input counts after the wait");
+            lab.frame(0, 0);
+        }
+        // the harness places pieces in such a build
+        play_observing(&mut lab, &c, 3, |_| {});
     }
 }
