@@ -290,6 +290,12 @@ play_state:
     jsr player_update
     ldx #1
     jsr player_update
+.if LINKS
+    ldx #0
+    jsr relink
+    ldx #1
+    jsr relink
+.endif
 .if NEXT_SPLIT
     ldx #0
     jsr publish_next
@@ -973,7 +979,7 @@ lock_piece:
     sta (ptr),y
 @grav:
     lda #1
-    sta DIRTY,x
+    FIELD_CHANGED
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES
@@ -1079,9 +1085,37 @@ cell_code:
     ora tmp7
     tay
     lda (ptr),y
+    CODE_ONLY
     CMP_EMPTY
     clc
     rts
 @out:
     sec
     rts
+
+.if LINKS
+; ---------------------------------------------------------------- link bits
+; Recompute the link bits of player x's field if it changed (COLOR_BITS: ORed into the code byte;
+; OTHER_BITS: the other byte), unless a group search ran this frame. Keeps X.
+relink:
+    lda LINKNEED,x
+    beq :+
+    lda CHECKED             ; a group search ran this frame: no time left, next frame
+    beq :++
+:
+    rts
+:
+    lda #0
+    sta LINKNEED,x
+    cpx #0
+    beq :+
+    jmp relink2
+:
+    RELINK_FIELD FIELD1
+    ldx #0
+    rts
+relink2:
+    RELINK_FIELD FIELD2
+    ldx #1
+    rts
+.endif

@@ -439,7 +439,7 @@ cells_player:
     bcs @next_cell
     ldy ci_off,x
     lda (ptr),y
-    and #63
+    and #CODE_MASK
     tay
     lda code2app,y
     sta rc_app

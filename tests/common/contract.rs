@@ -118,6 +118,11 @@ pub struct Contract {
     /// `POSE_LATE` (0..=8): frames after a spawn before the pose and current-pair bytes take the new
     /// piece's values; the piece ignores the pad and does not fall until then.
     pub pose_late: u8,
+    /// `COLOR_BITS` (0 or 1): 1 ORs each colour cell's link bits (see `link_bits`) into its code byte;
+    /// every code is then below 16.
+    pub color_bits: u8,
+    /// `OTHER_BITS`: the other byte of each cell holds its link bits instead of 0.
+    pub other_bits: bool,
 }
 
 /// Why a build did not produce a ROM.
@@ -168,6 +173,8 @@ impl Contract {
         y_base: 0,
         timer_resolve0: false,
         pose_late: 0,
+        color_bits: 0,
+        other_bits: false,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -252,7 +259,7 @@ impl Contract {
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
     /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
     /// numbering, the spawn-delay byte during resolution, the late pose bytes,
-    /// …), drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// the link bits). With `COLOR_BITS = 1` drawn, the codes are drawn again below 16., drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
@@ -266,6 +273,17 @@ impl Contract {
         c.y_base = [0, 0, 1, 2, 8, 16][rng.random_range(0..6)];
         c.timer_resolve0 = rng.random_bool(0.5);
         c.pose_late = if rng.random_bool(0.5) { rng.random_range(1..=8) } else { 0 };
+        c.other_bits = rng.random_bool(0.5);
+        if rng.random_bool(0.5) {
+            // link bits in the code byte: every code below 16, drawn again (colours clear of the wall 8)
+            c.color_bits = 1;
+            let starts = [0u8, 1, 2, 9, 10];
+            c.colour1 = starts[rng.random_range(0..starts.len())];
+            let mut free: Vec<u8> =
+                (0..16u8).filter(|k| *k != WALL && !(c.colour1..c.colour1 + 6).contains(k)).collect();
+            free.shuffle(&mut rng);
+            (c.empty, c.nuisance, c.big, c.carbuncle) = (free[0], free[1], free[2], free[3]);
+        }
         c
     }
 
@@ -287,6 +305,40 @@ impl Contract {
             1 => 0xFF,
             _ => code ^ 0x20,
         }
+    }
+
+    /// The link bits of every cell of a field of codes (rows 0..13 × columns 1..6): for a colour cell
+    /// $10 / $20 / $40 / $80 when the cell above / right / below / left holds the same colour; 0 for
+    /// empty and nuisance cells.
+    pub fn link_bits(&self, codes: &[[u8; 6]; 14]) -> [[u8; 6]; 14] {
+        let mut links = [[0u8; 6]; 14];
+        for y in 0..14 {
+            for x in 0..6 {
+                let k = codes[y][x];
+                if !self.colours().contains(&k) {
+                    continue;
+                }
+                let same = |yy: Option<usize>, xx: Option<usize>| match (yy, xx) {
+                    (Some(yy), Some(xx)) if yy < 14 && xx < 6 => codes[yy][xx] == k,
+                    _ => false,
+                };
+                let mut l = 0;
+                if same(y.checked_sub(1), Some(x)) {
+                    l |= 0x10;
+                }
+                if same(Some(y), Some(x + 1)) {
+                    l |= 0x20;
+                }
+                if same(Some(y + 1), Some(x)) {
+                    l |= 0x40;
+                }
+                if same(Some(y), x.checked_sub(1)) {
+                    l |= 0x80;
+                }
+                links[y][x] = l;
+            }
+        }
+        links
     }
 
     /// The values the orientation byte holds for each direction: `ori_base + ori_step * v` for the
@@ -367,6 +419,15 @@ impl Contract {
                 self.ori_base, self.ori_step
             ));
         }
+        if self.color_bits > 1 {
+            return Err(format!("COLOR_BITS = {} must be 0 or 1", self.color_bits));
+        }
+        if self.color_bits == 1 {
+            let codes = [self.empty, self.colour1 + 5, self.nuisance, self.big, self.carbuncle];
+            if let Some(k) = codes.iter().find(|k| **k > 15) {
+                return Err(format!("COLOR_BITS = 1 needs every code below 16, not {k}"));
+            }
+        }
         if self.pose_late > 8 {
             return Err(format!("POSE_LATE = {} is outside 0..8", self.pose_late));
         }
@@ -405,6 +466,8 @@ impl Contract {
             ("Y_BASE", self.y_base.to_string()),
             ("TIMER_RESOLVE0", u8::from(self.timer_resolve0).to_string()),
             ("POSE_LATE", self.pose_late.to_string()),
+            ("COLOR_BITS", self.color_bits.to_string()),
+            ("OTHER_BITS", u8::from(self.other_bits).to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -443,6 +506,7 @@ impl Contract {
             y_base: self.y_base,
             timer_resolve0: self.timer_resolve0,
             pose_late: self.pose_late,
+            color_bits: self.color_bits,
         }
     }
 }

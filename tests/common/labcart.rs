@@ -141,6 +141,8 @@ pub struct Variant {
     /// Frames after a spawn before the pose bytes are the new piece's and it takes input: a
     /// `Placer` waits that long once the piece is controllable.
     pub pose_late: u8,
+    /// 1: the code byte also holds link bits (bits 4..7): `field` keeps bits 0..3.
+    pub color_bits: u8,
 }
 
 impl Variant {
@@ -155,6 +157,7 @@ impl Variant {
         y_base: 0,
         timer_resolve0: false,
         pose_late: 0,
+        color_bits: 0,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -296,9 +299,18 @@ impl Lab {
         ((x - dx) as u8, (y - dy) as u8)
     }
 
-    /// Field as 14 rows x 6 columns of codes (the cell byte at the variant's colour offset);
-    /// row 0 is the hidden row.
+    /// Field as 14 rows x 6 columns of codes (the cell byte at the variant's colour offset, without
+    /// link bits); row 0 is the hidden row.
     pub fn field(&self, p: usize) -> [[u8; 6]; 14] {
+        let mut f = self.field_code_bytes(p);
+        if self.v.color_bits == 1 {
+            f.iter_mut().flatten().for_each(|c| *c &= 0x0F);
+        }
+        f
+    }
+
+    /// The code byte of every cell as it is (with the link bits of a `color_bits` build).
+    pub fn field_code_bytes(&self, p: usize) -> [[u8; 6]; 14] {
         let off = self.v.color_offset as u16;
         let mut f = [[0u8; 6]; 14];
         for (y, row) in f.iter_mut().enumerate() {

@@ -376,3 +376,81 @@ fn pose_late_publishes_the_piece_n_frames_after_its_spawn() {
         play_observing(&mut lab, &c, 3, |_| {});
     }
 }
+
+/// The link bits a build keeps in RAM for player p (from the code byte or the other byte).
+fn links_in_ram(l: &Lab, c: &Contract, p: usize) -> [[u8; 6]; 14] {
+    if c.other_bits { l.field_other_bytes(p) } else { l.field_code_bytes(p).map(|row| row.map(|b| b & 0xF0)) }
+}
+
+#[test]
+fn link_bits_follow_the_field() {
+    let cases = [
+        Contract { color_bits: 1, ..Contract::DEFAULT },
+        Contract { other_bits: true, ..Contract::DEFAULT },
+        Contract { other_bits: true, color_offset: 0, colour1: 0x20, nuisance: 0x3F, ..Contract::DEFAULT },
+        Contract {
+            color_bits: 1,
+            other_bits: true,
+            color_offset: 0,
+            colour1: 0,
+            empty: 15,
+            nuisance: 6,
+            big: 7,
+            carbuncle: 9,
+            ..Contract::DEFAULT
+        },
+        Contract { color_bits: 1, colour1: 10, empty: 9, nuisance: 0, big: 1, carbuncle: 2, ..Contract::DEFAULT },
+    ];
+    for (i, c) in cases.iter().enumerate() {
+        let Some(rom) = build(c, &format!("links-{i}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::TWO_P);
+        lab.poke(addr::PENDING[0], 9);
+        let (mut linked, mut frames) = (0, 0);
+        let (mut searched, mut deferred) = (0, 0);
+        let mut check = |l: &Lab| {
+            assert_eq!(l.ram(0x0011), 1, "case {i}: lag frame (the main loop overran)");
+            frames += 1;
+            // private $00CE: a group search ran this frame; then link bits may follow a frame later
+            if l.ram(0x00CE) != 0 {
+                searched += 1;
+                if (0..2).any(|p| c.link_bits(&l.field(p)) != links_in_ram(l, c, p)) {
+                    deferred += 1;
+                }
+                return;
+            }
+            for p in 0..2 {
+                let codes = l.field(p);
+                let links = c.link_bits(&codes);
+                let raw = l.field_code_bytes(p);
+                let other = l.field_other_bytes(p);
+                for y in 0..14 {
+                    for x in 0..6 {
+                        let k = codes[y][x];
+                        let ok = k == c.empty || k == c.nuisance || c.colours().contains(&k);
+                        assert!(ok, "case {i}: P{} ({}, {y}) code {k}\n{}", p + 1, x + 1, l.print_field(p));
+                        let want_raw = if c.color_bits == 1 { k | links[y][x] } else { k };
+                        let want_other = if c.other_bits { links[y][x] } else { 0 };
+                        assert_eq!(
+                            (raw[y][x], other[y][x]),
+                            (want_raw, want_other),
+                            "case {i}: P{} cell ({}, {y}) code and other byte (frame {frames})\n{}",
+                            p + 1,
+                            x + 1,
+                            l.print_field(p)
+                        );
+                    }
+                }
+                let base = addr::FIELD[p] + 16 * 13;
+                assert_eq!([l.ram(base), l.ram(base + 1), l.ram(base + 14), l.ram(base + 15)], [0, 8, 0, 8], "walls");
+                linked += links.iter().flatten().filter(|b| **b != 0).count();
+            }
+        };
+        play_observing(&mut lab, c, 16, &mut check);
+        assert!(lab.score(0) > 0, "case {i}: something popped (score {})", lab.score(0));
+        assert!(linked > 1000 && frames > 500, "case {i}: {linked} linked cell-frames in {frames} frames");
+        println!(
+            "case {i}: {frames} frames, {searched} with a group search, {deferred} of them with link bits one frame late"
+        );
+    }
+}
