@@ -454,3 +454,121 @@ fn link_bits_follow_the_field() {
         );
     }
 }
+
+#[test]
+fn extended_draws_are_valid_keep_random_and_play() {
+    let draws: Vec<Contract> = (0..300).map(Contract::random_extended).collect();
+    for (seed, e) in draws.iter().enumerate() {
+        e.validate().unwrap_or_else(|err| panic!("seed {seed}: {err}: {e}"));
+        let r = Contract::random(seed as u64);
+        let same = Contract {
+            next_lag: 0,
+            next_table: 0,
+            mode_late: false,
+            items_at_boot: 0,
+            ori_step: 1,
+            ori_base: 0,
+            x_base: 1,
+            y_base: 0,
+            timer_resolve0: false,
+            pose_late: 0,
+            color_bits: 0,
+            other_bits: false,
+            ..*e
+        };
+        if e.color_bits == 0 {
+            assert_eq!(same, r, "seed {seed}: random_extended keeps random's values");
+        } else {
+            let codes = Contract {
+                empty: r.empty,
+                colour1: r.colour1,
+                nuisance: r.nuisance,
+                big: r.big,
+                carbuncle: r.carbuncle,
+                ..same
+            };
+            assert_eq!(codes, r, "seed {seed}: with COLOR_BITS only the codes are drawn again");
+        }
+    }
+    let distinct = |f: &dyn Fn(&Contract) -> u32| draws.iter().map(f).collect::<std::collections::HashSet<_>>().len();
+    assert!(distinct(&|c| c.next_lag as u32) > 20);
+    assert_eq!(distinct(&|c| c.next_table as u32), 3);
+    assert_eq!(distinct(&|c| c.mode_late as u32), 2);
+    assert_eq!(distinct(&|c| c.items_at_boot as u32), 3);
+    assert!(distinct(&|c| c.ori_step as u32) >= 6);
+    assert!(distinct(&|c| c.ori_base as u32) > 20);
+    assert!(distinct(&|c| c.x_base as u32) >= 5 && distinct(&|c| c.y_base as u32) >= 5);
+    assert_eq!(distinct(&|c| c.timer_resolve0 as u32), 2);
+    assert_eq!(distinct(&|c| c.pose_late as u32), 9);
+    assert_eq!(distinct(&|c| c.color_bits as u32 * 2 + c.other_bits as u32), 4);
+    assert_eq!(Contract::random_extended(11), Contract::random_extended(11), "same seed, same contract");
+
+    // a few drawn builds play through the harness with every axis at once
+    let seed: u64 = std::env::var("PUYOBOT_CONTRACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0xE7_0008);
+    println!("extended contract seed {seed} (PUYOBOT_CONTRACT_SEED)");
+    for i in 0..3 {
+        let c = Contract::random_extended(seed + i);
+        let Some(rom) = build(&c, &format!("extended-{i}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice { two_player: false, item: 0, colours: 6 });
+        assert_eq!(lab.ram(addr::ITEM_OPTION), 0, "ITEM off");
+        play_observing(&mut lab, &c, 8, |l| {
+            for row in l.field(0) {
+                for k in row {
+                    assert!(k == c.empty || c.colours().contains(&k), "code {k} in the field\n{}", l.print_field(0));
+                }
+            }
+            if l.ram(0x00CE) == 0 && (c.color_bits == 1 || c.other_bits) {
+                assert_eq!(links_in_ram(l, &c, 0), c.link_bits(&l.field(0)), "link bits\n{}", l.print_field(0));
+            }
+        });
+        assert!(lab.wait_controllable(0), "a ninth piece");
+        for _ in 0..c.pose_late {
+            lab.idle(1);
+        }
+        check_pose(&lab, &c, 0, "ninth piece");
+    }
+}
+
+#[test]
+fn builder_rejects_invalid_extended_values() {
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("labcart-contracts")
+        .join("rejected-extended.nes");
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).expect("target dir");
+    }
+    let cases: [(&[&str], &str); 11] = [
+        (&["-D", "NEXT_LAG=31"], "NEXT_LAG = 31 is outside 0..30"),
+        (&["-D", "NEXT_TABLE=3"], "NEXT_TABLE = 3 must be"),
+        (&["-D", "MODE_LATE=2"], "MODE_LATE = 2 must be 0 or 1"),
+        (&["-D", "ITEMS_AT_BOOT=3"], "ITEMS_AT_BOOT = 3 must be"),
+        (&["-D", "ORI_STEP=0"], "ORI_STEP = 0 is outside 1..64"),
+        (&["-D", "ORI_STEP=2", "-D", "ORI_BASE=250"], "ORI_BASE = 250 with ORI_STEP = 2"),
+        (&["-D", "X_BASE=65"], "X_BASE = 65 is outside 0..64"),
+        (&["-D", "TIMER_RESOLVE0=2"], "TIMER_RESOLVE0 = 2 must be 0 or 1"),
+        (&["-D", "POSE_LATE=9"], "POSE_LATE = 9 is outside 0..8"),
+        (&["-D", "COLOR_BITS=1", "-D", "CODE_CARB=16"], "needs every code below 16"),
+        (&["-D", "OTHER_BITS=2"], "OTHER_BITS = 2 must be 0 or 1"),
+    ];
+    for (defs, msg) in cases {
+        let defs: Vec<String> = defs.iter().map(|s| s.to_string()).collect();
+        match crate::common::contract::build_with(&out, &defs) {
+            Err(BuildError::NoAssembler) => {
+                eprintln!("skipping: {}", BuildError::NoAssembler);
+                return;
+            }
+            Err(BuildError::Rejected(m)) => assert!(m.contains(msg), "{defs:?}: message {m:?} lacks {msg:?}"),
+            other => panic!("{defs:?} was not rejected: {other:?}"),
+        }
+    }
+    for bad in [
+        Contract { next_lag: 31, ..Contract::DEFAULT },
+        Contract { ori_step: 2, ori_base: 250, ..Contract::DEFAULT },
+        Contract { color_bits: 1, carbuncle: 16, ..Contract::DEFAULT },
+        Contract { pose_late: 9, ..Contract::DEFAULT },
+    ] {
+        assert!(bad.validate().is_err(), "validate agrees with the builder: {bad}");
+    }
+}
