@@ -258,8 +258,9 @@ impl Contract {
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
     /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
-    /// numbering, the spawn-delay byte during resolution, the late pose bytes,
-    /// the link bits). With `COLOR_BITS = 1` drawn, the codes are drawn again below 16., drawn from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`.
+    /// numbering, the spawn-delay byte during resolution, the late pose bytes, the link bits), drawn
+    /// from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`. When `COLOR_BITS = 1` is drawn,
+    /// the codes are drawn again below 16 (the other values stay `random`'s).
     pub fn random_extended(seed: u64) -> Contract {
         let mut c = Contract::random(seed);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);

@@ -123,6 +123,8 @@ impl Orients {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     pub codes: Codes,
+    /// The orientation byte's value of each direction (as published: with a contract's
+    /// `ORI_STEP`/`ORI_BASE` applied).
     pub orients: Orients,
     /// A turns the pair clockwise (B the other way).
     pub a_clockwise: bool,
