@@ -53,6 +53,10 @@ reset:
     jsr load_palette
     lda #4
     sta NCOLORS
+.if ITEMS_AT_BOOT
+    lda #ITEMS_AT_BOOT
+    sta ITEMOPT
+.endif
     jsr enter_title
     lda #$80
     sta ctrl_sh

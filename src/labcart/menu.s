@@ -127,9 +127,9 @@ menu_change:
     sta tmp0
     ldx CURSOR
     bne @notmode
-    lda MODE
+    lda MODESEL
     eor #2
-    sta MODE
+    sta MODESEL
     rts
 @notmode:
     dex
@@ -168,7 +168,7 @@ menu_draw:
     sta fill_hi
     lda #$0F
     sta fill_lo
-    lda MODE
+    lda MODESEL
     beq :+
     lda #<txt_2p
     ldx #>txt_2p

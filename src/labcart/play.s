@@ -1,6 +1,10 @@
 ; play.s -- game start, per-player state machine, piece control
 
 start_game:
+.if MODE_LATE
+    lda MODESEL
+    sta MODE
+.endif
     jsr screen_off
     jsr clear_screen
     lda #<play_script
@@ -52,6 +56,9 @@ start_game:
     sta PTYPE,x
     sta CURP,x
     sta CURC,x
+.if NEXT_SPLIT
+    sta NLAG,x
+.endif
     lda #1
     sta DIRTY,x
     lda #$FF
@@ -64,7 +71,11 @@ start_game:
     sta CURC,x
 .endif
     lda #SPAWN_ORI
+    sta IORI,x
+.if ORI_SPLIT
+    lda #SPAWN_ORI_PUB
     sta ORI,x
+.endif
     lda #START_X
     sta PX,x
     lda #START_Y
@@ -98,6 +109,12 @@ start_game:
     sta NEXTC
     sta NEXTP+2
     sta NEXTC+2
+.if NEXT_SPLIT
+    sta INEXTP
+    sta INEXTC
+    sta INEXTP+2
+    sta INEXTC+2
+.endif
 .if EMPTY <> 0
     lda #0
 .endif
@@ -153,6 +170,13 @@ start_game:
     lda #$FF
     sta SDELAY+1
 @go:
+.if NEXT_SPLIT
+    ldx #1
+@pn:
+    jsr publish_next
+    dex
+    bpl @pn
+.endif
     lda #2
     sta GSTATE
     jsr hide_sprites
@@ -266,6 +290,18 @@ play_state:
     jsr player_update
     ldx #1
     jsr player_update
+.if LINKS
+    ldx #0
+    jsr relink
+    ldx #1
+    jsr relink
+.endif
+.if NEXT_SPLIT
+    ldx #0
+    jsr publish_next
+    ldx #1
+    jsr publish_next
+.endif
     jsr check_end
 @render:
     jsr render_play
@@ -382,12 +418,12 @@ ps_wait:
     txa
     asl a
     tay
-    lda NEXTP,y
-    sta CURP,x
-    lda NEXTC,y
-    sta CURC,x
+    lda INEXTP,y
+    sta ICURP,x
+    lda INEXTC,y
+    sta ICURC,x
     ldy #0
-    lda CURP,x
+    lda ICURP,x
     cmp #BIG
     bne :+
     ldy #1
@@ -399,12 +435,16 @@ ps_wait:
     tya
     sta PTYPE,x
     jsr gen_next
+.if NEXT_SPLIT
+    lda #NEXT_LAG
+    sta NLAG,x
+.endif
     lda #3
     sta IPX,x
     lda #1
     sta IPY,x
     lda #SPAWN_ORI
-    sta ORI,x
+    sta IORI,x
     lda #FALL_NORMAL
     sta DROPT,x
     lda #0
@@ -416,7 +456,13 @@ ps_wait:
     sta DIRTY,x
     lda #PS_ACTIVE
     sta PST,x
+.if POSE_LATE
+    lda #POSE_LATE          ; published (and controllable) POSE_LATE frames from now
+    sta LATE,x
+    rts
+.else
     jmp update_sprite_pos
+.endif
 
 ; generate the next piece of player x into NEXTP/NEXTC
 gen_next:
@@ -437,17 +483,66 @@ gen_next:
 :
     tya
     ldy tmp13
-    sta NEXTP,y
-    sta NEXTC,y
+    sta INEXTP,y
+    sta INEXTC,y
     rts
 @pair:
     jsr rand_colour
     ldy tmp13
-    sta NEXTP,y
+    sta INEXTP,y
     jsr rand_colour
     ldy tmp13
-    sta NEXTC,y
+    sta INEXTC,y
     rts
+
+.if NEXT_SPLIT
+; publish player x's next pair to the contract bytes, unless they still show the spawned pair
+publish_next:
+    lda NLAG,x
+    beq :+
+    dec NLAG,x
+    rts
+:
+    txa
+    asl a
+    tay
+.if NEXT_TABLE
+    stx tmp0
+    ldx INEXTP,y
+    lda next_tab,x
+    sta NEXTP,y
+    ldx INEXTC,y
+    lda next_tab,x
+    sta NEXTC,y
+    ldx tmp0
+.else
+    lda INEXTP,y
+    sta NEXTP,y
+    lda INEXTC,y
+    sta NEXTC,y
+.endif
+    rts
+.endif
+
+.if NEXT_TABLE
+; the next bytes' value of each code (all codes are below 64)
+next_tab:
+    .repeat 64, C
+    .if NEXT_TABLE = 1
+    .if C >= COL1 && C <= COL1 + 5
+    .byte C - COL1          ; colour index 0..5
+    .elseif C = BIG
+    .byte $40
+    .elseif C = CARB
+    .byte $41
+    .else
+    .byte $FF               ; empty (no next piece)
+    .endif
+    .else
+    .byte C ^ $20
+    .endif
+    .endrepeat
+.endif
 
 rand_colour:
     jsr rng_next
@@ -460,6 +555,20 @@ rand_colour:
 
 ; ---------------------------------------------------------------- active piece
 ps_active:
+.if POSE_LATE
+    lda LATE,x
+    beq @live
+    dec LATE,x
+    beq :+
+    rts                     ; the piece waits: no input, no fall
+:
+    lda ICURP,x             ; publish the piece
+    sta CURP,x
+    lda ICURC,x
+    sta CURC,x
+    jmp update_sprite_pos
+@live:
+.endif
     lda PTYPE,x
     bne @norot
     lda PADNEW,x
@@ -517,7 +626,7 @@ ps_active:
     ldy IPY,x
     iny
     sty ty
-    lda ORI,x
+    lda IORI,x
     sta tori
     jsr piece_fits
     bcs @landed
@@ -570,7 +679,7 @@ move:
     sta tx
     lda IPY,x
     sta ty
-    lda ORI,x
+    lda IORI,x
     sta tori
     jsr piece_fits
     bcs :+
@@ -582,7 +691,7 @@ move:
 ; A = ROT_A (A button) / ROT_B (B button): a step mod 4, or a rot_tab half
 rotate:
     clc
-    adc ORI,x
+    adc IORI,x
 .if ROT_TABLE
     tay
     lda rot_tab,y
@@ -631,7 +740,7 @@ rotate:
     lda ty
     sta IPY,x
     lda tori
-    sta ORI,x
+    sta IORI,x
 @fail:
     rts
 
@@ -762,32 +871,60 @@ update_sprite_pos:
     asl a
     asl a
     sta SPRY,x
-.if XY_CHILD
-    ; publish the child's cell (an item has no child: its own X/Y)
+.if ORI_SPLIT
+    ldy IORI,x
+    lda ori_pub,y
+    sta ORI,x
+.endif
+.if POSE_SPLIT
+    ; publish the pivot's cell, or the child's with XY_CHILD (an item has no child: its own X/Y),
+    ; plus the X/Y bases
+    lda IPY,x
+    sta tmp0
     lda IPX,x
-    ldy IPY,x
-    sty tmp0
+.if XY_CHILD
     ldy PTYPE,x
     bne :+
-    ldy ORI,x
+    ldy IORI,x
     clc
     adc ori_dx,y
-    sta PX,x
+    pha
     lda tmp0
     clc
     adc ori_dy,y
-    sta PY,x
-    rts
+    sta tmp0
+    pla
 :
+.endif
+.if X_OFF <> 0
+    clc
+    adc #<X_OFF
+.endif
     sta PX,x
     lda tmp0
+.if Y_OFF <> 0
+    clc
+    adc #<Y_OFF
+.endif
     sta PY,x
 .endif
     rts
 
+.if ORI_SPLIT
+; the published orientation value of each ORI_* value
+ori_pub:
+    .repeat 4, O
+    .byte ORI_BASE + ORI_STEP * O
+    .endrepeat
+.endif
+
 ; ---------------------------------------------------------------- lock
 lock_piece:
+.if TIMER_RESOLVE0
+    lda #0                  ; 0 while the lock resolves; the countdown starts when it is over
+.else
     lda #SPAWN_DELAY
+.endif
     sta SDELAY,x
     lda #0
     sta DROPPED,x
@@ -824,10 +961,10 @@ lock_piece:
     sta cy
     jsr cell_free
     bcs :+
-    lda CURP,x
+    lda ICURP,x
     sta (ptr),y
 :
-    ldy ORI,x
+    ldy IORI,x
     lda IPX,x
     clc
     adc ori_dx,y
@@ -838,11 +975,11 @@ lock_piece:
     sta cy
     jsr cell_free
     bcs @grav
-    lda CURC,x
+    lda ICURC,x
     sta (ptr),y
 @grav:
     lda #1
-    sta DIRTY,x
+    FIELD_CHANGED
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES
@@ -948,9 +1085,37 @@ cell_code:
     ora tmp7
     tay
     lda (ptr),y
+    CODE_ONLY
     CMP_EMPTY
     clc
     rts
 @out:
     sec
     rts
+
+.if LINKS
+; ---------------------------------------------------------------- link bits
+; Recompute the link bits of player x's field if it changed (COLOR_BITS: ORed into the code byte;
+; OTHER_BITS: the other byte), unless a group search ran this frame. Keeps X.
+relink:
+    lda LINKNEED,x
+    beq :+
+    lda CHECKED             ; a group search ran this frame: no time left, next frame
+    beq :++
+:
+    rts
+:
+    lda #0
+    sta LINKNEED,x
+    cpx #0
+    beq :+
+    jmp relink2
+:
+    RELINK_FIELD FIELD1
+    ldx #0
+    rts
+relink2:
+    RELINK_FIELD FIELD2
+    ldx #1
+    rts
+.endif

@@ -48,33 +48,33 @@ piece_oam:
     cmp #1
     beq @big
     ; Carbuncle
-    lda PX,x
+    lda IPX,x
     sta cx
-    lda PY,x
+    lda IPY,x
     sta cy
     lda #9
     jsr app_tiles
     lda #9
     jmp spr_cell
 @pair:
-    lda PX,x
+    lda IPX,x
     sta cx
-    lda PY,x
+    lda IPY,x
     sta cy
-    ldy CURP,x
+    ldy ICURP,x
     lda code2app,y
     jsr app_tiles
     jsr spr_cell
-    ldy ORI,x
-    lda PX,x
+    ldy IORI,x
+    lda IPX,x
     clc
     adc ori_dx,y
     sta cx
-    lda PY,x
+    lda IPY,x
     clc
     adc ori_dy,y
     sta cy
-    ldy CURC,x
+    ldy ICURC,x
     lda code2app,y
     jsr app_tiles
     jmp spr_cell
@@ -82,11 +82,11 @@ piece_oam:
     ldy #0
 @bl:
     sty tmp0
-    lda PX,x
+    lda IPX,x
     clc
     adc big_dx,y
     sta cx
-    lda PY,x
+    lda IPY,x
     clc
     adc big_dy,y
     sta cy
@@ -439,7 +439,7 @@ cells_player:
     bcs @next_cell
     ldy ci_off,x
     lda (ptr),y
-    and #63
+    and #CODE_MASK
     tay
     lda code2app,y
     sta rc_app
@@ -481,10 +481,10 @@ cells_player:
     tay
     cpx #78
     beq :+
-    lda NEXTP,y
+    lda INEXTP,y
     jmp :++
 :
-    lda NEXTC,y
+    lda INEXTC,y
 :
     and #63
     tay

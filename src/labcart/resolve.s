@@ -15,7 +15,7 @@ ps_grav:
     rts
 :
     lda #1
-    sta DIRTY,x
+    FIELD_CHANGED
     rts
 
 ; one row of gravity for the whole field; C=1 if anything moved
@@ -108,7 +108,7 @@ ps_check:
     beq @finish
     jsr drop_nuisance
     lda #1
-    sta DIRTY,x
+    FIELD_CHANGED
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES
@@ -188,7 +188,7 @@ ps_pop:
     bne :-
     ldx player
     lda #1
-    sta DIRTY,x
+    FIELD_CHANGED
     lda #PS_GRAV
     sta PST,x
     lda #GRAV_FRAMES
@@ -203,6 +203,7 @@ bitmask:
     .local no
     tay
     lda (ptr),y
+    CODE_ONLY
     cmp curcol
     bne no
     tya
@@ -254,6 +255,7 @@ find_groups:
 fg_cell:
     sty tmp14               ; scan offset
     lda (ptr),y
+    CODE_ONLY
     sec
     sbc #COL1
     cmp #6
@@ -271,6 +273,7 @@ fg_cell:
     lda #1
     sta MARK,x
     lda (ptr),y
+    CODE_ONLY
     sta curcol
     sty GL
     lda #0

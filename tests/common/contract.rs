@@ -95,6 +95,34 @@ pub struct Contract {
     pub kick_side: bool,
     /// `KICK_UP`: a turn blocked below lifts the pivot one row; false: it is refused.
     pub kick_up: bool,
+    /// `NEXT_LAG`: frames (0..=30) the next-pair bytes keep showing the pair that just spawned.
+    pub next_lag: u8,
+    /// `NEXT_TABLE`: the next-pair bytes' code table: 0 the field's codes, 1 colour index 0..5 (Big Puyo
+    /// $40, Carbuncle $41, no piece $FF), 2 every code XOR $20. See `next_code`.
+    pub next_table: u8,
+    /// `MODE_LATE`: the mode byte is written only when a game starts, not while the menu changes it.
+    pub mode_late: bool,
+    /// `ITEMS_AT_BOOT`: the ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle).
+    pub items_at_boot: u8,
+    /// `ORI_STEP` (1..=64) and `ORI_BASE`: the orientation byte holds `ori_base + ori_step * v` where
+    /// v is the `orients` value; see `published_orients`.
+    pub ori_step: u8,
+    pub ori_base: u8,
+    /// `X_BASE` (0..=64): the X byte holds column − 1 + `x_base` (1: columns 1..6).
+    pub x_base: u8,
+    /// `Y_BASE` (0..=64): the Y byte holds row + `y_base` (0: rows 0..13).
+    pub y_base: u8,
+    /// `TIMER_RESOLVE0`: the spawn-delay byte is 0 while a lock resolves, non-zero only while counting
+    /// down to a spawn.
+    pub timer_resolve0: bool,
+    /// `POSE_LATE` (0..=8): frames after a spawn before the pose and current-pair bytes take the new
+    /// piece's values; the piece ignores the pad and does not fall until then.
+    pub pose_late: u8,
+    /// `COLOR_BITS` (0 or 1): 1 ORs each colour cell's link bits (see `link_bits`) into its code byte;
+    /// every code is then below 16.
+    pub color_bits: u8,
+    /// `OTHER_BITS`: the other byte of each cell holds its link bits instead of 0.
+    pub other_bits: bool,
 }
 
 /// Why a build did not produce a ROM.
@@ -135,6 +163,18 @@ impl Contract {
         spawn: Dir::Up,
         kick_side: true,
         kick_up: true,
+        next_lag: 0,
+        next_table: 0,
+        mode_late: false,
+        items_at_boot: 0,
+        ori_step: 1,
+        ori_base: 0,
+        x_base: 1,
+        y_base: 0,
+        timer_resolve0: false,
+        pose_late: 0,
+        color_bits: 0,
+        other_bits: false,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -153,6 +193,7 @@ impl Contract {
             spawn: Dir::Down,
             kick_side: false,
             kick_up: false,
+            ..Contract::DEFAULT
         },
         Contract {
             empty: 12,
@@ -167,6 +208,7 @@ impl Contract {
             spawn: Dir::Right,
             kick_side: true,
             kick_up: false,
+            ..Contract::DEFAULT
         },
     ];
 
@@ -210,24 +252,116 @@ impl Contract {
             spawn,
             kick_side: rng.random_bool(0.5),
             kick_up: rng.random_bool(0.5),
+            ..Contract::DEFAULT
         }
     }
+
+    /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
+    /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
+    /// numbering, the spawn-delay byte during resolution, the late pose bytes, the link bits), drawn
+    /// from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`. When `COLOR_BITS = 1` is drawn,
+    /// the codes are drawn again below 16 (the other values stay `random`'s).
+    pub fn random_extended(seed: u64) -> Contract {
+        let mut c = Contract::random(seed);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::EXTENDED_SALT);
+        c.next_lag = if rng.random_bool(0.5) { rng.random_range(1..=30) } else { 0 };
+        c.next_table = rng.random_range(0..=2);
+        c.mode_late = rng.random_bool(0.5);
+        c.items_at_boot = rng.random_range(0..=2);
+        c.ori_step = [1, 1, 2, 4, 8, 16, 64][rng.random_range(0..7)];
+        c.ori_base = if rng.random_bool(0.5) { 0 } else { rng.random_range(0..=255 - 3 * c.ori_step as u32) as u8 };
+        c.x_base = [1, 1, 0, 2, 8, 16][rng.random_range(0..6)];
+        c.y_base = [0, 0, 1, 2, 8, 16][rng.random_range(0..6)];
+        c.timer_resolve0 = rng.random_bool(0.5);
+        c.pose_late = if rng.random_bool(0.5) { rng.random_range(1..=8) } else { 0 };
+        c.other_bits = rng.random_bool(0.5);
+        if rng.random_bool(0.5) {
+            // link bits in the code byte: every code below 16, drawn again (colours clear of the wall 8)
+            c.color_bits = 1;
+            let starts = [0u8, 1, 2, 9, 10];
+            c.colour1 = starts[rng.random_range(0..starts.len())];
+            let mut free: Vec<u8> =
+                (0..16u8).filter(|k| *k != WALL && !(c.colour1..c.colour1 + 6).contains(k)).collect();
+            free.shuffle(&mut rng);
+            (c.empty, c.nuisance, c.big, c.carbuncle) = (free[0], free[1], free[2], free[3]);
+        }
+        c
+    }
+
+    /// Mixed into the seed of `random_extended`'s second generator.
+    const EXTENDED_SALT: u64 = 0xE87E_4DED_0000_0001;
 
     /// The colour codes, lowest first.
     pub fn colours(&self) -> [u8; 6] {
         std::array::from_fn(|i| self.colour1 + i as u8)
     }
 
-    /// The orientation value a pair spawns with.
-    pub fn spawn_value(&self) -> u8 {
-        self.orients.value(self.spawn)
+    /// The value the next-pair bytes show for a piece code (`CODE_EMPTY` when there is no next piece).
+    pub fn next_code(&self, code: u8) -> u8 {
+        match self.next_table {
+            0 => code,
+            1 if self.colours().contains(&code) => code - self.colour1,
+            1 if code == self.big => 0x40,
+            1 if code == self.carbuncle => 0x41,
+            1 => 0xFF,
+            _ => code ^ 0x20,
+        }
     }
 
-    /// The orientation value after pressing A (`a == true`) or B once with nothing in the way.
+    /// The link bits of every cell of a field of codes (rows 0..13 × columns 1..6): for a colour cell
+    /// $10 / $20 / $40 / $80 when the cell above / right / below / left holds the same colour; 0 for
+    /// empty and nuisance cells.
+    pub fn link_bits(&self, codes: &[[u8; 6]; 14]) -> [[u8; 6]; 14] {
+        let mut links = [[0u8; 6]; 14];
+        for y in 0..14 {
+            for x in 0..6 {
+                let k = codes[y][x];
+                if !self.colours().contains(&k) {
+                    continue;
+                }
+                let same = |yy: Option<usize>, xx: Option<usize>| match (yy, xx) {
+                    (Some(yy), Some(xx)) if yy < 14 && xx < 6 => codes[yy][xx] == k,
+                    _ => false,
+                };
+                let mut l = 0;
+                if same(y.checked_sub(1), Some(x)) {
+                    l |= 0x10;
+                }
+                if same(Some(y), Some(x + 1)) {
+                    l |= 0x20;
+                }
+                if same(Some(y + 1), Some(x)) {
+                    l |= 0x40;
+                }
+                if same(Some(y), x.checked_sub(1)) {
+                    l |= 0x80;
+                }
+                links[y][x] = l;
+            }
+        }
+        links
+    }
+
+    /// The values the orientation byte holds for each direction: `ori_base + ori_step * v` for the
+    /// `orients` value v (the `orients` themselves with the defaults).
+    pub fn published_orients(&self) -> Orients {
+        let o = self.orients;
+        let f = |v: u8| self.ori_base + self.ori_step * v;
+        Orients { down: f(o.down), left: f(o.left), up: f(o.up), right: f(o.right) }
+    }
+
+    /// The orientation byte's value when a pair spawns.
+    pub fn spawn_value(&self) -> u8 {
+        self.published_orients().value(self.spawn)
+    }
+
+    /// The orientation byte's value after pressing A (`a == true`) or B once with nothing in the way,
+    /// from the byte's value `orient`.
     pub fn turned(&self, orient: u8, a: bool) -> u8 {
-        let d = self.orients.dir(orient);
+        let o = self.published_orients();
+        let d = o.dir(orient);
         let cw = a == self.a_clockwise;
-        self.orients.value(if cw { d.clockwise() } else { d.counter_clockwise() })
+        o.value(if cw { d.clockwise() } else { d.counter_clockwise() })
     }
 
     /// The same checks defs.inc makes; `Err` names the first broken rule.
@@ -268,6 +402,39 @@ impl Contract {
         if self.color_offset > 1 {
             return Err(format!("COLOR_OFFSET = {} must be 0 or 1", self.color_offset));
         }
+        if self.next_lag > 30 {
+            return Err(format!("NEXT_LAG = {} is outside 0..30", self.next_lag));
+        }
+        if self.next_table > 2 {
+            return Err(format!("NEXT_TABLE = {} must be 0, 1 or 2", self.next_table));
+        }
+        if self.items_at_boot > 2 {
+            return Err(format!("ITEMS_AT_BOOT = {} must be 0, 1 or 2", self.items_at_boot));
+        }
+        if !(1..=64).contains(&self.ori_step) {
+            return Err(format!("ORI_STEP = {} is outside 1..64", self.ori_step));
+        }
+        if self.ori_base as u32 + 3 * self.ori_step as u32 > 255 {
+            return Err(format!(
+                "ORI_BASE = {} with ORI_STEP = {} puts an orientation value above 255",
+                self.ori_base, self.ori_step
+            ));
+        }
+        if self.color_bits > 1 {
+            return Err(format!("COLOR_BITS = {} must be 0 or 1", self.color_bits));
+        }
+        if self.color_bits == 1 {
+            let codes = [self.empty, self.colour1 + 5, self.nuisance, self.big, self.carbuncle];
+            if let Some(k) = codes.iter().find(|k| **k > 15) {
+                return Err(format!("COLOR_BITS = 1 needs every code below 16, not {k}"));
+            }
+        }
+        if self.pose_late > 8 {
+            return Err(format!("POSE_LATE = {} is outside 0..8", self.pose_late));
+        }
+        if self.x_base > 64 || self.y_base > 64 {
+            return Err(format!("X_BASE = {} / Y_BASE = {}: both must be 0..64", self.x_base, self.y_base));
+        }
         Ok(())
     }
 
@@ -290,6 +457,18 @@ impl Contract {
             ("SPAWN_ORI", self.spawn.name().to_string()),
             ("KICK_SIDE", u8::from(self.kick_side).to_string()),
             ("KICK_UP", u8::from(self.kick_up).to_string()),
+            ("NEXT_LAG", self.next_lag.to_string()),
+            ("NEXT_TABLE", self.next_table.to_string()),
+            ("MODE_LATE", u8::from(self.mode_late).to_string()),
+            ("ITEMS_AT_BOOT", self.items_at_boot.to_string()),
+            ("ORI_STEP", self.ori_step.to_string()),
+            ("ORI_BASE", self.ori_base.to_string()),
+            ("X_BASE", self.x_base.to_string()),
+            ("Y_BASE", self.y_base.to_string()),
+            ("TIMER_RESOLVE0", u8::from(self.timer_resolve0).to_string()),
+            ("POSE_LATE", self.pose_late.to_string()),
+            ("COLOR_BITS", self.color_bits.to_string()),
+            ("OTHER_BITS", u8::from(self.other_bits).to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -319,10 +498,16 @@ impl Contract {
                 big: self.big,
                 carbuncle: self.carbuncle,
             },
-            orients: self.orients,
+            orients: self.published_orients(),
             a_clockwise: self.a_clockwise,
             xy_child: self.xy_child,
             color_offset: self.color_offset,
+            items_at_boot: self.items_at_boot,
+            x_base: self.x_base,
+            y_base: self.y_base,
+            timer_resolve0: self.timer_resolve0,
+            pose_late: self.pose_late,
+            color_bits: self.color_bits,
         }
     }
 }

@@ -123,6 +123,8 @@ impl Orients {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     pub codes: Codes,
+    /// The orientation byte's value of each direction (as published: with a contract's
+    /// `ORI_STEP`/`ORI_BASE` applied).
     pub orients: Orients,
     /// A turns the pair clockwise (B the other way).
     pub a_clockwise: bool,
@@ -130,6 +132,19 @@ pub struct Variant {
     pub xy_child: bool,
     /// Byte of a field cell that holds the code (0 or 1).
     pub color_offset: u8,
+    /// The ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle); `boot` presses from there.
+    pub items_at_boot: u8,
+    /// The X byte holds column − 1 + `x_base`, the Y byte row + `y_base`.
+    pub x_base: u8,
+    pub y_base: u8,
+    /// The spawn-delay byte is 0 while a lock resolves too: `controllable` also asks the
+    /// labcart-only player state.
+    pub timer_resolve0: bool,
+    /// Frames after a spawn before the pose bytes are the new piece's and it takes input: a
+    /// `Placer` waits that long once the piece is controllable.
+    pub pose_late: u8,
+    /// 1: the code byte also holds link bits (bits 4..7): `field` keeps bits 0..3.
+    pub color_bits: u8,
 }
 
 impl Variant {
@@ -139,6 +154,12 @@ impl Variant {
         a_clockwise: true,
         xy_child: false,
         color_offset: 1,
+        items_at_boot: 0,
+        x_base: 1,
+        y_base: 0,
+        timer_resolve0: false,
+        pose_late: 0,
+        color_bits: 0,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -228,7 +249,7 @@ impl Lab {
     }
 
     /// The documented menu script: from power-on, wait 10 frames, Start (title -> menu),
-    /// Right on MODE toggles 1P/2P, Down, Right x item, Down, Right x (colours - 4) mod 4, Start.
+    /// Right on MODE toggles 1P/2P, Down, Right x item (from the power-on ITEM option), Down, Right x (colours - 4) mod 4, Start.
     pub fn boot(&mut self, m: MenuChoice) {
         self.idle(10);
         assert_eq!(self.game_state(), gstate::TITLE, "title after 10 frames");
@@ -238,7 +259,7 @@ impl Lab {
             self.tap(btn::RIGHT, 1);
         }
         self.tap(btn::DOWN, 1);
-        for _ in 0..m.item {
+        for _ in 0..(m.item as i32 - self.v.items_at_boot as i32).rem_euclid(3) {
             self.tap(btn::RIGHT, 1);
         }
         self.tap(btn::DOWN, 1);
@@ -249,9 +270,12 @@ impl Lab {
         assert_eq!(self.game_state(), gstate::PLAY, "play after Start");
     }
 
-    /// Contract: $0615+p == 0 exactly while the piece can be moved.
+    /// Contract: $0615+p == 0 exactly while the piece can be moved (with `timer_resolve0`, also
+    /// while a lock resolves: then the labcart-only player state tells).
     pub fn controllable(&self, p: usize) -> bool {
-        self.game_state() == gstate::PLAY && self.ram(addr::SPAWN_DELAY[p]) == 0
+        self.game_state() == gstate::PLAY
+            && self.ram(addr::SPAWN_DELAY[p]) == 0
+            && (!self.v.timer_resolve0 || self.ram(addr::PLAYER_STATE[p]) == 2)
     }
 
     pub fn piece(&self, p: usize) -> Piece {
@@ -264,20 +288,31 @@ impl Lab {
         }
     }
 
-    /// The pivot's cell of player p's controllable piece, whichever puyo the X/Y bytes follow
-    /// (an item's X/Y are its own in every build).
+    /// The pivot's cell (column 1..6, row 0..13) of player p's controllable piece, whichever puyo the
+    /// X/Y bytes follow and from whichever base they count (an item's X/Y are its own in every build).
     pub fn pivot_xy(&self, p: usize) -> (u8, u8) {
         let pc = self.piece(p);
+        let x = pc.x as i32 + 1 - self.v.x_base as i32;
+        let y = pc.y as i32 - self.v.y_base as i32;
         if !self.v.xy_child || self.v.codes.is_item(pc.pivot) {
-            return (pc.x, pc.y);
+            return (x as u8, y as u8);
         }
         let (dx, dy) = self.v.orients.delta(pc.orient);
-        ((pc.x as i32 - dx) as u8, (pc.y as i32 - dy) as u8)
+        ((x - dx) as u8, (y - dy) as u8)
     }
 
-    /// Field as 14 rows x 6 columns of codes (the cell byte at the variant's colour offset);
-    /// row 0 is the hidden row.
+    /// Field as 14 rows x 6 columns of codes (the cell byte at the variant's colour offset, without
+    /// link bits); row 0 is the hidden row.
     pub fn field(&self, p: usize) -> [[u8; 6]; 14] {
+        let mut f = self.field_code_bytes(p);
+        if self.v.color_bits == 1 {
+            f.iter_mut().flatten().for_each(|c| *c &= 0x0F);
+        }
+        f
+    }
+
+    /// The code byte of every cell as it is (with the link bits of a `color_bits` build).
+    pub fn field_code_bytes(&self, p: usize) -> [[u8; 6]; 14] {
         let off = self.v.color_offset as u16;
         let mut f = [[0u8; 6]; 14];
         for (y, row) in f.iter_mut().enumerate() {
@@ -367,15 +402,17 @@ pub struct Placer {
     phase: Phase,
     last: u8,
     tries: u32,
+    /// Frames waited for the late pose bytes (`Variant::pose_late`).
+    waited: u8,
     pub reached: bool,
 }
 
 impl Placer {
     pub fn idle() -> Placer {
-        Placer { x: 0, orient: 0, phase: Phase::Idle, last: 0, tries: 0, reached: false }
+        Placer { x: 0, orient: 0, phase: Phase::Idle, last: 0, tries: 0, waited: 0, reached: false }
     }
     pub fn new(x: u8, orient: u8) -> Placer {
-        Placer { x, orient, phase: Phase::WaitPiece, last: 0, tries: 0, reached: false }
+        Placer { x, orient, phase: Phase::WaitPiece, last: 0, tries: 0, waited: 0, reached: false }
     }
     pub fn done(&self) -> bool {
         matches!(self.phase, Phase::Done | Phase::Idle)
@@ -398,6 +435,10 @@ impl Placer {
                         return 0;
                     }
                     if !lab.controllable(p) {
+                        return 0;
+                    }
+                    if self.waited < lab.v.pose_late {
+                        self.waited += 1;
                         return 0;
                     }
                     self.phase = Phase::Steer;

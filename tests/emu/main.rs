@@ -17,6 +17,7 @@ mod labcart_crosscheck;
 mod labcart_game;
 mod labcart_nuisance;
 mod labcart_render;
+mod labcart_variants;
 mod matches;
 mod no_ram_writes;
 mod player_errors;
