@@ -8,6 +8,7 @@ use crate::memmap::schema::{AddressFile, XyTracks};
 
 use super::codes::{Mapping, majority_pattern};
 use super::motion::{Candidate, Motion, Relative, RotationSeen};
+use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer, RefusedSeen, TurnSeen};
 use super::view::{CELLS, MAX_CELL_BYTES, RawField, View, idx, pos};
 use super::{CalibrateMode, Frame};
@@ -95,6 +96,8 @@ pub struct Learner {
     pub(crate) settled_at: Option<u32>,
     pub(crate) max_pieces: u32,
     frames: u64,
+    /// The next pair's code table and lag.
+    next: NextLearner,
 }
 
 impl Learner {
@@ -133,6 +136,7 @@ impl Learner {
             pieces: 0,
             settled_at: None,
             max_pieces: MAX_PIECES,
+            next: NextLearner::default(),
             frames: 0,
         };
         if trusted.offset
@@ -226,7 +230,9 @@ impl Learner {
                     }
                 }
                 self.spawn_values.insert(seen.o);
+                self.next.spawn(seen.next_before, seen.pivot, seen.child);
             }
+            Event::NextChanged { frames } => self.next.changed(frames),
             Event::Turn(t) => self.turn(t),
             Event::TurnRefused(r) => {
                 if self.refused.len() < 64 {
@@ -569,6 +575,21 @@ impl Learner {
         }
         let item = |k: ItemKind| self.items.iter().find(|(_, v)| **v == k).map(|(&c, _)| c);
         (self.nuisance, item(ItemKind::BigPuyo), item(ItemKind::Carbuncle))
+    }
+
+    /// The next pair's code table, as far as it is known.
+    pub fn next_table(&self) -> NextTable {
+        self.next.table()
+    }
+
+    /// Frames after a spawn before the next bytes show the next pair.
+    pub fn next_lag(&self) -> u32 {
+        self.next.lag()
+    }
+
+    /// Forgets what the next bytes showed, to learn them again.
+    pub fn relearn_next(&mut self) {
+        self.next.reset();
     }
 
     /// The settled movement candidate.

@@ -22,6 +22,7 @@ pub mod codes;
 pub mod learner;
 pub mod menu;
 pub mod motion;
+pub mod next;
 pub mod observe;
 pub mod offline;
 pub mod online;

@@ -29,6 +29,9 @@ pub struct SpawnSeen {
     pub y: u8,
     /// Orientation byte.
     pub o: u8,
+    /// The next-pair bytes on the last movable frame of the piece before (`None` for the first piece):
+    /// the pair they showed should be this one, in the next bytes' own code table.
+    pub next_before: Option<(u8, u8)>,
 }
 
 /// The orientation byte changed while the piece could move.
@@ -88,6 +91,12 @@ pub enum Event {
     Lock(LockSeen),
     /// A or B was newly pressed while the piece could move and the orientation did not change.
     TurnRefused(RefusedSeen),
+    /// The next-pair bytes changed while the piece could move, `frames` frames after its first movable
+    /// frame (a slide animation: until then they showed something else than the next pair).
+    NextChanged {
+        /// Frames after the first movable frame.
+        frames: u32,
+    },
 }
 
 /// A turn press that changed nothing.
@@ -126,6 +135,10 @@ pub struct Observer {
     seen_piece: bool,
     /// Pieces seen locking.
     pub locks: u32,
+    /// The next-pair bytes on the last movable frame seen.
+    last_active_next: Option<(u8, u8)>,
+    /// Movable frames of the piece under way (its first is 0).
+    active_frames: u32,
 }
 
 impl Observer {
@@ -159,6 +172,12 @@ impl Observer {
             }
         }
         if let Some(prev) = self.prev.take() {
+            if view.active && prev.active {
+                self.active_frames += 1;
+                if view.next != prev.next {
+                    out.push(Event::NextChanged { frames: self.active_frames });
+                }
+            }
             if view.active && !prev.active {
                 out.push(self.spawn(&view));
             } else if view.active && prev.active && view.o != prev.o {
@@ -209,6 +228,9 @@ impl Observer {
                 out.push(Event::TurnRefused(RefusedSeen { button, x: *x, y: *y, o: *o, field: field.clone() }));
             }
         }
+        if view.active {
+            self.last_active_next = Some(view.next);
+        }
         self.prev = Some(view);
         out
     }
@@ -216,8 +238,10 @@ impl Observer {
     fn spawn(&mut self, view: &View) -> Event {
         let first = !self.seen_piece;
         self.seen_piece = true;
+        self.active_frames = 0;
+        let next_before = self.last_active_next;
         Event::Spawn {
-            seen: SpawnSeen { pivot: view.pivot, child: view.child, x: view.x, y: view.y, o: view.o },
+            seen: SpawnSeen { pivot: view.pivot, child: view.child, x: view.x, y: view.y, o: view.o, next_before },
             field: Box::new(view.cells),
             first,
         }

@@ -44,6 +44,8 @@ pub struct OnlineCalibration {
     /// The nuisance and item codes in the file last taken: nuisance is first seen in 2P, items every so
     /// many pieces, both often long after the rest settled, and the decoder must use them from then on.
     applied_specials: Specials,
+    /// The next pair's table and lag in the file last taken (often known only some pieces after settling).
+    applied_next: (super::next::NextTable, u32),
 }
 
 /// The codes a learner can find late: nuisance, Big Puyo and Carbuncle.
@@ -68,6 +70,7 @@ impl OnlineCalibration {
             applied_colours: 0,
             applied_kicks: (None, None),
             applied_specials: (None, None, None),
+            applied_next: (super::next::NextTable::Unknown, 0),
         })
     }
 
@@ -153,13 +156,15 @@ impl OnlineCalibration {
         }
         let kicks = self.learner.kicks();
         let specials = self.learner.special_codes();
+        let next = (self.learner.next_table(), self.learner.next_lag());
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
             // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.
             let grown = self.learner.colour_codes().is_some_and(|m| m.pairs.len().min(6) > self.applied_colours);
             let kicked = self.applied_colours > 0 && kicks != self.applied_kicks;
             let found = self.applied_colours > 0 && specials != self.applied_specials;
-            if self.applied_colours == 0 || !(grown || kicked || found) {
+            let next_seen = self.applied_colours > 0 && next != self.applied_next;
+            if self.applied_colours == 0 || !(grown || kicked || found || next_seen) {
                 return None;
             }
             if found {
@@ -176,6 +181,7 @@ impl OnlineCalibration {
         self.applied_colours = f.codes.colors.len();
         self.applied_kicks = kicks;
         self.applied_specials = specials;
+        self.applied_next = next;
         Some(f)
     }
 
@@ -195,6 +201,14 @@ impl OnlineCalibration {
         self.applied_colours = 0;
         self.applied_kicks = (None, None);
         self.applied_specials = (None, None, None);
+        self.applied_next = (super::next::NextTable::Unknown, 0);
+    }
+
+    /// Learns the next pair's bytes again (their table or lag failed the health check); the rest of the
+    /// contract stays settled.
+    pub fn relearn_next(&mut self) {
+        self.learner.relearn_next();
+        self.applied_next = (super::next::NextTable::Unknown, 0);
     }
 
     /// Forgets that the learned file was taken (after a contradiction unsettled the contract).

@@ -41,6 +41,8 @@ pub struct View {
     pub pivot: u8,
     /// The current piece's child byte.
     pub child: u8,
+    /// The next piece's pivot and child bytes (raw: they may use another code table).
+    pub next: (u8, u8),
     /// A piece can be moved: the spawn delay is 0 and X / Y are inside the field.
     pub active: bool,
     /// Every cell's bytes.
@@ -73,6 +75,7 @@ impl View {
             o: rd(p.orientation.addr),
             pivot: rd(p.current_pivot.addr),
             child: rd(p.current_child.addr),
+            next: (rd(p.next_pivot.addr), rd(p.next_child.addr)),
             active,
             cells,
             cell_bytes,

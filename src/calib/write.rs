@@ -13,6 +13,7 @@ use crate::memmap::schema::AddressFile;
 use crate::memmap::{AddressSource, Movement};
 
 use super::learner::Learner;
+use super::next::NextTable;
 
 /// The ROM the contract was learned on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,6 +123,17 @@ impl Learner {
                 }),
                 verified: true,
             };
+        }
+        if !base.timing.verified {
+            let lag = self.next_lag();
+            f.timing.next_lag = lag;
+            f.timing.source =
+                learned(&format!("the next pair's bytes change {lag} frames after a spawn at the latest"));
+        }
+        match self.next_table() {
+            NextTable::Mapped(table) if !self.trusted.codes => f.codes.next_codes = Some(table),
+            NextTable::Same if !self.trusted.codes => f.codes.next_codes = None,
+            _ => {}
         }
         if !self.trusted.offset {
             let k = self.offset()? as u16;

@@ -292,6 +292,9 @@ impl SeatHealth {
 mod tests {
     use super::*;
 
+    /// What a test piece does to a seat's health.
+    type PieceFn = dyn Fn(&mut SeatHealth);
+
     fn healthy_piece(h: &mut SeatHealth) {
         h.spawned(true, true, true, Some(true), Some(true));
         h.asked();
@@ -330,7 +333,7 @@ mod tests {
 
     #[test]
     fn each_check_names_its_own_fact() {
-        let cases: [(&dyn Fn(&mut SeatHealth), Fact); 4] = [
+        let cases: [(&PieceFn, Fact); 4] = [
             (&|h| h.spawned(true, false, false, None, None), Fact::CurrentPair),
             (&|h| h.spawned(true, true, false, None, Some(true)), Fact::NextPair),
             (

@@ -109,6 +109,8 @@ pub struct Seat {
     last_next: Option<Piece>,
     /// Driver counters when the piece under way spawned.
     driver_at_spawn: DriverStats,
+    /// Frames after a spawn before the next pair's bytes are valid (`[timing] next_lag`).
+    next_lag: u32,
 }
 
 impl std::fmt::Debug for Seat {
@@ -153,6 +155,7 @@ impl Seat {
             questions: 0,
             last_next: None,
             driver_at_spawn: DriverStats::default(),
+            next_lag: 0,
         }
     }
 
@@ -184,6 +187,11 @@ impl Seat {
     /// Uses the cartridge's movement rules from now on.
     pub fn set_moves(&mut self, moves: MoveRules) {
         self.moves = moves;
+    }
+
+    /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
+    pub fn set_next_lag(&mut self, lag: u32) {
+        self.next_lag = lag;
     }
 
     /// Lets go of the current piece and forgets the bot's question (bot switched, contract relearned).
@@ -240,7 +248,7 @@ impl Seat {
             if let (Some(piece), Some(o)) = (st.current, st.orientation) {
                 self.verifier.track(&st.field, piece, Placement::new(st.x, o));
             }
-            if st.next.is_some() {
+            if st.next.is_some() && self.piece_frames > self.next_lag {
                 self.last_next = st.next;
             }
             self.ask_again_if_next_changed(st, ctx);
@@ -282,7 +290,7 @@ impl Seat {
         self.questions = 0;
         self.asked_next = None;
         self.forget_piece();
-        if asking {
+        if asking && self.next_lag == 0 {
             self.ask(st, ctx);
         }
     }
@@ -291,7 +299,11 @@ impl Seat {
     /// valid, or changed, some frames after the spawn), or asks for the first time when the pairs could
     /// not be read at the spawn.
     fn ask_again_if_next_changed(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
-        if !self.bot_on || self.thinker.is_none() || self.questions >= MAX_QUESTIONS_PER_PIECE {
+        if !self.bot_on
+            || self.thinker.is_none()
+            || self.questions >= MAX_QUESTIONS_PER_PIECE
+            || self.piece_frames <= self.next_lag
+        {
             return;
         }
         let (Some(_), Some(next)) = (st.current, st.next) else { return };

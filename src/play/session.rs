@@ -80,6 +80,8 @@ pub struct Session<M: Machine> {
     relearned: Vec<Fact>,
     /// The health check failed and nothing could be learned again: the bots stopped playing.
     health_stop: Option<Failure>,
+    /// The last failure sent back to calibration: if calibration then fails, this is the cause to name.
+    health_cause: Option<Failure>,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -102,6 +104,7 @@ impl<M: Machine> Session<M> {
         let mut seats = seats;
         for s in &mut seats {
             s.set_moves(moves_of(&map.movement));
+            s.set_next_lag(map.timing.next_lag);
         }
         Session {
             machine,
@@ -126,6 +129,7 @@ impl<M: Machine> Session<M> {
             matches: MatchState::new(!walk_menu),
             relearned: Vec::new(),
             health_stop: None,
+            health_cause: None,
         }
     }
 
@@ -428,6 +432,7 @@ impl<M: Machine> Session<M> {
                 self.rules = rules_for(&learned.movement.spawn);
                 for s in &mut self.seats {
                     s.set_moves(moves_of(&learned.movement));
+                    s.set_next_lag(learned.timing.next_lag);
                 }
                 log::debug!(
                     "calibration: reading RAM with colours {:?} (empty {})",
@@ -435,6 +440,14 @@ impl<M: Machine> Session<M> {
                     learned.codes.empty
                 );
                 self.decoder = Decoder::new(learned);
+            } else if cal.failed()
+                && let Some(cause) = self.health_cause.take()
+            {
+                // Learning again after a failed health check did not settle: the health failure is the
+                // cause to report, with what calibration could not learn.
+                let seen =
+                    format!("{}; learning the contract again did not settle ({})", cause.seen, cal.report().state);
+                self.stop_bots(Failure { seen, ..cause });
             } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
                 log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
             } else if cal.unsettled_again() {
@@ -509,15 +522,27 @@ impl<M: Machine> Session<M> {
         let can_relearn = self.calibration.as_ref().is_some_and(|c| c.learner().mode() == CalibrateMode::Auto)
             && !self.relearned.contains(&failure.fact);
         if can_relearn && let Some(cal) = self.calibration.as_mut() {
-            log::warn!("health: {failure}; learning the contract again ({} first)", failure.fact);
-            cal.relearn();
-            self.calibrated = false;
             self.relearned.push(failure.fact);
             for s in &mut self.seats {
                 s.reset_tracking();
             }
+            if failure.fact == Fact::NextPair {
+                // The rest of the contract predicts well: only the next bytes are watched again.
+                log::warn!("health: {failure}; learning the next pair's bytes again");
+                cal.relearn_next();
+            } else {
+                log::warn!("health: {failure}; learning the contract again");
+                cal.relearn();
+                self.calibrated = false;
+            }
+            self.health_cause = Some(failure);
             return;
         }
+        self.stop_bots(failure);
+    }
+
+    /// Stops the bots for good with `failure` (the health check failed and learning again did not help).
+    fn stop_bots(&mut self, failure: Failure) {
         // Info level: the headless run fails with this text and the window shows it, so it is said once.
         log::info!(
             "health: {failure}. The bots stop rather than play on a contract that does not predict the game. \
