@@ -38,6 +38,8 @@ pub enum Fact {
     NextPair,
     /// How the pair moves: orientation values, X / Y, turns and kicks, or when the pose bytes are valid.
     Movement,
+    /// The menus: the game plays the mode that was asked for (both fields get pairs in a 2-player mode).
+    Mode,
 }
 
 impl Fact {
@@ -52,6 +54,7 @@ impl Fact {
             Fact::Movement => {
                 "how the pair moves (orientation values, X / Y, turns, kicks) or when the pose bytes are valid"
             }
+            Fact::Mode => "the menus reaching the mode asked for",
         }
     }
 
@@ -68,11 +71,16 @@ impl Fact {
             }
             Fact::NextPair => {
                 "check the next_pivot / next_child entries of the address file, their code table \
-                 ([codes] next_colors) and [timing] next_lag (a trace from `puyobot record` shows when they change)"
+                 ([codes] next_codes) and [timing] next_lag (a trace from `puyobot record` shows when they change)"
             }
             Fact::Movement => {
-                "check [orientation], [movement] and the x / y / orientation entries of the address file, and \
-                 [timing] pose_delay (a trace from `puyobot record` shows how the bytes follow the presses)"
+                "check [orientation], [movement] and the x / y / orientation entries of the address file (a \
+                 trace from `puyobot record` shows how the bytes follow the presses)"
+            }
+            Fact::Mode => {
+                "start the game from the menus yourself in the window (`puyobot play --no-menu`), or fix the \
+                 [menu] steps of the address file: the mode byte may not follow the menu cursor, so a `seek` on \
+                 it finds nothing; fixed presses (`press`) reach the mode instead"
             }
         }
     }
@@ -85,6 +93,7 @@ impl std::fmt::Display for Fact {
             Fact::CurrentPair => "current pair",
             Fact::NextPair => "next pair",
             Fact::Movement => "movement",
+            Fact::Mode => "mode",
         })
     }
 }

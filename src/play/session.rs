@@ -17,6 +17,10 @@ use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::seat::{FrameContext, Seat};
 
+/// Pieces one player places in a game, while the other places none, before a 2-player mode counts as
+/// not reached (the menus started a 1P game).
+const MODE_CHECK_PIECES: u32 = 8;
+
 /// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
 fn rules_for(spawn: &Option<Orientation>) -> Rules {
     Rules { spawn_orientation: spawn.unwrap_or(Orientation::Up), ..Rules::puyo1() }
@@ -82,6 +86,10 @@ pub struct Session<M: Machine> {
     health_stop: Option<Failure>,
     /// The last failure sent back to calibration: if calibration then fails, this is the cause to name.
     health_cause: Option<Failure>,
+    /// Each seat's pieces when the game under way began.
+    game_start_pieces: Vec<u32>,
+    /// Both fields of the game under way have had pieces: the mode asked for is the one played.
+    mode_confirmed: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -130,6 +138,8 @@ impl<M: Machine> Session<M> {
             relearned: Vec::new(),
             health_stop: None,
             health_cause: None,
+            game_start_pieces: Vec::new(),
+            mode_confirmed: false,
         }
     }
 
@@ -221,6 +231,8 @@ impl<M: Machine> Session<M> {
         }
         self.matches.begin(&mut self.seats, self.frames);
         self.outcome = None;
+        self.game_start_pieces = self.seats.iter().map(|s| s.stats.pieces).collect();
+        self.mode_confirmed = false;
     }
 
     /// The game ended: record it and, for a match, start the restart script.
@@ -507,6 +519,7 @@ impl<M: Machine> Session<M> {
         if !calibrating {
             self.check_health();
         }
+        self.check_mode();
         self.update_outcome();
         self.last = Some(snap);
         pads
@@ -539,6 +552,39 @@ impl<M: Machine> Session<M> {
             return;
         }
         self.stop_bots(failure);
+    }
+
+    /// In a 2-player mode both fields must get pairs: a game in which one player places
+    /// [`MODE_CHECK_PIECES`] pieces and the other none is not the mode asked for, whatever a mode byte
+    /// says, and the bots stop with the failure rather than play it.
+    fn check_mode(&mut self) {
+        if self.mode_confirmed || self.health_stop.is_some() || self.seats.len() < 2 {
+            return;
+        }
+        let placed: Vec<u32> = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.stats.pieces.saturating_sub(self.game_start_pieces.get(i).copied().unwrap_or(0)))
+            .collect();
+        if placed.iter().all(|&p| p > 0) {
+            self.mode_confirmed = true;
+            return;
+        }
+        let (Some(busy), Some(idle)) =
+            (placed.iter().position(|&p| p >= MODE_CHECK_PIECES), placed.iter().position(|&p| p == 0))
+        else {
+            return;
+        };
+        let mode_byte = match (&self.decoder.map().global.mode, self.last.as_ref().and_then(|s| s.mode)) {
+            (Some(e), Some(v)) => format!(" (the mode byte ${:04X} reads {v})", e.addr),
+            _ => String::new(),
+        };
+        let seen = format!(
+            "{} placed {} pieces and {} none: the game plays one field, not the {} game asked for{mode_byte}",
+            self.seats[busy].label, placed[busy], self.seats[idle].label, self.mode
+        );
+        self.stop_bots(Failure { player: self.seats[idle].label.clone(), fact: Fact::Mode, seen });
     }
 
     /// Stops the bots for good with `failure` (the health check failed and learning again did not help).
