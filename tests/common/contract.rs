@@ -111,7 +111,7 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::NoAssembler => write!(f, "ca65 not found (install the cc65 package): the labcart build cannot run"),
+            BuildError::NoAssembler => write!(f, "ca65 not found (install the cc65 package)"),
             BuildError::Rejected(m) => write!(f, "src/labcart/build.sh refused the contract:\n{m}"),
             BuildError::Io(m) => write!(f, "{m}"),
         }

@@ -161,10 +161,14 @@ fn the_scan_sees_an_upward_use() {
 fn the_scan_sees_grouped_imports() {
     let names = |text: &str| -> Vec<String> { crate_uses(text).into_iter().map(|(n, _)| n).collect() };
     assert_eq!(names("use crate::{ui, game::Field};"), ["ui", "game"]);
-    assert_eq!(names("use crate::{\n    ai::{Bot, NAMES},\n    // crate::cli in a comment\n    cli,\n};"), ["ai", "cli"]);
-    assert_eq!(names("use crate::{config::Config, ui::{self, Viewable}};\nlet f = crate::game::Field::new();"), [
-        "config", "ui", "game"
-    ]);
+    assert_eq!(
+        names("use crate::{\n    ai::{Bot, NAMES},\n    // crate::cli in a comment\n    cli,\n};"),
+        ["ai", "cli"]
+    );
+    assert_eq!(
+        names("use crate::{config::Config, ui::{self, Viewable}};\nlet f = crate::game::Field::new();"),
+        ["config", "ui", "game"]
+    );
     // The line reported is the one the path starts on.
     assert_eq!(crate_uses("use crate::{\n    ui,\n};")[0].1, "use crate::{");
 }
