@@ -1,7 +1,8 @@
 //! Opens the real window (winit + softbuffer) on a private Xvfb display with
 //! the fake [`DemoView`], runs 60 frames, and checks the exit screenshot.
 //!
-//! Skipped (with a message) when `Xvfb` is not on PATH. The window runs on
+//! A missing `Xvfb` fails the test unless `PUYOBOT_SKIP_MISSING_TOOLS` is set (`tests/common/tools.rs`),
+//! which skips it with a message. The window runs on
 //! the test thread (`WindowOptions::any_thread`); this file holds a single
 //! test so setting `DISPLAY` for the process is safe.
 
@@ -11,6 +12,9 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "common/tools.rs"]
+mod tools;
 
 /// A running Xvfb, stopped on drop.
 struct Xvfb {
@@ -79,7 +83,7 @@ fn start_xvfb(xvfb: &Path) -> Option<Xvfb> {
 #[test]
 fn window_runs_and_screenshots_under_xvfb() {
     let Some(xvfb) = find_on_path("Xvfb") else {
-        eprintln!("SKIPPED window_xvfb: Xvfb is not on PATH (apt-get install xvfb to run it)");
+        tools::missing_xvfb("window_xvfb::window_runs_and_screenshots_under_xvfb");
         return;
     };
     let server = start_xvfb(&xvfb).expect("Xvfb is installed but would not start on :91..:140");

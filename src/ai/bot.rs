@@ -94,7 +94,7 @@ impl std::fmt::Debug for Bot {
 
 impl Bot {
     /// Builds the bot called `name` (one of [`NAMES`]) from the `[ai]` configuration.
-    /// `seed` drives the sampled futures and the random bot. `classic` is the seed bot: it searches the
+    /// `seed` drives the sampled futures and the random bot. `classic` is the original Famicom bot: it searches the
     /// current and next piece only (no sampled ply) and has no ignition policy, popping whenever its
     /// evaluation likes the result.
     pub fn new(name: &str, config: &AiConfig, seed: u64) -> Result<Bot, BotError> {

@@ -3,7 +3,7 @@
 //! - [`movegen`]: the game's movement model ([`crate::game::movegen`]), which the search walks;
 //! - [`search`]: 2-ply search (current + next piece), optional sampled third ply;
 //! - [`beam`]: a narrow beam over sampled futures behind the 2-ply search;
-//! - [`eval`]: `classic` (the seed Famicom bot) and `chain` (potential-chain builder);
+//! - [`eval`]: `classic` (the original Famicom bot) and `chain` (potential-chain builder);
 //! - [`greedy`]: a cheap two-ply bot for tests;
 //! - [`ignition`]: when to fire;
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;

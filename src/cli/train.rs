@@ -19,7 +19,7 @@ use crate::train::{Fitness, Method, ParamSpace, Settings, State};
 /// Arguments of `puyobot train`.
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
-    /// Method: the seed's tournament, or SPSA.
+    /// Method: the original Famicom bot's tournament, or SPSA.
     #[arg(long, value_enum, default_value = "spsa")]
     pub method: Method,
     /// Evaluation whose [ai.<name>] weights are trained (classic, chain).

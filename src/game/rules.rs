@@ -2,7 +2,7 @@
 //!
 //! The defaults are the **arcade Puyo Puyo (1991) scoring rule, assumed for the Famicom cartridge**: the
 //! cartridge's own formula is undocumented (docs/cartridge.md §5), so these are a best guess that the player checks
-//! against RAM. Item semantics follow the seed write-up's one-line description; the details are guesses too.
+//! against RAM. Item semantics follow the original bot's write-up (one line); the details are guesses too.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +15,7 @@ pub const PUYO1_COLOR_BONUS: [u32; 5] = [0, 3, 6, 12, 24];
 /// Group bonus by group size (index 0 = 4 puyos, last entry = 11 or more).
 pub const PUYO1_GROUP_BONUS: [u32; 8] = [0, 2, 3, 4, 5, 6, 7, 10];
 
-/// How the special items behave. Guesses from the seed's description, kept here so they can be changed.
+/// How the special items behave. Guesses from the original bot's write-up, kept here so they can be changed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ItemRules {

@@ -2,7 +2,7 @@
 //! [`advance`] turns their results into the next state. Both are deterministic functions of the state
 //! (whose generation number seeds everything random), so a run resumes, shards and merges exactly.
 //!
-//! - **tournament** (the seed Famicom bot's trainer): the population is paired at random; in each pair
+//! - **tournament** (the original Famicom bot's trainer): the population is paired at random; in each pair
 //!   the winner's and loser's weights mix 80/20, every weight is then scaled by a uniform factor in
 //!   1 ± 5 %, and the offspring replaces the loser. With an endless fitness, "winning" means the better
 //!   fitness on the same pieces.

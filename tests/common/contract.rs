@@ -128,7 +128,7 @@ pub struct Contract {
 /// Why a build did not produce a ROM.
 #[derive(Debug)]
 pub enum BuildError {
-    /// `ca65` is not installed (Debian package cc65); tests skip with this message.
+    /// `ca65` is not installed (Debian package cc65); see `common::tools` for what a test does then.
     NoAssembler,
     /// build.sh refused the values or failed; its messages.
     Rejected(String),
@@ -139,7 +139,7 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::NoAssembler => write!(f, "ca65 not found (install the cc65 package) — labcart build skipped"),
+            BuildError::NoAssembler => write!(f, "ca65 not found (install the cc65 package)"),
             BuildError::Rejected(m) => write!(f, "src/labcart/build.sh refused the contract:\n{m}"),
             BuildError::Io(m) => write!(f, "{m}"),
         }

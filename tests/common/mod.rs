@@ -2,4 +2,5 @@ pub mod calib;
 pub mod contract;
 pub mod labcart;
 pub mod model;
+pub mod tools;
 pub mod xvfb;

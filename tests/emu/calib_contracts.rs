@@ -46,7 +46,7 @@ fn build(c: &Contract, name: &str) -> Option<PathBuf> {
     match c.build(&out) {
         Ok(()) => Some(out),
         Err(BuildError::NoAssembler) => {
-            eprintln!("skipping: {}", BuildError::NoAssembler);
+            common::tools::missing_ca65(&format!("calib_contracts ({name})"));
             None
         }
         Err(e) => panic!("{e}"),

@@ -65,7 +65,7 @@ fn no_mismatch(report: &Value, what: &str) {
     }
 }
 
-/// Everything the issue asks of one build.
+/// Everything self-calibration must achieve on one build.
 fn full_check(b: &Build, dir: &Path, guessed: &Path) {
     let learned = dir.join(format!("learned-{}", b.name));
     let endless = play(

@@ -37,8 +37,8 @@ fn faulty_endless(seed: &str) -> (serde_json::Value, u64) {
     (json["players"][0].clone(), faults)
 }
 
-/// Seed 4 is the issue's report: it used to stop with "no piece locked for 36000 frames" (the faults had
-/// turned the mode select to 2P).
+/// Seed 4 with the standard faulty link (`drop=0.05,delay=2,extra=0.01`) once stopped with "no piece locked
+/// for 36000 frames" when faults reached the menus (they had turned the mode select to 2P).
 #[test]
 fn the_chain_bot_recovers_from_pad_faults_over_300_pieces() {
     let (p1, faults) = faulty_endless("4");
@@ -64,9 +64,9 @@ const ITEMS: usize = 0x0090;
 const COLOURS: usize = 0x0091;
 const GAME_STATE: usize = 0x0092;
 
-/// A link far worse than the issue's: 30 % of the frames carry a spurious d-pad or A / B press.
+/// A link far worse than the standard one: 30 % of the frames carry a spurious d-pad or A / B press.
 /// Faults belong to play: on the mode select such presses would change the mode and the options (seed 4
-/// of the issue's faults once started a 2P game there, whose idle P2 topped out while the endless
+/// of the standard faults once started a 2P game there, whose idle P2 topped out while the endless
 /// session waited for P1's next lock until it stalled). The game started must be the one asked for, with
 /// the power-on options, whatever the seed.
 #[test]

@@ -29,7 +29,7 @@ fn build(c: &Contract, test: &str, i: usize) -> Option<Vec<u8>> {
     match c.build_rom(&format!("{test}-{i}")) {
         Ok(rom) => Some(rom),
         Err(BuildError::NoAssembler) => {
-            eprintln!("skipping: {}", BuildError::NoAssembler);
+            crate::common::tools::missing_ca65(&format!("labcart_contract ({test}-{i})"));
             None
         }
         Err(e) => panic!("{e}"),
@@ -389,7 +389,7 @@ fn builder_rejects_invalid_sets_with_a_message() {
         let defs: Vec<String> = defs.iter().map(|s| s.to_string()).collect();
         match build_with(&out, &defs) {
             Err(BuildError::NoAssembler) => {
-                eprintln!("skipping: {}", BuildError::NoAssembler);
+                crate::common::tools::missing_ca65("labcart_contract (build.sh refusals)");
                 return;
             }
             Err(BuildError::Rejected(m)) => assert!(m.contains(msg), "{defs:?}: message {m:?} lacks {msg:?}"),

@@ -1,5 +1,5 @@
 //! The session as the window sees it: the `Viewable` adapter without a window, and the real window
-//! under Xvfb (skipped with a message when `xvfb-run` is missing).
+//! under Xvfb (a missing `xvfb-run` fails, unless `PUYOBOT_SKIP_MISSING_TOOLS` is set: `common::tools`).
 
 use puyobot::config::{Config, Mode};
 use puyobot::emu::{Emu, RomImage, rom};
@@ -74,11 +74,9 @@ fn vs_human_starts_with_the_person_on_pad_1() {
 
 #[test]
 fn the_play_command_runs_in_a_window_under_xvfb() {
-    let Ok(status) = std::process::Command::new("xvfb-run").arg("--help").output() else {
-        eprintln!("SKIPPED: xvfb-run not found");
+    if !crate::common::tools::xvfb_run("player_window::the_play_command_runs_in_a_window_under_xvfb") {
         return;
-    };
-    let _ = status;
+    }
     let shot = std::env::temp_dir().join(format!("puyobot-player-window-{}.png", std::process::id()));
     let xvfb = crate::common::xvfb::lock();
     let out = std::process::Command::new("xvfb-run")

@@ -212,7 +212,7 @@ fn a_person_trace_on_a_contract_build_teaches_that_contract() {
     match c.build(&rom_path) {
         Ok(()) => {}
         Err(BuildError::NoAssembler) => {
-            eprintln!("skipping: {}", BuildError::NoAssembler);
+            common::tools::missing_ca65("trace_calibrate::a_person_trace_on_a_contract_build_teaches_that_contract");
             return;
         }
         Err(e) => panic!("{e}"),
@@ -343,8 +343,7 @@ fn recording_does_not_change_what_the_console_does() {
 
 #[test]
 fn record_in_a_window_writes_the_same_format_under_xvfb() {
-    if Command::new("xvfb-run").arg("--help").output().is_err() {
-        eprintln!("SKIPPED: xvfb-run not found");
+    if !common::tools::xvfb_run("trace_calibrate::record_in_a_window_writes_the_same_format_under_xvfb") {
         return;
     }
     let dir = scratch("window");
@@ -418,10 +417,10 @@ fn keyboard_script(seed: u64, extra_menu: &[&str], pieces: usize) -> String {
     lines.join("\n") + "\n"
 }
 
-/// Runs `puyobot record` in a window under Xvfb with `script` as the keyboard; false when Xvfb is missing.
+/// Runs `puyobot record` in a window under Xvfb with `script` as the keyboard; false when Xvfb is missing
+/// and `PUYOBOT_SKIP_MISSING_TOOLS` is set (without it a missing Xvfb fails the test).
 fn record_keyboard(dir: &Path, script: &str, trace: &Path, extra: &[&str]) -> bool {
-    if Command::new("xvfb-run").arg("--help").output().is_err() {
-        eprintln!("SKIPPED: xvfb-run not found");
+    if !common::tools::xvfb_run("trace_calibrate (keyboard recording)") {
         return false;
     }
     let keys = dir.join("keys.txt");

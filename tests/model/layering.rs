@@ -1,6 +1,6 @@
 //! The module layering stays true: a layer uses only layers below it.
 //!
-//! Order (low to high): game < sim < ai < emu < memmap, trace < calib, train < driver
+//! Order (low to high): paths (the user's folders, a leaf), game < sim < ai < emu < memmap, trace < calib, train < driver
 //! < play < ui < config < cli (the configuration reads every layer's
 //! tables; the command line reads the configuration). The pure layers (`game`, `sim`, `ai`) therefore
 //! never see the emulator, the RAM map, the driver, the session, the window,
@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// Layers with their rank; a layer may use only lower ranks. Equal ranks are
 /// siblings and may not use each other.
 const LAYERS: &[(&str, u8)] = &[
+    ("paths", 0),
     ("game", 0),
     ("sim", 1),
     ("ai", 2),
@@ -58,23 +59,54 @@ fn rust_files(layer: &str) -> Vec<PathBuf> {
     out
 }
 
-/// Every `crate::<module>` named on a non-comment line, with the line.
+/// Every `crate::<module>` named on a non-comment line, with the line it starts on. A grouped path
+/// (`crate::{ui, game::Field}`, on one line or several) names each of its top-level modules.
 fn crate_uses(text: &str) -> Vec<(String, String)> {
+    let code: Vec<&str> = text.lines().map(str::trim_start).filter(|l| !l.starts_with("//")).collect();
+    let code = code.join("\n");
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
     let mut out = Vec::new();
-    for line in text.lines() {
-        let code = line.trim_start();
-        if code.starts_with("//") {
-            continue;
+    let mut from = 0;
+    while let Some(at) = code[from..].find("crate::") {
+        let start = from + at;
+        let after = start + "crate::".len();
+        let line_start = code[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line = code[line_start..].lines().next().unwrap_or("").to_string();
+        match code[after..].strip_prefix('{') {
+            Some(group) => {
+                for head in group_heads(group) {
+                    out.push((ident(head), line.clone()));
+                }
+            }
+            None => out.push((ident(&code[after..]), line)),
         }
-        let mut rest = code;
-        while let Some(at) = rest.find("crate::") {
-            let after = &rest[at + "crate::".len()..];
-            let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            out.push((name, code.to_string()));
-            rest = after;
-        }
+        from = after;
     }
     out
+}
+
+/// The elements of a `{…}` group (`group` starts after its `{`) at its own level, trimmed, empty ones
+/// (a trailing comma) left out: `ai::{Bot, NAMES}, ui}` gives `ai::{Bot, NAMES}` and `ui`.
+fn group_heads(group: &str) -> Vec<&str> {
+    let mut heads = Vec::new();
+    let (mut depth, mut begin) = (0usize, 0usize);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                heads.push(group[begin..i].trim());
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                heads.push(group[begin..i].trim());
+                begin = i + 1;
+            }
+            _ => {}
+        }
+    }
+    heads.retain(|h| !h.is_empty());
+    heads
 }
 
 #[test]
@@ -88,6 +120,10 @@ fn every_layer_uses_only_lower_layers() {
             scanned += 1;
             let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("reading {}: {e}", file.display()));
             for (used, line) in crate_uses(&text) {
+                if used.is_empty() {
+                    violations.push(format!("{} has a crate:: path the scan cannot read: {line}", file.display()));
+                    continue;
+                }
                 if used == *layer {
                     continue;
                 }
@@ -119,4 +155,20 @@ fn the_scan_sees_an_upward_use() {
     let uses = crate_uses("use crate::ui::Viewable;\n// crate::cli in a comment\nlet x = crate::game::Field::new();");
     let names: Vec<&str> = uses.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["ui", "game"]);
+}
+
+#[test]
+fn the_scan_sees_grouped_imports() {
+    let names = |text: &str| -> Vec<String> { crate_uses(text).into_iter().map(|(n, _)| n).collect() };
+    assert_eq!(names("use crate::{ui, game::Field};"), ["ui", "game"]);
+    assert_eq!(
+        names("use crate::{\n    ai::{Bot, NAMES},\n    // crate::cli in a comment\n    cli,\n};"),
+        ["ai", "cli"]
+    );
+    assert_eq!(
+        names("use crate::{config::Config, ui::{self, Viewable}};\nlet f = crate::game::Field::new();"),
+        ["config", "ui", "game"]
+    );
+    // The line reported is the one the path starts on.
+    assert_eq!(crate_uses("use crate::{\n    ui,\n};")[0].1, "use crate::{");
 }

@@ -1,4 +1,4 @@
-//! The "classic" evaluation of the seed Famicom bot: seven field metrics, each normalised to 0..1, summed
+//! The "classic" evaluation of the original Famicom bot: seven field metrics, each normalised to 0..1, summed
 //! with trained weights (penalties negative). It knows nothing of chains beyond what links reward, so it
 //! pops whatever it can; it is the baseline every other evaluation must beat.
 
@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::Field;
 use crate::game::field::{COLUMN_BITS, FIELD_MASK, HEIGHT, WIDTH, column_mask};
 
-/// Weights of the seven metrics, in percent (the seed's trained values by default). Penalties are applied
+/// Weights of the seven metrics, in percent (the original bot's trained values by default). Penalties are applied
 /// with a negative sign, so every weight here is a positive magnitude.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

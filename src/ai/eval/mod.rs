@@ -14,7 +14,7 @@ pub use classic::ClassicWeights;
 /// An evaluation ready to score fields.
 #[derive(Clone, Debug)]
 pub enum Evaluation {
-    /// The seed Famicom bot's seven metrics.
+    /// The original Famicom bot's seven metrics.
     Classic(ClassicWeights),
     /// The chain builder.
     Chain(Box<ChainEval>),
