@@ -183,9 +183,10 @@ impl<M: Screen> Viewable for WindowSession<M> {
             _ => self.session.calibration().filter(|c| !c.settled() || c.failed()).map(|c| c.report().hud_line()),
         };
         let labels: Vec<String> = self.session.seats.iter().map(|s| s.label.clone()).collect();
-        let finished = self.session.finished_games();
+        // The game under way counts too (as it stands), so the tally's largest chains agree with the panels.
+        let games = self.session.game_results();
         let tally =
-            (self.session.game_number() > 0).then(|| Tally::of(&labels, finished).hud_line(self.session.game_number()));
+            (self.session.game_number() > 0).then(|| Tally::of(&labels, &games).hud_line(self.session.game_number()));
         HudInfo { players, message, tally }
     }
 

@@ -68,6 +68,14 @@ fn the_viewable_adapter_shows_frames_hud_and_handles_the_keys() {
         v.step_frame().unwrap();
     }
     assert!(v.session.seats.iter().all(|s| s.stats.mismatches == 0));
+    // The largest chains on the panels and in the tally count the game under way.
+    let hud = v.hud();
+    for (i, p) in hud.players.iter().enumerate() {
+        assert_eq!(p.largest_chain, v.session.largest_chain(i));
+        assert!(p.largest_chain >= v.session.seats[i].stats.largest_chain);
+    }
+    let want = format!("MAX CHAIN {}/{}", hud.players[0].largest_chain, hud.players[1].largest_chain);
+    assert!(hud.tally.as_deref().is_some_and(|t| t.ends_with(&want)), "{:?} vs {want}", hud.tally);
 }
 
 #[test]
