@@ -120,3 +120,14 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
     assert_eq!(&png[1..4], b"PNG");
     let _ = std::fs::remove_file(&shot);
 }
+
+#[test]
+fn play_help_lists_every_window_key_from_the_bindings_table() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot")).args(["play", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Window keys:"), "{text}");
+    for (key, what) in puyobot::ui::KeyBindings::default().help_rows() {
+        assert!(text.contains(&format!("{key:<12}  {what}")), "{key} {what} missing from play --help");
+    }
+}
