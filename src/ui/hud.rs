@@ -27,6 +27,10 @@ pub const STATUS_H: usize = 2 * PITCH as usize + 2;
 const PITCH: i32 = LINE_H as i32 + 1;
 /// Characters that fit on a panel line.
 const PANEL_CHARS: usize = (PANEL_W - 6) / ADVANCE;
+/// Characters of a key name on the help page.
+const HELP_KEY_CHARS: usize = 13;
+/// Characters of a description on the help page (half the HUD's width, less the key).
+pub const HELP_WHAT_CHARS: usize = ((NES_WIDTH + 2 * PANEL_W) / 2 - 4) / ADVANCE - HELP_KEY_CHARS;
 
 /// Colour of the area around the picture.
 pub const BACKGROUND: [u8; 3] = [20, 20, 30];
@@ -152,6 +156,20 @@ fn fit(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+/// `s` cut to `n` characters by taking out its middle: a message's start says what happened and its
+/// end is often a file name.
+fn fit_middle(s: &str, n: usize) -> String {
+    let len = s.chars().count();
+    if len <= n || n < 8 {
+        return fit(s, n);
+    }
+    let head = n / 3;
+    let tail = n - head - 2;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(len - tail).collect();
+    format!("{start}..{end}")
+}
+
 fn draw_panel(out: &mut [u8], c: Canvas, x: i32, y: i32, p: &HudPlayer, pad1: u8) {
     let mut y = y;
     let mut line = |out: &mut [u8], segments: &[(&str, [u8; 3])]| {
@@ -164,7 +182,7 @@ fn draw_panel(out: &mut [u8], c: Canvas, x: i32, y: i32, p: &HudPlayer, pad1: u8
         }
         y += PITCH;
     };
-    line(out, &[(&p.label, TEXT)]);
+    line(out, &[(&p.label.to_uppercase(), TEXT)]);
     if p.human {
         line(out, &[("PERSON", ON)]);
         if p.pad == 0 {
@@ -214,7 +232,7 @@ fn draw_status(out: &mut [u8], c: Canvas, info: &HudInfo, status: &WindowStatus)
     } else {
         return;
     };
-    let line = fit(&line, chars);
+    let line = fit_middle(&line, chars);
     let x = (c.width as i32 - font::text_width(&line) as i32) / 2;
     text(out, c, x.max(3), y2, &line, rgb);
 }
@@ -225,8 +243,7 @@ fn draw_help(out: &mut [u8], c: Canvas, rows: &[(String, &str)]) {
     text(out, c, x, 3, title, MESSAGE);
     let per_column = rows.len().div_ceil(2);
     let col_w = c.width / 2;
-    let key_chars = 13;
-    let what_chars = (col_w - 4) / ADVANCE - key_chars;
+    let (key_chars, what_chars) = (HELP_KEY_CHARS, HELP_WHAT_CHARS);
     for (i, (key, what)) in rows.iter().enumerate() {
         let x = 3 + (i / per_column * col_w) as i32;
         let y = 3 + 2 * PITCH + (i % per_column) as i32 * PITCH;
@@ -345,6 +362,14 @@ mod tests {
         assert_eq!(px(&out, c, x0 + 2 * ADVANCE, y), DIM, "Right not held");
         // Left panel, line 2: "BOT ON" in green.
         assert_eq!(px(&out, c, 3 + 1, 3 + PITCH as usize), ON);
+    }
+
+    #[test]
+    fn long_messages_keep_their_start_and_their_end() {
+        assert_eq!(fit_middle("short", 10), "short");
+        let m = fit_middle("saved slot 1: /home/someone/.local/share/puyobot/states/ABCDEF/slot-1.state", 40);
+        assert_eq!(m.chars().count(), 40);
+        assert!(m.starts_with("saved slot 1") && m.ends_with("slot-1.state") && m.contains(".."), "{m}");
     }
 
     #[test]

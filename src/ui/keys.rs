@@ -67,7 +67,7 @@ bindings! {
     screenshot_window = "F9" => Action::ScreenshotWindow, "PNG of the whole window";
     save_state = "F5" => Action::SaveState, "save state to the slot";
     next_slot = "F6" => Action::NextSlot, "next slot (1-9)";
-    load_state = "F7" => Action::LoadState, "load state from the slot";
+    load_state = "F7" => Action::LoadState, "load the slot's state";
     pad_up = "ArrowUp" => Action::Pad(PAD_UP), "pad 1 Up";
     pad_down = "ArrowDown" => Action::Pad(PAD_DOWN), "pad 1 Down";
     pad_left = "ArrowLeft" => Action::Pad(PAD_LEFT), "pad 1 Left";
@@ -494,6 +494,16 @@ mod tests {
         let text = toml::to_string(&KeyBindings::default()).unwrap();
         let back: KeyBindings = toml::from_str(&text).unwrap();
         assert_eq!(back, KeyBindings::default());
+    }
+
+    #[test]
+    fn every_description_fits_a_column_of_the_help_page() {
+        for (field, what, _, _) in KeyBindings::default().entries() {
+            assert!(
+                what.len() <= crate::ui::hud::HELP_WHAT_CHARS,
+                "keys.{field}: {what:?} is too long for the help page"
+            );
+        }
     }
 
     #[test]
