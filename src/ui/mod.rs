@@ -3,8 +3,9 @@
 //!
 //! The session implements the small [`Viewable`] trait; [`run_window`] owns
 //! everything about the window: integer scaling, pacing the emulator from the
-//! wall clock, the keyboard (hot keys from [`KeyBindings`] plus a NES pad for
-//! a human player), the HUD and screenshots.
+//! wall clock, the sound, the keyboard (hot keys from [`KeyBindings`] plus a
+//! NES pad for a human player) and game controllers, the HUD, the help page,
+//! screenshots and save-state slots. `docs/window.md` describes it for players.
 //!
 //! Layout of the module:
 //! - [`keys`]: key bindings as data (`[keys]` table of `config.toml`), and the key help.
@@ -68,15 +69,15 @@ pub trait Viewable {
     /// logged.
     fn frame_rgba(&mut self) -> &[u8];
 
-    /// What the HUD should show for the bots (called once per redraw).
+    /// What the HUD should show for the players (called once per redraw).
     fn hud(&self) -> HudInfo;
 
-    /// Sets the buttons currently held on the keyboard for NES pad `pad`
+    /// Sets the buttons a person holds (keyboard and controllers together) for NES pad `pad`
     /// (0 = pad 1). `buttons` uses the raw NES bits: A=0x01 B=0x02
     /// Select=0x04 Start=0x08 Up=0x10 Down=0x20 Left=0x40 Right=0x80 (see
-    /// [`PAD_A`] etc.). Called whenever the held keys change (and with 0 when
-    /// the window loses focus); the session decides how this mixes with a
-    /// bot playing the same pad.
+    /// [`PAD_A`] etc.). Called whenever the held buttons change (the keys are
+    /// released when the window loses focus); the session decides how this
+    /// mixes with a bot playing the same pad.
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8);
 
     /// Turns the bot of player `player` (0 = player 1, 1 = player 2) on or
