@@ -20,6 +20,8 @@ use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use cpal::{FromSample, SampleFormat, SizedSample};
 use serde::{Deserialize, Serialize};
 
+use crate::emu::EmuSpeed;
+
 /// How much sound the queue aims to hold: enough to ride out a late redraw, little enough that a
 /// button's sound is not noticeably late.
 pub const TARGET_LATENCY: Duration = Duration::from_millis(60);
@@ -145,6 +147,25 @@ pub fn rate_ratio(queued: usize, target: usize) -> f32 {
     }
     let error = (target as f32 - queued as f32) / target as f32;
     1.0 + (error * MAX_RATIO_STEP).clamp(-MAX_RATIO_STEP, MAX_RATIO_STEP)
+}
+
+/// Whether the console's sound plays now: there is a device, it is not muted, the emulator runs, and at
+/// 1x (at other speeds the music would be too fast or slow and stutter).
+pub fn sound_wanted(device: bool, muted: bool, paused: bool, speed: EmuSpeed) -> bool {
+    device && !muted && !paused && speed == EmuSpeed::X1
+}
+
+/// The status line's word on sound.
+pub fn sound_status(device: bool, muted: bool, speed: EmuSpeed, volume: u8) -> String {
+    if !device {
+        "NO SOUND DEVICE".into()
+    } else if muted {
+        "MUTED".into()
+    } else if speed != EmuSpeed::X1 {
+        format!("SILENT AT {speed}")
+    } else {
+        format!("SOUND {}%", volume.min(100))
+    }
 }
 
 /// Samples in `d` at `rate` samples a second.
@@ -286,6 +307,21 @@ mod tests {
         assert!((rate_ratio(10_000, 100) - 0.995).abs() < 1e-6);
         assert_eq!(rate_ratio(5, 0), 1.0);
         assert_eq!(samples_in(Duration::from_millis(60), 48_000), 2880);
+    }
+
+    #[test]
+    fn sound_plays_only_at_1x_running_unmuted_with_a_device() {
+        assert!(sound_wanted(true, false, false, EmuSpeed::X1));
+        for speed in [EmuSpeed::Half, EmuSpeed::X2, EmuSpeed::X4, EmuSpeed::Max] {
+            assert!(!sound_wanted(true, false, false, speed), "{speed}");
+        }
+        assert!(!sound_wanted(true, true, false, EmuSpeed::X1), "muted");
+        assert!(!sound_wanted(true, false, true, EmuSpeed::X1), "paused");
+        assert!(!sound_wanted(false, false, false, EmuSpeed::X1), "no device");
+        assert_eq!(sound_status(true, false, EmuSpeed::X1, 70), "SOUND 70%");
+        assert_eq!(sound_status(true, false, EmuSpeed::X2, 70), "SILENT AT 2X");
+        assert_eq!(sound_status(true, true, EmuSpeed::X2, 70), "MUTED");
+        assert_eq!(sound_status(false, true, EmuSpeed::X1, 70), "NO SOUND DEVICE");
     }
 
     #[test]

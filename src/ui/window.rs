@@ -6,7 +6,7 @@
 //! sound to the sound card, then composes the frame with the panels around it
 //! ([`hud`]) and scales the result into the window.
 
-use super::audio::{AudioOut, AudioSettings, TARGET_LATENCY, rate_ratio, samples_in};
+use super::audio::{AudioOut, AudioSettings, TARGET_LATENCY, rate_ratio, samples_in, sound_status, sound_wanted};
 use super::gamepad::{GamepadBindings, Gamepads};
 use super::hud::{self, Layers, WindowStatus};
 use super::key_script::{KeyScript, ScriptedKey};
@@ -372,7 +372,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
     /// Turns the view's sound on or off to match the device, mute, pause and speed: sound plays at 1x
     /// only, where it keeps time with the picture.
     fn update_sound(&mut self) {
-        let want = self.sound.is_some() && !self.muted && !self.paused && self.speed == EmuSpeed::X1;
+        let want = sound_wanted(self.sound.is_some(), self.muted, self.paused, self.speed);
         if want == self.sound_active {
             return;
         }
@@ -391,15 +391,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
 
     /// The status line's word on sound.
     fn sound_status(&self) -> String {
-        if self.sound.is_none() {
-            "NO SOUND DEVICE".into()
-        } else if self.muted {
-            "MUTED".into()
-        } else if self.speed != EmuSpeed::X1 {
-            format!("SILENT AT {}", self.speed)
-        } else {
-            format!("SOUND {}%", self.opts.audio.volume.min(100))
-        }
+        sound_status(self.sound.is_some(), self.muted, self.speed, self.opts.audio.volume)
     }
 
     /// Hands pad 1 (keyboard and controllers together) to the view when it changed.
