@@ -175,6 +175,8 @@ impl SaveStates for Emu {
 
     fn load_state(&mut self, state: &[u8]) -> Result<(), EmuError> {
         self.deck.load_state(state).map_err(EmuError::State)?;
+        // Rendering and sound belong to the window showing the console now, not to the saved moment.
+        self.deck.set_headless_mode(headless_mode(self.headless, self.audio));
         // Loading clears the pads; the held buttons belong to the player, not to the saved moment.
         let pads = self.pads;
         self.set_pads(pads);

@@ -2,7 +2,7 @@
 //! outlive the session that made them and refuse another ROM.
 
 use puyobot::config::{Config, Mode};
-use puyobot::emu::{Emu, Machine, RomImage, rom};
+use puyobot::emu::{Emu, Machine, RomImage, SaveStates, rom};
 use puyobot::memmap::AddressSource;
 use puyobot::play::{Session, seats_for};
 use puyobot::ui::Viewable;
@@ -64,6 +64,13 @@ fn the_apu_makes_a_frames_worth_of_audible_samples_when_sound_is_on_and_none_whe
     emu.clock_frame().unwrap();
     emu.clock_frame().unwrap();
     assert!((795..=815).contains(&emu.audio_samples().len()), "{}", emu.audio_samples().len());
+    // A state saved while sound was off loads without turning it off (or changing its rate).
+    emu.set_audio(None);
+    let silent_state = emu.save_state().unwrap();
+    emu.set_audio(Some(48_000.0));
+    emu.load_state(&silent_state).unwrap();
+    emu.clock_frame().unwrap();
+    assert!((790..=815).contains(&emu.audio_samples().len()), "{}", emu.audio_samples().len());
     emu.set_audio(None);
     emu.clock_frame().unwrap();
     assert!(emu.audio_samples().is_empty(), "off again");
