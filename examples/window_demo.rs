@@ -16,7 +16,7 @@ fn usage() -> String {
     format!(
         "window_demo: the puyobot window with a fake session\n\n\
          Options:\n  --frames N         exit after N emulated frames\n  \
-         --screenshot PATH  write a PNG of the last frame on exit\n  \
+         --screenshot PATH  write a PNG of the whole window on exit\n  \
          --scale N          initial window scale (default 3)\n  \
          --speed S          0.5, 1, 2, 4 or max (default 1)\n  \
          --fullscreen       start fullscreen\n  --paused           start paused\n  \

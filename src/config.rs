@@ -1,7 +1,8 @@
 //! `config.toml`: every default of `puyobot play`, overridable by flags; `--print-config` shows the merge.
 //!
 //! Every table is typed once, here, when the file is read, and refuses unknown keys: the player's own
-//! tables (`[play]`, `[bots]`) are defined here; `[keys]` is the window's [`KeyBindings`] and `[ai.*]`
+//! tables (`[play]`, `[bots]`) are defined here; `[keys]`, `[audio]` and `[gamepad]` are the window's
+//! ([`KeyBindings`], [`AudioSettings`], [`GamepadBindings`]) and `[ai.*]`
 //! the AI's [`AiConfig`], defined by their modules and composed here. Errors name the file, the dotted
 //! key and what was expected. The session gets only what it needs ([`Config::seat_config`]).
 
@@ -13,6 +14,8 @@ use crate::ai::AiConfig;
 use crate::emu::EmuSpeed;
 pub use crate::memmap::Mode;
 use crate::play::SeatConfig;
+use crate::ui::audio::AudioSettings;
+use crate::ui::gamepad::GamepadBindings;
 use crate::ui::{KeyBindingError, KeyBindings};
 
 /// The `[play]` table.
@@ -101,6 +104,10 @@ pub struct Config {
     pub bots: BotSettings,
     /// Window key bindings (checked at load: every name known, no key bound twice).
     pub keys: KeyBindings,
+    /// The window's sound (`[audio]`).
+    pub audio: AudioSettings,
+    /// Game controllers for a person on pad 1 (`[gamepad]`).
+    pub gamepad: GamepadBindings,
     /// The bots' weights, search options and ignition policy (`[ai.classic]`, `[ai.chain]`,
     /// `[ai.search]`, `[ai.ignition]`).
     pub ai: AiConfig,
@@ -172,6 +179,16 @@ impl Config {
                 KeyBindingError::Duplicate { second, .. } => second,
             };
             ConfigError { file: file.into(), key: format!("keys.{action}"), message: e.to_string() }
+        })?;
+        self.audio.validate().map_err(|message| ConfigError {
+            file: file.into(),
+            key: "audio.volume".into(),
+            message,
+        })?;
+        self.gamepad.resolve().map_err(|e| ConfigError {
+            file: file.into(),
+            key: format!("gamepad.{}", e.field),
+            message: e.to_string(),
         })?;
         // What serde cannot check in [ai]: the chain bot's template name.
         crate::ai::eval::ChainEval::new(self.ai.chain.clone()).map_err(|message| ConfigError {

@@ -16,6 +16,7 @@ enum Command {
     /// Resolve a field file to rest and print the chain, score and final field.
     Chain(cli::chain::ChainArgs),
     /// Play the game in the emulator: a bot on one or both pads, in a window or headless.
+    #[command(after_long_help = puyobot::ui::keys::key_help())]
     Play(cli::play::PlayArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),

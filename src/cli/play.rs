@@ -107,6 +107,9 @@ pub struct PlayArgs {
     /// Record every frame's pads and RAM changes to a trace file (`puyobot calibrate FILE` learns from it).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Start the window with the sound muted (overrides audio.mute; the mute key turns it back on).
+    #[arg(long)]
+    pub mute: bool,
 }
 
 /// Reads the config file and applies the flags on top.
@@ -127,6 +130,9 @@ pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
     }
     if let Some(e) = args.emu_speed {
         p.emu_speed = e;
+    }
+    if args.mute {
+        cfg.audio.mute = true;
     }
     if let Some(s) = args.seed {
         p.seed = s;
@@ -392,6 +398,8 @@ fn run_window(
         ),
         emu_speed: cfg.play.emu_speed,
         keys: cfg.keys.clone(),
+        audio: cfg.audio.clone(),
+        gamepad: cfg.gamepad.clone(),
         max_frames,
         screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
         key_script: match std::env::var_os("PUYOBOT_KEY_SCRIPT") {

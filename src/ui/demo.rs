@@ -136,6 +136,10 @@ impl Viewable for DemoView {
                 HudPlayer {
                     label: format!("P{}", p + 1),
                     bot_on: self.bots[p],
+                    human: !self.bots[p],
+                    pad: p,
+                    score: Some(self.frame * 10),
+                    largest_chain: ((self.frame / 300) % 8) as u32,
                     speed: self.bot_speed,
                     expected_chain: ((self.frame / 60 + p as u64) % 8) as u32,
                     think_ms: 1.5 + (self.frame % 100) as f32 / 10.0,
@@ -174,9 +178,9 @@ impl Viewable for DemoView {
         self.bot_speed
     }
 
-    fn save_state(&mut self, slot: u8) -> anyhow::Result<()> {
+    fn save_state(&mut self, slot: u8) -> anyhow::Result<String> {
         self.slots.insert(slot, (self.frame, self.cursor));
-        Ok(())
+        Ok(format!("memory slot {slot}"))
     }
 
     fn load_state(&mut self, slot: u8) -> anyhow::Result<()> {

@@ -1,15 +1,71 @@
-//! The HUD, drawn into the window's own copy of the 256×240 RGBA frame.
+//! The window's picture at 1x, before scaling: the NES frame untouched in the middle, a panel per
+//! player on each side and a status line below (the "HUD"), or the frame alone when the HUD is off.
 //!
-//! Layout: player 1 (and other even indices) top-left, player 2 top-right,
-//! three lines each (label + bot on/off, speed + expected chain, think
-//! time); bottom-left the emulator speed, measured frame rate and pause
-//! state, bottom-right the save-state slot; messages centred above the
-//! bottom line. Text sits on a darkened box so it stays legible over the
-//! game. Ghost cells are 2-pixel outlines of 16×16 squares.
+//! Text never covers the game: the panels and the status line sit around the frame, and the frame's
+//! pixels are copied as the emulator made them. The one thing drawn on the game is the bot's planned
+//! placement (the "ghost"), an overlay with its own key. The help page is the exception by request: while
+//! it is open it fills the window.
+//!
+//! Layout with the HUD on ([`canvas`]): `PANEL_W` + 256 + `PANEL_W` wide, 240 + `STATUS_H` high.
+//! - Left panel: player 1 (even indices); right panel: player 2. A bot's panel shows its name and
+//!   state, speed, the chain its plan expects and its thinking time; a person's panel shows the pad
+//!   buttons held. Both show the score and the largest chain.
+//! - Status line 1: emulator speed and measured rate, pause, sound; the save-state slot at the right.
+//! - Status line 2: the latest message (saved paths, errors, "P2 WINS"), else the start hint, else the
+//!   match tally.
 
-use super::font::{self, LINE_H};
+use super::font::{self, ADVANCE, LINE_H};
 use super::pacing::EmuSpeed;
-use super::{GhostCell, HudInfo, NES_HEIGHT, NES_WIDTH};
+use super::{FRAME_RGBA_LEN, GhostCell, HudInfo, HudPlayer, NES_HEIGHT, NES_WIDTH};
+use super::{PAD_A, PAD_B, PAD_DOWN, PAD_LEFT, PAD_RIGHT, PAD_SELECT, PAD_START, PAD_UP};
+
+/// Width of each side panel in 1x pixels (15 characters and margins).
+pub const PANEL_W: usize = 96;
+/// Height of the status area below the picture in 1x pixels (two lines).
+pub const STATUS_H: usize = 2 * PITCH as usize + 2;
+/// Line pitch of HUD text.
+const PITCH: i32 = LINE_H as i32 + 1;
+/// Characters that fit on a panel line.
+const PANEL_CHARS: usize = (PANEL_W - 6) / ADVANCE;
+/// Characters of a key name on the help page.
+const HELP_KEY_CHARS: usize = 13;
+/// Characters of a description on the help page (half the HUD's width, less the key).
+pub const HELP_WHAT_CHARS: usize = ((NES_WIDTH + 2 * PANEL_W) / 2 - 4) / ADVANCE - HELP_KEY_CHARS;
+
+/// Colour of the area around the picture.
+pub const BACKGROUND: [u8; 3] = [20, 20, 30];
+/// Colour of ordinary HUD text.
+pub const TEXT: [u8; 3] = [255, 255, 255];
+/// Colour of secondary HUD text (a button not held).
+pub const DIM: [u8; 3] = [90, 90, 110];
+/// Colour of "BOT ON".
+pub const ON: [u8; 3] = [96, 255, 96];
+/// Colour of "BOT OFF".
+pub const OFF: [u8; 3] = [255, 120, 120];
+/// Colour of messages.
+pub const MESSAGE: [u8; 3] = [255, 230, 80];
+
+/// Where the frame sits in the composed picture, and the picture's size (1x pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Canvas {
+    /// Width of the composed picture.
+    pub width: usize,
+    /// Height of the composed picture.
+    pub height: usize,
+    /// X of the NES frame's left edge.
+    pub pic_x: usize,
+    /// Y of the NES frame's top edge.
+    pub pic_y: usize,
+}
+
+/// The composed picture's geometry: the frame alone, or the frame with the panels and status line.
+pub fn canvas(hud_on: bool) -> Canvas {
+    if hud_on {
+        Canvas { width: NES_WIDTH + 2 * PANEL_W, height: NES_HEIGHT + STATUS_H, pic_x: PANEL_W, pic_y: 0 }
+    } else {
+        Canvas { width: NES_WIDTH, height: NES_HEIGHT, pic_x: 0, pic_y: 0 }
+    }
+}
 
 /// Window-side state shown on the HUD next to the session's [`HudInfo`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,105 +78,194 @@ pub struct WindowStatus {
     pub paused: bool,
     /// Current save-state slot.
     pub slot: u8,
-    /// The window's own transient message (e.g. "SAVED SLOT 1").
+    /// The window's latest message (e.g. "SAVED SLOT 1 TO ...").
     pub message: Option<String>,
+    /// The start hint ("F1: KEYS ..."), shown while no message is up.
+    pub hint: Option<String>,
+    /// The state of the sound ("SOUND ON", "MUTED", "NO SOUND DEVICE", ...).
+    pub sound: String,
+    /// NES pad 1 buttons the person holds (keyboard and controllers together).
+    pub pad1: u8,
 }
 
-/// Colour of ordinary HUD text.
-pub const TEXT: [u8; 3] = [255, 255, 255];
-/// Colour of "BOT ON".
-pub const ON: [u8; 3] = [96, 255, 96];
-/// Colour of "BOT OFF".
-pub const OFF: [u8; 3] = [255, 120, 120];
-/// Colour of messages.
-pub const MESSAGE: [u8; 3] = [255, 230, 80];
+/// What to draw besides the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Layers {
+    /// The panels and the status line.
+    pub hud: bool,
+    /// The planned-placement outlines over the game.
+    pub ghost: bool,
+}
 
-const W: usize = NES_WIDTH;
-const H: usize = NES_HEIGHT;
-/// Line pitch including the backdrop border.
-const PITCH: i32 = LINE_H as i32 + 1;
-
-/// Draws the whole HUD into `rgba` (a 256×240 RGBA frame).
-pub fn draw_hud(rgba: &mut [u8], info: &HudInfo, status: &WindowStatus) {
-    for p in &info.players {
-        for cell in &p.ghost {
-            draw_ghost(rgba, *cell);
+/// Composes the window's 1x picture into `out` (resized to fit): `frame` (256×240 RGBA, copied
+/// unchanged), the ghost overlay and the HUD as `layers` say, or the help page when `help` holds its
+/// rows. Returns the geometry.
+pub fn compose(
+    out: &mut Vec<u8>,
+    frame: &[u8],
+    info: &HudInfo,
+    status: &WindowStatus,
+    layers: Layers,
+    help: Option<&[(String, &str)]>,
+) -> Canvas {
+    let c = canvas(layers.hud || help.is_some());
+    out.resize(c.width * c.height * 4, 0);
+    for px in out.chunks_exact_mut(4) {
+        px.copy_from_slice(&[BACKGROUND[0], BACKGROUND[1], BACKGROUND[2], 255]);
+    }
+    if let Some(rows) = help {
+        draw_help(out, c, rows);
+        return c;
+    }
+    for y in 0..NES_HEIGHT {
+        let src = y * NES_WIDTH * 4;
+        let dst = ((c.pic_y + y) * c.width + c.pic_x) * 4;
+        let row = &mut out[dst..dst + NES_WIDTH * 4];
+        match frame.get(src..src + NES_WIDTH * 4) {
+            Some(s) => row.copy_from_slice(s),
+            None => row.fill(0),
         }
     }
-    for (i, p) in info.players.iter().enumerate() {
-        let right = i % 2 == 1;
-        let y0 = 1 + (i / 2) as i32 * (3 * PITCH + 2);
-        let (bot, bot_rgb) = if p.bot_on { ("BOT ON", ON) } else { ("BOT OFF", OFF) };
-        let label = format!("{} ", p.label);
-        let line2 = format!("SPD {} CHAIN {}", p.speed, p.expected_chain);
-        let line3 = format!("THINK {:.1}MS", p.think_ms);
-        line(rgba, right, y0, &[(&label, TEXT), (bot, bot_rgb)]);
-        line(rgba, right, y0 + PITCH, &[(&line2, TEXT)]);
-        line(rgba, right, y0 + 2 * PITCH, &[(&line3, TEXT)]);
+    if frame.len() < FRAME_RGBA_LEN {
+        log::trace!("short frame: {} bytes", frame.len());
     }
-    let bottom = H as i32 - PITCH;
+    if layers.ghost {
+        for p in &info.players {
+            for cell in &p.ghost {
+                draw_ghost(out, c, *cell);
+            }
+        }
+    }
+    if layers.hud {
+        for (i, p) in info.players.iter().enumerate() {
+            let x = if i % 2 == 0 { 3 } else { (c.pic_x + NES_WIDTH + 3) as i32 };
+            let y = 3 + (i / 2) as i32 * (9 * PITCH);
+            draw_panel(out, c, x, y, p, status.pad1);
+        }
+        draw_status(out, c, info, status);
+    }
+    c
+}
+
+fn text(out: &mut [u8], c: Canvas, x: i32, y: i32, s: &str, rgb: [u8; 3]) -> i32 {
+    font::draw_text(out, c.width, c.height, x, y, s, rgb)
+}
+
+/// `s` cut to `n` characters.
+fn fit(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// `s` cut to `n` characters by taking out its middle: a message's start says what happened and its
+/// end is often a file name.
+fn fit_middle(s: &str, n: usize) -> String {
+    let len = s.chars().count();
+    if len <= n || n < 8 {
+        return fit(s, n);
+    }
+    let head = n / 3;
+    let tail = n - head - 2;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(len - tail).collect();
+    format!("{start}..{end}")
+}
+
+fn draw_panel(out: &mut [u8], c: Canvas, x: i32, y: i32, p: &HudPlayer, pad1: u8) {
+    let mut y = y;
+    let mut line = |out: &mut [u8], segments: &[(&str, [u8; 3])]| {
+        let mut cx = x;
+        let mut left = PANEL_CHARS;
+        for (s, rgb) in segments {
+            let s = fit(s, left);
+            left -= s.chars().count();
+            cx = text(out, c, cx, y, &s, *rgb);
+        }
+        y += PITCH;
+    };
+    line(out, &[(&p.label.to_uppercase(), TEXT)]);
+    if p.human {
+        line(out, &[("PERSON", ON)]);
+        if p.pad == 0 {
+            // The buttons held, lit; the ones not held, dim.
+            let lit = |bit: u8| if pad1 & bit != 0 { TEXT } else { DIM };
+            line(out, &[("L ", lit(PAD_LEFT)), ("R ", lit(PAD_RIGHT)), ("U ", lit(PAD_UP)), ("D", lit(PAD_DOWN))]);
+            line(out, &[("B ", lit(PAD_B)), ("A ", lit(PAD_A)), ("SEL ", lit(PAD_SELECT)), ("ST", lit(PAD_START))]);
+        } else {
+            line(out, &[(&format!("PAD {}", p.pad + 1), DIM)]);
+            line(out, &[("", DIM)]);
+        }
+    } else {
+        let (bot, rgb) = if p.bot_on { ("BOT ON", ON) } else { ("BOT OFF", OFF) };
+        line(out, &[(bot, rgb)]);
+        line(out, &[(&format!("SPEED {}", p.speed), TEXT)]);
+        line(out, &[(&format!("PLAN CHAIN {}", p.expected_chain), TEXT)]);
+        line(out, &[(&format!("THINK {:.1}MS", p.think_ms), TEXT)]);
+    }
+    if let Some(score) = p.score {
+        line(out, &[(&format!("SCORE {score}"), TEXT)]);
+    }
+    line(out, &[(&format!("MAX CHAIN {}", p.largest_chain), TEXT)]);
+}
+
+fn draw_status(out: &mut [u8], c: Canvas, info: &HudInfo, status: &WindowStatus) {
+    let y1 = (c.pic_y + NES_HEIGHT) as i32 + 2;
+    let y2 = y1 + PITCH;
     let mut left = format!("EMU {} {:.0}FPS", status.speed, status.fps);
     if status.paused {
         left.push_str(" PAUSED");
     }
-    line(rgba, false, bottom, &[(&left, TEXT)]);
-    line(rgba, true, bottom, &[(&format!("SLOT {}", status.slot), TEXT)]);
-    let mut y = bottom - PITCH;
-    if let Some(t) = &info.tally {
-        centred(rgba, y, t, TEXT);
-        y -= PITCH;
+    if !status.sound.is_empty() {
+        left.push_str("  ");
+        left.push_str(&status.sound);
     }
-    for msg in [status.message.as_deref(), info.message.as_deref()].into_iter().flatten() {
-        centred(rgba, y, msg, MESSAGE);
-        y -= PITCH;
+    let chars = (c.width - 6) / ADVANCE;
+    text(out, c, 3, y1, &fit(&left, chars), TEXT);
+    let slot = format!("SLOT {}", status.slot);
+    text(out, c, c.width as i32 - 3 - font::text_width(&slot) as i32, y1, &slot, TEXT);
+    let messages: Vec<&str> = [status.message.as_deref(), info.message.as_deref()].into_iter().flatten().collect();
+    let (line, rgb) = if !messages.is_empty() {
+        (messages.join("  "), MESSAGE)
+    } else if let Some(h) = &status.hint {
+        (h.clone(), MESSAGE)
+    } else if let Some(t) = &info.tally {
+        (t.clone(), TEXT)
+    } else {
+        return;
+    };
+    let line = fit_middle(&line, chars);
+    let x = (c.width as i32 - font::text_width(&line) as i32) / 2;
+    text(out, c, x.max(3), y2, &line, rgb);
+}
+
+fn draw_help(out: &mut [u8], c: Canvas, rows: &[(String, &str)]) {
+    let title = "KEYS (THE HELP KEY CLOSES THIS PAGE)";
+    let x = (c.width as i32 - font::text_width(title) as i32) / 2;
+    text(out, c, x, 3, title, MESSAGE);
+    let per_column = rows.len().div_ceil(2);
+    let col_w = c.width / 2;
+    let (key_chars, what_chars) = (HELP_KEY_CHARS, HELP_WHAT_CHARS);
+    for (i, (key, what)) in rows.iter().enumerate() {
+        let x = 3 + (i / per_column * col_w) as i32;
+        let y = 3 + 2 * PITCH + (i % per_column) as i32 * PITCH;
+        text(out, c, x, y, &fit(key, key_chars - 1), ON);
+        text(out, c, x + (key_chars * ADVANCE) as i32, y, &fit(what, what_chars), TEXT);
     }
 }
 
-/// Draws one line of coloured segments on a dark box, left-aligned at x=2
-/// or right-aligned at x=254.
-fn line(rgba: &mut [u8], right: bool, y: i32, segments: &[(&str, [u8; 3])]) {
-    let text: String = segments.iter().map(|(s, _)| *s).collect();
-    let w = font::text_width(&text) as i32;
-    let x = if right { W as i32 - 2 - w } else { 2 };
-    darken(rgba, x - 1, y - 1, w + 2, LINE_H as i32 + 1);
-    let mut cx = x;
-    for (s, rgb) in segments {
-        cx = font::draw_text(rgba, W, H, cx, y, s, *rgb);
-    }
-}
-
-/// Draws `text` horizontally centred on a dark box.
-fn centred(rgba: &mut [u8], y: i32, text: &str, rgb: [u8; 3]) {
-    let w = font::text_width(text) as i32;
-    let x = (W as i32 - w) / 2;
-    darken(rgba, x - 1, y - 1, w + 2, LINE_H as i32 + 1);
-    font::draw_text(rgba, W, H, x, y, text, rgb);
-}
-
-/// Darkens a rectangle to a quarter of its brightness (clipped).
-pub fn darken(rgba: &mut [u8], x: i32, y: i32, w: i32, h: i32) {
-    let (x0, y0) = (x.max(0), y.max(0));
-    let (x1, y1) = ((x + w).min(W as i32), (y + h).min(H as i32));
-    for py in y0..y1 {
-        for px in x0..x1 {
-            let i = (py as usize * W + px as usize) * 4;
-            if let Some(p) = rgba.get_mut(i..i + 3) {
-                for c in p {
-                    *c /= 4;
-                }
-            }
+/// Draws a ghost cell (NES screen coordinates) as a 2-pixel outline of its 16×16 square, clipped to
+/// the frame's area.
+pub fn draw_ghost(out: &mut [u8], c: Canvas, cell: GhostCell) {
+    let mut put = |x: i32, y: i32| {
+        if (0..NES_WIDTH as i32).contains(&x) && (0..NES_HEIGHT as i32).contains(&y) {
+            font::put_pixel(out, c.width, c.height, x + c.pic_x as i32, y + c.pic_y as i32, cell.rgb);
         }
-    }
-}
-
-/// Draws a ghost cell as a 2-pixel outline of its 16×16 square (clipped).
-pub fn draw_ghost(rgba: &mut [u8], cell: GhostCell) {
+    };
     for d in 0..16 {
         for t in 0..2 {
-            font::put_pixel(rgba, W, H, cell.x + d, cell.y + t, cell.rgb);
-            font::put_pixel(rgba, W, H, cell.x + d, cell.y + 15 - t, cell.rgb);
-            font::put_pixel(rgba, W, H, cell.x + t, cell.y + d, cell.rgb);
-            font::put_pixel(rgba, W, H, cell.x + 15 - t, cell.y + d, cell.rgb);
+            put(cell.x + d, cell.y + t);
+            put(cell.x + d, cell.y + 15 - t);
+            put(cell.x + t, cell.y + d);
+            put(cell.x + 15 - t, cell.y + d);
         }
     }
 }
@@ -128,50 +273,119 @@ pub fn draw_ghost(rgba: &mut [u8], cell: GhostCell) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::{FRAME_RGBA_LEN, HudPlayer};
 
-    fn px(buf: &[u8], x: usize, y: usize) -> [u8; 3] {
-        let i = (y * W + x) * 4;
+    fn px(buf: &[u8], c: Canvas, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * c.width + x) * 4;
         [buf[i], buf[i + 1], buf[i + 2]]
     }
 
-    #[test]
-    fn ghost_outline_only() {
-        let mut buf = vec![0u8; FRAME_RGBA_LEN];
-        draw_ghost(&mut buf, GhostCell { x: 32, y: 48, rgb: [10, 20, 30] });
-        assert_eq!(px(&buf, 32, 48), [10, 20, 30]);
-        assert_eq!(px(&buf, 47, 63), [10, 20, 30]);
-        assert_eq!(px(&buf, 33, 55), [10, 20, 30]);
-        assert_eq!(px(&buf, 40, 55), [0, 0, 0], "inside stays untouched");
-        assert_eq!(px(&buf, 48, 48), [0, 0, 0], "nothing right of the cell");
-        // Off-screen cells are clipped, not a panic.
-        draw_ghost(&mut buf, GhostCell { x: 250, y: -8, rgb: [1, 1, 1] });
-        assert_eq!(px(&buf, 250, 7), [1, 1, 1]);
+    fn frame() -> Vec<u8> {
+        (0..FRAME_RGBA_LEN).map(|i| if i % 4 == 3 { 255 } else { (i * 7 % 251) as u8 }).collect()
+    }
+
+    fn info() -> HudInfo {
+        HudInfo {
+            players: vec![
+                HudPlayer {
+                    label: "P1".into(),
+                    bot_on: true,
+                    ghost: vec![GhostCell { x: 32, y: 48, rgb: [1, 2, 3] }],
+                    ..Default::default()
+                },
+                HudPlayer { label: "P2 HUMAN".into(), human: true, pad: 0, score: Some(120), ..Default::default() },
+            ],
+            message: Some("P2 WINS".into()),
+            tally: None,
+        }
+    }
+
+    fn crop(buf: &[u8], c: Canvas) -> Vec<u8> {
+        let mut v = Vec::new();
+        for y in 0..NES_HEIGHT {
+            let i = ((c.pic_y + y) * c.width + c.pic_x) * 4;
+            v.extend_from_slice(&buf[i..i + NES_WIDTH * 4]);
+        }
+        v
     }
 
     #[test]
-    fn hud_text_positions() {
-        let mut buf = vec![200u8; FRAME_RGBA_LEN];
-        let info = HudInfo {
-            players: vec![
-                HudPlayer { label: "P1".into(), bot_on: true, ..Default::default() },
-                HudPlayer { label: "P2".into(), bot_on: false, ..Default::default() },
-            ],
-            message: None,
-            tally: None,
-        };
-        draw_hud(&mut buf, &info, &WindowStatus::default());
-        // 'P' at (2,1): row 0 is ####. so (2..=5, 1) white, (6,1) dark backdrop.
-        for x in 2..6 {
-            assert_eq!(px(&buf, x, 1), TEXT);
-        }
-        assert_eq!(px(&buf, 6, 1), [50, 50, 50]);
-        // "P2 BOT OFF" is right-aligned: its last glyph 'F' ends at x=253.
-        assert_eq!(px(&buf, 253, 1), OFF);
-        assert_eq!(px(&buf, 255, 1), [200, 200, 200], "outside the box untouched");
-        // Bottom line starts with 'E' at (2, 231).
-        assert_eq!(px(&buf, 2, 231), TEXT);
-        // Middle of the screen untouched.
-        assert_eq!(px(&buf, 128, 120), [200, 200, 200]);
+    fn with_the_hud_on_the_frame_is_copied_unchanged_beside_the_panels() {
+        let f = frame();
+        let mut out = Vec::new();
+        let status = WindowStatus { sound: "SOUND ON".into(), ..Default::default() };
+        let c = compose(&mut out, &f, &info(), &status, Layers { hud: true, ghost: false }, None);
+        assert_eq!((c.width, c.height, c.pic_x), (448, 240 + STATUS_H, PANEL_W));
+        assert_eq!(out.len(), c.width * c.height * 4);
+        assert_eq!(crop(&out, c), f, "the picture is byte-identical to the emulator's frame");
+        // Panel text is drawn: the 'P' of "P1" at (3, 3) is white; the right panel's "P2" too.
+        assert_eq!(px(&out, c, 3, 3), TEXT);
+        assert_eq!(px(&out, c, PANEL_W + NES_WIDTH + 3, 3), TEXT);
+        // The status line's 'E' of "EMU" below the picture.
+        assert_eq!(px(&out, c, 3, NES_HEIGHT + 2), TEXT);
+        // The message is drawn in the message colour somewhere on the second status line.
+        let y2 = NES_HEIGHT + 2 + PITCH as usize;
+        assert!((0..c.width).any(|x| px(&out, c, x, y2) == MESSAGE), "message not drawn");
+    }
+
+    #[test]
+    fn the_ghost_is_an_overlay_of_its_own_and_the_hud_off_leaves_the_bare_frame() {
+        let f = frame();
+        let mut out = Vec::new();
+        let c = compose(&mut out, &f, &info(), &WindowStatus::default(), Layers { hud: false, ghost: false }, None);
+        assert_eq!((c.width, c.height), (256, 240));
+        assert_eq!(out, f);
+        let c = compose(&mut out, &f, &info(), &WindowStatus::default(), Layers { hud: false, ghost: true }, None);
+        assert_eq!(px(&out, c, 32, 48), [1, 2, 3], "outline corner");
+        assert_eq!(px(&out, c, 47, 63), [1, 2, 3]);
+        let inside = (55 * 256 + 40) * 4;
+        assert_eq!(out[inside..inside + 3], f[inside..inside + 3], "inside untouched");
+        // With the HUD on the outline moves with the picture.
+        let c = compose(&mut out, &f, &info(), &WindowStatus::default(), Layers { hud: true, ghost: true }, None);
+        assert_eq!(px(&out, c, PANEL_W + 32, 48), [1, 2, 3]);
+        // Cells partly off the picture are clipped to it, never drawn on a panel.
+        let mut off = info();
+        off.players[0].ghost = vec![GhostCell { x: -8, y: 0, rgb: [9, 9, 9] }];
+        let c = compose(&mut out, &f, &off, &WindowStatus::default(), Layers { hud: false, ghost: true }, None);
+        assert_eq!(px(&out, c, 7, 0), [9, 9, 9]);
+    }
+
+    #[test]
+    fn a_persons_panel_lights_the_buttons_held_and_a_bots_shows_its_lines() {
+        let f = frame();
+        let mut out = Vec::new();
+        let status = WindowStatus { pad1: PAD_LEFT, ..Default::default() };
+        let c = compose(&mut out, &f, &info(), &status, Layers { hud: true, ghost: false }, None);
+        let x0 = PANEL_W + NES_WIDTH + 3;
+        // Line 3 of the right panel: "L R U D"; 'L' (held) is lit, 'R' (not held) dim.
+        let y = 3 + 2 * PITCH as usize;
+        assert_eq!(px(&out, c, x0, y), TEXT, "held Left lit");
+        assert_eq!(px(&out, c, x0 + 2 * ADVANCE, y), DIM, "Right not held");
+        // Left panel, line 2: "BOT ON" in green.
+        assert_eq!(px(&out, c, 3 + 1, 3 + PITCH as usize), ON);
+    }
+
+    #[test]
+    fn long_messages_keep_their_start_and_their_end() {
+        assert_eq!(fit_middle("short", 10), "short");
+        let m = fit_middle("saved slot 1: /home/someone/.local/share/puyobot/states/ABCDEF/slot-1.state", 40);
+        assert_eq!(m.chars().count(), 40);
+        assert!(m.starts_with("saved slot 1") && m.ends_with("slot-1.state") && m.contains(".."), "{m}");
+    }
+
+    #[test]
+    fn the_help_page_lists_every_row() {
+        let rows: Vec<(String, &str)> = (0..31).map(|i| (format!("K{i}"), "does a thing")).collect();
+        let mut out = Vec::new();
+        let c = compose(&mut out, &frame(), &info(), &WindowStatus::default(), Layers::default(), Some(&rows));
+        assert_eq!(c.width, 448, "the help page uses the full layout even with the HUD off");
+        // Row 0 top-left, row 16 (first of the second column) at the middle.
+        let y0 = 3 + 2 * PITCH as usize;
+        assert_eq!(px(&out, c, 3, y0), ON);
+        assert_eq!(px(&out, c, 3 + c.width / 2, y0), ON);
+        // 31 rows: 16 in the first column, 15 in the second.
+        let last_y = y0 + 15 * PITCH as usize;
+        assert_eq!(px(&out, c, 3, last_y), ON, "row 16 is drawn");
+        assert_eq!(px(&out, c, 3 + c.width / 2, last_y - PITCH as usize), ON, "row 31 is drawn");
+        assert!(last_y + PITCH as usize <= c.height);
     }
 }

@@ -45,21 +45,29 @@ macro_rules! bindings {
 }
 
 bindings! {
-    quit = "Escape" => Action::Quit, "quit (closing the window always quits)";
-    fullscreen = "F11" => Action::Fullscreen, "borderless fullscreen on/off";
-    pause = "P" => Action::Pause, "pause / resume the emulator";
-    frame_advance = "Period" => Action::FrameAdvance, "one frame while paused (pauses if running)";
-    emu_speed_down = "Minus" => Action::EmuSpeedDown, "emulator slower (1/2x 1x 2x 4x max)";
+    quit = "Escape" => Action::Quit, "quit";
+    help = "F1" => Action::Help, "this key list on/off";
+    fullscreen = "F11" => Action::Fullscreen, "fullscreen on/off";
+    pause = "P" => Action::Pause, "pause / resume";
+    frame_advance = "Period" => Action::FrameAdvance, "one frame (pauses)";
+    emu_speed_down = "Minus" => Action::EmuSpeedDown, "emulator slower";
     emu_speed_up = "Equal" => Action::EmuSpeedUp, "emulator faster";
-    bot_speed_down = "BracketLeft" => Action::BotSpeedDown, "bot speed -1";
-    bot_speed_up = "BracketRight" => Action::BotSpeedUp, "bot speed +1";
-    bot_p1 = "F1" => Action::ToggleBot(0), "player 1 bot on/off";
-    bot_p2 = "F2" => Action::ToggleBot(1), "player 2 bot on/off";
-    hud = "H" => Action::Hud, "HUD on/off";
-    screenshot = "F12" => Action::Screenshot, "PNG of the 256x240 frame (+ overlay) into the screenshot directory";
-    save_state = "F5" => Action::SaveState, "save state to the current slot";
-    load_state = "F7" => Action::LoadState, "load state from the current slot";
-    next_slot = "F6" => Action::NextSlot, "next save-state slot (1-9)";
+    mute = "M" => Action::Mute, "sound on/off";
+    bot_p1 = "F2" => Action::ToggleBot(0), "P1 bot on/off";
+    bot_p2 = "F3" => Action::ToggleBot(1), "P2 bot on/off";
+    bot_speed_down = "BracketLeft" => Action::BotSpeedDown, "every bot slower";
+    bot_speed_up = "BracketRight" => Action::BotSpeedUp, "every bot faster";
+    bot_p1_slower = "1" => Action::PlayerBotSpeed(0, -1), "P1 bot slower";
+    bot_p1_faster = "2" => Action::PlayerBotSpeed(0, 1), "P1 bot faster";
+    bot_p2_slower = "3" => Action::PlayerBotSpeed(1, -1), "P2 bot slower";
+    bot_p2_faster = "4" => Action::PlayerBotSpeed(1, 1), "P2 bot faster";
+    hud = "H" => Action::Hud, "side panels on/off";
+    ghost = "G" => Action::Ghost, "planned move on/off";
+    screenshot = "F12" => Action::Screenshot, "PNG of the game picture";
+    screenshot_window = "F9" => Action::ScreenshotWindow, "PNG of the whole window";
+    save_state = "F5" => Action::SaveState, "save state to the slot";
+    next_slot = "F6" => Action::NextSlot, "next slot (1-9)";
+    load_state = "F7" => Action::LoadState, "load the slot's state";
     pad_up = "ArrowUp" => Action::Pad(PAD_UP), "pad 1 Up";
     pad_down = "ArrowDown" => Action::Pad(PAD_DOWN), "pad 1 Down";
     pad_left = "ArrowLeft" => Action::Pad(PAD_LEFT), "pad 1 Left";
@@ -77,7 +85,7 @@ const KEYS_TOML_HEADER: &str = r#"# Window key bindings. Each value is one key n
 # AltLeft/AltRight, Minus, Equal, Period, Comma, Slash, Backslash, Semicolon,
 # Quote, Backquote, BracketLeft, BracketRight, Insert, Delete, Home, End,
 # PageUp, PageDown, Numpad0-Numpad9, NumpadAdd, NumpadSubtract, NumpadEnter...
-# The pad_* keys are NES pad 1, for a human player.
+# The pad_* keys are NES pad 1, for a human player. Closing the window always quits.
 "#;
 
 /// The default `[keys]` table, commented, ready to paste into `config.toml` (which carries it verbatim;
@@ -96,6 +104,8 @@ pub fn default_keys_toml() -> String {
 pub enum Action {
     /// See [`KeyBindings::quit`].
     Quit,
+    /// See [`KeyBindings::help`].
+    Help,
     /// See [`KeyBindings::fullscreen`].
     Fullscreen,
     /// See [`KeyBindings::pause`].
@@ -110,12 +120,20 @@ pub enum Action {
     BotSpeedDown,
     /// See [`KeyBindings::bot_speed_up`].
     BotSpeedUp,
+    /// See [`KeyBindings::mute`].
+    Mute,
     /// Toggle the bot of player index `.0` (0 = player 1).
     ToggleBot(usize),
+    /// Change the speed of player `.0`'s bot by `.1`.
+    PlayerBotSpeed(usize, i32),
     /// See [`KeyBindings::hud`].
     Hud,
+    /// See [`KeyBindings::ghost`].
+    Ghost,
     /// See [`KeyBindings::screenshot`].
     Screenshot,
+    /// See [`KeyBindings::screenshot_window`].
+    ScreenshotWindow,
     /// See [`KeyBindings::save_state`].
     SaveState,
     /// See [`KeyBindings::load_state`].
@@ -333,18 +351,52 @@ impl KeyBindings {
     /// Human-readable list of the bindings, one "  KEY  what it does" line
     /// per bound action, for `--help`.
     pub fn help_text(&self) -> String {
-        let entries = self.entries();
-        let width = entries.iter().map(|e| e.2.len()).max().unwrap_or(0).max(8);
+        let rows = self.help_rows();
+        let width = rows.iter().map(|e| e.0.len()).max().unwrap_or(0).max(8);
         let mut out = String::from("Window keys:\n");
-        for (_, what, key, _) in entries {
-            if key.trim().is_empty() {
-                continue;
-            }
+        for (key, what) in rows {
             out.push_str(&format!("  {key:<width$}  {what}\n"));
         }
         out.push_str(&format!("  {:<width$}  quit\n", "(close)"));
         out
     }
+
+    /// (key name, what it does) for every bound action, in table order: the rows of the window's help
+    /// page and of [`KeyBindings::help_text`].
+    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+        self.entries()
+            .into_iter()
+            .filter(|(_, _, key, _)| !key.trim().is_empty())
+            .map(|(_, what, key, _)| (key.trim().to_string(), what))
+            .collect()
+    }
+
+    /// The one-line hint shown for the first seconds of a session, naming the help key (and the quit
+    /// key); empty when help is unbound.
+    pub fn hint(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.help.trim().is_empty() {
+            parts.push(format!("{}: KEYS", self.help.trim()));
+        }
+        if !self.pause.trim().is_empty() {
+            parts.push(format!("{}: PAUSE", self.pause.trim()));
+        }
+        if !self.quit.trim().is_empty() {
+            parts.push(format!("{}: QUIT", self.quit.trim()));
+        }
+        parts.join("   ")
+    }
+}
+
+/// The key list for `puyobot play --help`: the default bindings, and where to change them.
+pub fn key_help() -> String {
+    let mut out = KeyBindings::default().help_text();
+    out.push_str("\nThese are the defaults; the [keys] table of config.toml changes them, and the window's\n");
+    out.push_str(&format!(
+        "help key ({}) lists the ones in force. Game controllers: the [gamepad] table.\n",
+        KeyBindings::default().help
+    ));
+    out
 }
 
 /// Resolved bindings: physical key → action. Built by [`KeyBindings::resolve`].
@@ -418,7 +470,9 @@ mod tests {
         assert_eq!(map.action(KeyCode::Escape), Some(Action::Quit));
         assert_eq!(map.action(KeyCode::KeyX), Some(Action::Pad(crate::ui::PAD_A)));
         assert_eq!(map.action(KeyCode::KeyZ), Some(Action::Pad(crate::ui::PAD_B)));
-        assert_eq!(map.action(KeyCode::F2), Some(Action::ToggleBot(1)));
+        assert_eq!(map.action(KeyCode::F3), Some(Action::ToggleBot(1)));
+        assert_eq!(map.action(KeyCode::F1), Some(Action::Help));
+        assert_eq!(map.action(KeyCode::Digit4), Some(Action::PlayerBotSpeed(1, 1)));
         assert_eq!(map.action(KeyCode::KeyQ), None);
     }
 
@@ -440,6 +494,16 @@ mod tests {
         let text = toml::to_string(&KeyBindings::default()).unwrap();
         let back: KeyBindings = toml::from_str(&text).unwrap();
         assert_eq!(back, KeyBindings::default());
+    }
+
+    #[test]
+    fn every_description_fits_a_column_of_the_help_page() {
+        for (field, what, _, _) in KeyBindings::default().entries() {
+            assert!(
+                what.len() <= crate::ui::hud::HELP_WHAT_CHARS,
+                "keys.{field}: {what:?} is too long for the help page"
+            );
+        }
     }
 
     #[test]

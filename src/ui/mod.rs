@@ -3,23 +3,30 @@
 //!
 //! The session implements the small [`Viewable`] trait; [`run_window`] owns
 //! everything about the window: integer scaling, pacing the emulator from the
-//! wall clock, the keyboard (hot keys from [`KeyBindings`] plus a NES pad for
-//! a human player), the HUD and screenshots.
+//! wall clock, the sound, the keyboard (hot keys from [`KeyBindings`] plus a
+//! NES pad for a human player) and game controllers, the HUD, the help page,
+//! screenshots and save-state slots. `docs/window.md` describes it for players.
 //!
 //! Layout of the module:
-//! - [`keys`]: key bindings as data (`[keys]` table of `config.toml`).
+//! - [`keys`]: key bindings as data (`[keys]` table of `config.toml`), and the key help.
+//! - [`audio`]: the console's sound through `cpal` (`[audio]` table).
+//! - [`gamepad`]: game controllers through `gilrs` for pad 1 (`[gamepad]` table).
 //! - [`key_script`]: scripted key events delivered on given frames (`PUYOBOT_KEY_SCRIPT`).
 //! - [`font`]: a built-in 5×7 bitmap font.
-//! - [`hud`]: draws the HUD into a copy of the NES frame.
+//! - [`hud`]: composes the window's picture: the NES frame, the player panels and status line around
+//!   it, the optional ghost overlay, the help page.
 //! - [`scale`]: integer nearest-neighbour scaling with letterboxing.
 //! - [`pacing`]: how many frames to emulate per redraw.
 //! - [`window`]: the winit/softbuffer event loop ([`run_window`]).
 //! - [`demo`]: a fake [`Viewable`] (test pattern) for demos and tests.
 //! - [`session_view`]: [`Viewable`] for a session on the real emulator, with
-//!   save-state slots (the window adapter; it lives here so `play` needs no `ui`).
+//!   save-state slots on disk (the window adapter; it lives here so `play` needs no `ui`).
+//! - [`states`]: save-state files, one folder per ROM.
 
+pub mod audio;
 pub mod demo;
 pub mod font;
+pub mod gamepad;
 pub mod hud;
 pub mod key_script;
 pub mod keys;
@@ -27,6 +34,7 @@ pub mod pacing;
 pub mod scale;
 pub mod screenshot;
 pub mod session_view;
+pub mod states;
 pub mod window;
 
 pub use keys::{KeyBindingError, KeyBindings};
@@ -61,15 +69,15 @@ pub trait Viewable {
     /// logged.
     fn frame_rgba(&mut self) -> &[u8];
 
-    /// What the HUD should show for the bots (called once per redraw).
+    /// What the HUD should show for the players (called once per redraw).
     fn hud(&self) -> HudInfo;
 
-    /// Sets the buttons currently held on the keyboard for NES pad `pad`
+    /// Sets the buttons a person holds (keyboard and controllers together) for NES pad `pad`
     /// (0 = pad 1). `buttons` uses the raw NES bits: A=0x01 B=0x02
     /// Select=0x04 Start=0x08 Up=0x10 Down=0x20 Left=0x40 Right=0x80 (see
-    /// [`PAD_A`] etc.). Called whenever the held keys change (and with 0 when
-    /// the window loses focus); the session decides how this mixes with a
-    /// bot playing the same pad.
+    /// [`PAD_A`] etc.). Called whenever the held buttons change (the keys are
+    /// released when the window loses focus); the session decides how this
+    /// mixes with a bot playing the same pad.
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8);
 
     /// Turns the bot of player `player` (0 = player 1, 1 = player 2) on or
@@ -80,10 +88,35 @@ pub trait Viewable {
     /// clamped by the session to `0..=10`.
     fn change_bot_speed(&mut self, delta: i32) -> u8;
 
-    /// Saves the whole session state into slot `slot` (1..=9 from the window).
-    fn save_state(&mut self, slot: u8) -> anyhow::Result<()>;
+    /// Changes the speed of player `player`'s bot alone (0 = player 1) by `delta`; returns its new speed,
+    /// or `None` when that player has no bot.
+    fn change_player_bot_speed(&mut self, player: usize, delta: i32) -> Option<u8> {
+        let _ = (player, delta);
+        None
+    }
 
-    /// Restores the session state from slot `slot` (1..=9 from the window).
+    /// Turns the console's sound output on at `sample_rate` samples a second, or off (`None`). A view
+    /// without sound ignores it.
+    fn set_audio(&mut self, sample_rate: Option<f32>) {
+        let _ = sample_rate;
+    }
+
+    /// The sound samples (mono, -1..=1) of the last [`Viewable::step_frame`]; empty while sound is off.
+    fn audio_samples(&self) -> &[f32] {
+        &[]
+    }
+
+    /// Stretches the number of samples a frame makes by `ratio` (about 1; see [`audio::rate_ratio`]).
+    fn set_audio_ratio(&mut self, ratio: f32) {
+        let _ = ratio;
+    }
+
+    /// Saves the whole session state into slot `slot` (1..=9 from the window); returns where it went
+    /// (a file, or a description for a view that keeps states in memory).
+    fn save_state(&mut self, slot: u8) -> anyhow::Result<String>;
+
+    /// Restores the session state from slot `slot` (1..=9 from the window). The error's text is shown on
+    /// the window's status line (e.g. a state made with another ROM).
     fn load_state(&mut self, slot: u8) -> anyhow::Result<()>;
 }
 
@@ -94,13 +127,13 @@ pub trait Viewable {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HudInfo {
     /// One entry per player, in player order (player 1 first). Even indices
-    /// are drawn on the left, odd ones on the right.
+    /// get the panel left of the picture, odd ones the panel on the right.
     pub players: Vec<HudPlayer>,
     /// An optional line from the session (e.g. "P2 WINS"), drawn near the
     /// bottom until the session stops returning it.
     pub message: Option<String>,
-    /// The running tally of a match (games, wins per side, largest chains), drawn above the bottom
-    /// line; `None` before a match has a game to count.
+    /// The running tally of a match (games, wins per side, largest chains), drawn on the status line
+    /// when no message is up; `None` before a match has a game to count.
     pub tally: Option<String>,
 }
 
@@ -111,6 +144,15 @@ pub struct HudPlayer {
     pub label: String,
     /// Whether the bot currently plays this player.
     pub bot_on: bool,
+    /// Whether a person plays this player (no bot, or its bot is off); the panel then shows the
+    /// buttons held on [`HudPlayer::pad`] instead of the bot's lines.
+    pub human: bool,
+    /// The 0-based NES pad this player uses.
+    pub pad: usize,
+    /// The player's score, when known (from RAM, or the rules model's count).
+    pub score: Option<u64>,
+    /// The longest chain this player has made in the session, the game under way included.
+    pub largest_chain: u32,
     /// The bot's speed setting, 0..=10.
     pub speed: u8,
     /// Length of the chain the bot expects from its current plan.
@@ -118,7 +160,7 @@ pub struct HudPlayer {
     /// How long the bot's last decision took, in milliseconds.
     pub think_ms: f32,
     /// Where the bot intends to place its current piece, drawn as outlined
-    /// 16×16 squares.
+    /// 16×16 squares over the picture while the ghost overlay is on.
     pub ghost: Vec<GhostCell>,
 }
 

@@ -1,7 +1,10 @@
 //! The session as the window sees it: [`Viewable`](super::Viewable) for a session on the real emulator.
 
+use std::path::Path;
+
 use anyhow::Context;
 
+use super::states::StateStore;
 use super::{GhostCell, HudInfo, HudPlayer, Viewable};
 use crate::emu::{Emu, Machine, SaveStates};
 use crate::game::{Field, Item, Piece, Placement, field::bit};
@@ -14,29 +17,39 @@ use crate::play::session::Session;
 /// Number of save-state slots the window offers (1..=9).
 pub const SLOTS: usize = 9;
 
-/// A console the window can show: a [`Machine`] with save states and a picture.
+/// A console the window can show: a [`Machine`] with save states, a picture and sound.
 pub trait Screen: Machine + SaveStates {
-    /// The last frame as 256×240 RGBA bytes.
-    fn frame_rgba(&mut self) -> &[u8];
+    /// The console itself.
+    fn emu(&self) -> &Emu;
+    /// The console itself, mutably (picture and sound; never RAM).
+    fn emu_mut(&mut self) -> &mut Emu;
 }
 
 impl Screen for Emu {
-    fn frame_rgba(&mut self) -> &[u8] {
-        Emu::frame_rgba(self)
+    fn emu(&self) -> &Emu {
+        self
+    }
+
+    fn emu_mut(&mut self) -> &mut Emu {
+        self
     }
 }
 
 impl Screen for TraceRecorder<Emu> {
-    fn frame_rgba(&mut self) -> &[u8] {
-        self.inner_mut().frame_rgba()
+    fn emu(&self) -> &Emu {
+        self.inner()
+    }
+
+    fn emu_mut(&mut self) -> &mut Emu {
+        self.inner_mut()
     }
 }
 
-/// A session on the emulator (or on a recorder around it), with in-memory save-state slots.
+/// A session on the emulator (or on a recorder around it), with save-state slots on disk.
 pub struct WindowSession<M: Screen = Emu> {
     /// The game.
     pub session: Session<M>,
-    slots: Vec<Option<Vec<u8>>>,
+    states: StateStore,
 }
 
 impl<M: Screen> std::fmt::Debug for WindowSession<M> {
@@ -46,9 +59,22 @@ impl<M: Screen> std::fmt::Debug for WindowSession<M> {
 }
 
 impl<M: Screen> WindowSession<M> {
-    /// Wraps a session.
+    /// Wraps a session; its save states go to `paths::data_subdir("states")`, in the folder of the
+    /// running ROM.
     pub fn new(session: Session<M>) -> WindowSession<M> {
-        WindowSession { session, slots: vec![None; SLOTS + 1] }
+        Self::with_state_dir(session, &crate::paths::data_subdir("states"))
+    }
+
+    /// Wraps a session, keeping save states under `root` (one folder per ROM).
+    pub fn with_state_dir(session: Session<M>, root: &Path) -> WindowSession<M> {
+        let emu = session.machine().emu();
+        let states = StateStore::new(root, emu.rom_sha1(), emu.rom_name());
+        WindowSession { session, states }
+    }
+
+    /// Where the save states of this ROM live.
+    pub fn states(&self) -> &StateStore {
+        &self.states
     }
 }
 
@@ -108,7 +134,7 @@ impl<M: Screen> Viewable for WindowSession<M> {
     }
 
     fn frame_rgba(&mut self) -> &[u8] {
-        self.session.machine_mut().frame_rgba()
+        self.session.machine_mut().emu_mut().frame_rgba()
     }
 
     fn hud(&self) -> HudInfo {
@@ -132,13 +158,15 @@ impl<M: Screen> Viewable for WindowSession<M> {
                 {
                     g = ghost(screen, &landing_cells(&st.field, piece, target));
                 }
+                let human = !(s.has_bot() && s.bot_on);
                 HudPlayer {
-                    label: if s.has_bot() && s.bot_on {
-                        format!("{} {}", s.label, s.bot_name)
-                    } else {
-                        format!("{} HUMAN", s.label)
-                    },
+                    label: if human { format!("{} HUMAN", s.label) } else { format!("{} {}", s.label, s.bot_name) },
                     bot_on: s.bot_on,
+                    human,
+                    pad: s.pad,
+                    score: Some(s.ram_score.map_or(s.stats.model_score, u64::from)),
+                    // Counts the game under way too, not only the finished ones.
+                    largest_chain: self.session.largest_chain(i),
                     speed: s.speed(),
                     expected_chain: s.expected_chain,
                     think_ms: s.think_ms,
@@ -155,9 +183,10 @@ impl<M: Screen> Viewable for WindowSession<M> {
             _ => self.session.calibration().filter(|c| !c.settled() || c.failed()).map(|c| c.report().hud_line()),
         };
         let labels: Vec<String> = self.session.seats.iter().map(|s| s.label.clone()).collect();
-        let finished = self.session.finished_games();
+        // The game under way counts too (as it stands), so the tally's largest chains agree with the panels.
+        let games = self.session.game_results();
         let tally =
-            (self.session.game_number() > 0).then(|| Tally::of(&labels, finished).hud_line(self.session.game_number()));
+            (self.session.game_number() > 0).then(|| Tally::of(&labels, &games).hud_line(self.session.game_number()));
         HudInfo { players, message, tally }
     }
 
@@ -173,17 +202,36 @@ impl<M: Screen> Viewable for WindowSession<M> {
         self.session.change_bot_speed(delta)
     }
 
-    fn save_state(&mut self, slot: u8) -> anyhow::Result<()> {
+    fn change_player_bot_speed(&mut self, player: usize, delta: i32) -> Option<u8> {
+        let seat = self.session.seats.get_mut(player).filter(|s| s.has_bot())?;
+        let speed = (i32::from(seat.speed()) + delta).clamp(0, 10) as u8;
+        seat.set_speed(speed);
+        Some(speed)
+    }
+
+    fn set_audio(&mut self, sample_rate: Option<f32>) {
+        self.session.machine_mut().emu_mut().set_audio(sample_rate);
+    }
+
+    fn audio_samples(&self) -> &[f32] {
+        self.session.machine().emu().audio_samples()
+    }
+
+    fn set_audio_ratio(&mut self, ratio: f32) {
+        self.session.machine_mut().emu_mut().set_audio_ratio(ratio);
+    }
+
+    fn save_state(&mut self, slot: u8) -> anyhow::Result<String> {
+        anyhow::ensure!((1..=SLOTS as u8).contains(&slot), "no save-state slot {slot}");
         let state = self.session.machine_mut().save_state()?;
-        let s = self.slots.get_mut(slot as usize).context("no such save-state slot")?;
-        *s = Some(state);
-        Ok(())
+        let path = self.states.save(slot, &state)?;
+        Ok(path.display().to_string())
     }
 
     fn load_state(&mut self, slot: u8) -> anyhow::Result<()> {
-        let state =
-            self.slots.get(slot as usize).and_then(|s| s.clone()).with_context(|| format!("slot {slot} is empty"))?;
-        self.session.machine_mut().load_state(&state)?;
+        anyhow::ensure!((1..=SLOTS as u8).contains(&slot), "no save-state slot {slot}");
+        let state = self.states.load(slot)?;
+        self.session.machine_mut().load_state(&state).context("the emulator refused the state")?;
         self.session.reset_tracking();
         Ok(())
     }

@@ -27,3 +27,4 @@ mod player_window;
 mod replay_cli;
 mod soak;
 mod trace_calibrate;
+mod window_sound_states;

@@ -19,7 +19,8 @@ fn view(mode: Mode) -> WindowSession {
     cfg.play.speed = 10;
     cfg.play.threaded_bots = true;
     let seats = seats_for(mode, &map, &cfg.seat_config()).unwrap();
-    WindowSession::new(Session::new(Emu::new(&image, false).unwrap(), map, mode, seats, true))
+    let states = std::env::temp_dir().join(format!("puyobot-player-window-states-{}-{mode}", std::process::id()));
+    WindowSession::with_state_dir(Session::new(Emu::new(&image, false).unwrap(), map, mode, seats, true), &states)
 }
 
 #[test]
@@ -48,6 +49,10 @@ fn the_viewable_adapter_shows_frames_hud_and_handles_the_keys() {
     assert!(ghosts.iter().all(|g| (0..256).contains(&g.x) && (0..240).contains(&g.y)), "{ghosts:?}");
     assert_eq!(v.change_bot_speed(-3), 7);
     assert_eq!(v.change_bot_speed(20), 10);
+    // One side's bot alone.
+    assert_eq!(v.change_player_bot_speed(1, -4), Some(6));
+    assert_eq!((v.hud().players[0].speed, v.hud().players[1].speed), (10, 6));
+    assert_eq!(v.change_player_bot_speed(5, 1), None, "no such player");
     assert!(!v.toggle_bot(0));
     assert!(v.toggle_bot(0));
     v.save_state(1).unwrap();
@@ -58,18 +63,34 @@ fn the_viewable_adapter_shows_frames_hud_and_handles_the_keys() {
     v.load_state(1).unwrap();
     assert_eq!(v.session.machine().deck().wram().to_vec(), before);
     assert!(v.load_state(2).is_err(), "an empty slot is an error, not a panic");
+    let _ = std::fs::remove_dir_all(v.states().dir());
     for _ in 0..300 {
         v.step_frame().unwrap();
     }
     assert!(v.session.seats.iter().all(|s| s.stats.mismatches == 0));
+    // The largest chains on the panels and in the tally count the game under way.
+    let hud = v.hud();
+    for (i, p) in hud.players.iter().enumerate() {
+        assert_eq!(p.largest_chain, v.session.largest_chain(i));
+        assert!(p.largest_chain >= v.session.seats[i].stats.largest_chain);
+    }
+    let want = format!("MAX CHAIN {}/{}", hud.players[0].largest_chain, hud.players[1].largest_chain);
+    assert!(hud.tally.as_deref().is_some_and(|t| t.ends_with(&want)), "{:?} vs {want}", hud.tally);
 }
 
 #[test]
 fn vs_human_starts_with_the_person_on_pad_1() {
-    let v = view(Mode::VsHuman);
+    let mut v = view(Mode::VsHuman);
     let hud = v.hud();
     assert!(!hud.players[0].bot_on && hud.players[1].bot_on);
     assert!(hud.players[0].label.contains("HUMAN"));
+    // The person's panel shows the person's things, the bot's the bot's.
+    assert!(hud.players[0].human && hud.players[0].pad == 0 && hud.players[0].score.is_some());
+    assert!(!hud.players[1].human);
+    // Only the bot's side changes speed.
+    let p1 = v.hud().players[0].speed;
+    assert!(v.change_player_bot_speed(1, -1).is_some());
+    assert_eq!(v.hud().players[0].speed, p1);
 }
 
 #[test]
@@ -85,6 +106,10 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
         .args(["play", "--mode", "ai-vs-ai", "--emu-speed", "max", "--frames", "600", "--config", "/dev/null"])
         .args(["--p1-ai", "greedy", "--p2-ai", "greedy"])
         .env("PUYOBOT_SCREENSHOT_ON_EXIT", &shot)
+        .env(
+            "PUYOBOT_DATA_DIR",
+            std::env::temp_dir().join(format!("puyobot-player-window-data-{}", std::process::id())),
+        )
         .output()
         .expect("xvfb-run");
     drop(xvfb);
@@ -92,4 +117,15 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
     let png = std::fs::read(&shot).expect("exit screenshot");
     assert_eq!(&png[1..4], b"PNG");
     let _ = std::fs::remove_file(&shot);
+}
+
+#[test]
+fn play_help_lists_every_window_key_from_the_bindings_table() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot")).args(["play", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Window keys:"), "{text}");
+    for (key, what) in puyobot::ui::KeyBindings::default().help_rows() {
+        assert!(text.contains(&format!("{key:<12}  {what}")), "{key} {what} missing from play --help");
+    }
 }

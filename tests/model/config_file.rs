@@ -14,3 +14,13 @@ fn config_toml_carries_the_window_keys_verbatim() {
     let snippet = puyobot::ui::keys::default_keys_toml();
     assert!(CONFIG.contains(snippet.trim()), "paste puyobot::ui::keys::default_keys_toml() into config.toml again");
 }
+
+#[test]
+fn config_toml_carries_the_window_sound_and_controller_tables_verbatim() {
+    for (snippet, name) in [
+        (puyobot::ui::audio::default_audio_toml(), "audio::default_audio_toml()"),
+        (puyobot::ui::gamepad::default_gamepad_toml(), "gamepad::default_gamepad_toml()"),
+    ] {
+        assert!(CONFIG.contains(snippet.trim()), "paste puyobot::ui::{name} into config.toml again");
+    }
+}
