@@ -222,6 +222,11 @@ impl Seat {
         self.health.reset();
     }
 
+    /// Forgets the last lock's prediction only (it was made with codes since replaced).
+    pub fn forget_last_prediction(&mut self) {
+        self.verifier.reset();
+    }
+
     /// Bookkeeping on a frame the calibration opening drives the seat: pieces are counted, nothing is
     /// predicted (the contract is not known yet), and the bot is not asked.
     pub fn opening_frame(&mut self, active: bool) {

@@ -440,6 +440,12 @@ impl<M: Machine> Session<M> {
                     for s in &mut self.seats {
                         s.reset_prediction();
                     }
+                } else {
+                    // A prediction made with the codes just replaced (an item read as a pair before its code
+                    // was known) says nothing about the new contract: it is not checked.
+                    for s in &mut self.seats {
+                        s.forget_last_prediction();
+                    }
                 }
                 self.rules = rules_for(&learned.movement.spawn);
                 for s in &mut self.seats {
