@@ -98,6 +98,9 @@ pub struct Learner {
     frames: u64,
     /// The next pair's code table and lag.
     next: NextLearner,
+    /// Raw orientation values in the order first seen on a movable frame. The movement model numbers
+    /// them 0..3 by their place here, so any four distinct values work, whatever their range.
+    pub(crate) ori_values: Vec<u8>,
 }
 
 impl Learner {
@@ -137,6 +140,13 @@ impl Learner {
             settled_at: None,
             max_pieces: MAX_PIECES,
             next: NextLearner::default(),
+            // A trusted file's values are the ones to number; else they are numbered as they appear.
+            ori_values: if trusted.orientation {
+                let o = &start.orientation;
+                vec![o.down, o.left, o.up, o.right]
+            } else {
+                Vec::new()
+            },
             frames: 0,
         };
         if trusted.offset
@@ -165,11 +175,12 @@ impl Learner {
     fn apply_trusted_motion(&mut self) {
         if self.trusted.orientation {
             let o = self.start.orientation.clone();
+            let [up, right, down, left] = [o.up, o.right, o.down, o.left].map(|v| self.ori_index(v));
             self.motion.restrict(|c| {
-                c.value(Orientation::Up) == o.up
-                    && c.value(Orientation::Right) == o.right
-                    && c.value(Orientation::Down) == o.down
-                    && c.value(Orientation::Left) == o.left
+                c.value(Orientation::Up) == up
+                    && c.value(Orientation::Right) == right
+                    && c.value(Orientation::Down) == down
+                    && c.value(Orientation::Left) == left
             });
         }
         if self.trusted.movement {
@@ -187,7 +198,11 @@ impl Learner {
         for i in 0..self.start.player.len() {
             let p = &self.start.player[i];
             let pad = frame.pads.get(p.pad.saturating_sub(1) as usize).copied().unwrap_or(0);
-            let view = View::read(frame.ram, p);
+            let mut view = View::read(frame.ram, p);
+            if view.active {
+                self.note_orientation(view.o);
+            }
+            view.o = self.ori_index(view.o);
             self.cell_bytes = view.cell_bytes;
             let events = self.observers[i].step(view, pad);
             for e in events {
@@ -575,6 +590,33 @@ impl Learner {
         }
         let item = |k: ItemKind| self.items.iter().find(|(_, v)| **v == k).map(|(&c, _)| c);
         (self.nuisance, item(ItemKind::BigPuyo), item(ItemKind::Carbuncle))
+    }
+
+    /// The movement model's number (0..3) of a raw orientation value: its place among the values seen, or
+    /// the place it would take as a new one; 255 for a fifth value.
+    pub fn ori_index(&self, raw: u8) -> u8 {
+        match self.ori_values.iter().position(|&v| v == raw) {
+            Some(i) => i as u8,
+            None if self.ori_values.len() < 4 => self.ori_values.len() as u8,
+            None => u8::MAX,
+        }
+    }
+
+    /// The raw orientation value the movement model numbers `index`.
+    pub fn ori_raw(&self, index: u8) -> u8 {
+        self.ori_values.get(index as usize).copied().unwrap_or(index)
+    }
+
+    fn note_orientation(&mut self, raw: u8) {
+        if self.ori_values.contains(&raw) {
+            return;
+        }
+        if self.ori_values.len() < 4 {
+            self.ori_values.push(raw);
+        } else if self.ori_values.len() == 4 {
+            let seen = self.ori_values.clone();
+            self.contradiction(format!("the orientation byte took a fifth value {raw} after {seen:?}"));
+        }
     }
 
     /// The next pair's code table, as far as it is known.

@@ -130,10 +130,10 @@ impl Learner {
         };
         let m = &self.motion;
         let orientation = OrientationReport {
-            down: m.value_of(Orientation::Down),
-            left: m.value_of(Orientation::Left),
-            up: m.value_of(Orientation::Up),
-            right: m.value_of(Orientation::Right),
+            down: m.value_of(Orientation::Down).map(|i| self.ori_raw(i)),
+            left: m.value_of(Orientation::Left).map(|i| self.ori_raw(i)),
+            up: m.value_of(Orientation::Up).map(|i| self.ori_raw(i)),
+            right: m.value_of(Orientation::Right).map(|i| self.ori_raw(i)),
         };
         let (sideways, up) = self.kicks();
         CalibrationReport {
@@ -146,7 +146,7 @@ impl Learner {
             xy_tracks: m.tracks().map(|t| t.name().to_string()),
             color_byte_offset: self.offset().map(|k| k as u8),
             kicks: KicksReport { sideways, up },
-            spawn_orientations: self.spawn_values.iter().copied().collect(),
+            spawn_orientations: self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect(),
             contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
             unsettled: if off { Vec::new() } else { self.unsettled() },
         }
@@ -190,11 +190,11 @@ impl Learner {
             add(
                 "movement",
                 format!(
-                    "{} candidate contracts left ({}); turns seen with A: {:?}, with B: {:?}",
+                    "{} candidate contracts left ({}); turns seen with A: {}, with B: {}",
                     m.count(),
                     missing.join(", "),
-                    self.after_a,
-                    self.after_b
+                    self.turns_text(&self.after_a),
+                    self.turns_text(&self.after_b)
                 ),
                 &format!(
                     "turn the pair with A in the middle of an empty field, drop pairs both upright and on their side; or {edit}"
@@ -264,5 +264,17 @@ impl CalibrationReport {
             s += &format!("  not settled: {}: saw {}; {}\n", u.fact, u.seen, u.advice);
         }
         s
+    }
+}
+
+impl Learner {
+    /// Turns seen (raw orientation values, before → after) as `2 → 3, 3 → 0`, or `none`.
+    fn turns_text(&self, turns: &std::collections::BTreeMap<u8, u8>) -> String {
+        if turns.is_empty() {
+            return "none".into();
+        }
+        let each: Vec<String> =
+            turns.iter().map(|(&a, &b)| format!("{} → {}", self.ori_raw(a), self.ori_raw(b))).collect();
+        each.join(", ")
     }
 }

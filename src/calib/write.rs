@@ -96,10 +96,10 @@ impl Learner {
         let m = self.movement()?;
         if !self.trusted.orientation {
             let o = &mut f.orientation;
-            o.up = m.value(Orientation::Up);
-            o.right = m.value(Orientation::Right);
-            o.down = m.value(Orientation::Down);
-            o.left = m.value(Orientation::Left);
+            o.up = self.ori_raw(m.value(Orientation::Up));
+            o.right = self.ori_raw(m.value(Orientation::Right));
+            o.down = self.ori_raw(m.value(Orientation::Down));
+            o.left = self.ori_raw(m.value(Orientation::Left));
             o.source = learned("from turns and locks");
             o.verified = true;
         }
