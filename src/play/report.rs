@@ -139,13 +139,16 @@ pub struct Summary {
     /// The run stopped because no piece locked for [`super::headless::STALL_FRAMES`] frames and no game
     /// over explained it (the game paused or stuck, or not the game the address file describes).
     pub stalled: bool,
+    /// The run was stopped by an interrupt (Ctrl-C, SIGTERM) before its limit: the figures cover what
+    /// was played until then.
+    pub interrupted: bool,
     /// Per player.
     pub players: Vec<PlayerSummary>,
     /// What self-calibration learned (`state` "off" when it was off).
     pub calibration: CalibrationReport,
     /// The totals over `games`.
     pub tally: Tally,
-    /// Every game of the run, in order (one still under way when the run stopped is `abandoned`).
+    /// Every game of the run, in order (one still under way when the run stopped is `stopped`).
     pub games: Vec<GameResult>,
 }
 
@@ -204,6 +207,7 @@ impl Summary {
             winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
             game_over: s.outcome.is_some(),
             stalled: false,
+            interrupted: false,
             players,
             calibration: s.calibration_report(),
             tally: Tally::of(&labels, &games),
@@ -263,14 +267,8 @@ impl Summary {
                     .iter()
                     .map(|p| format!("{} {} pieces, largest chain {}", p.label, p.pieces, p.largest_chain))
                     .collect();
-                out += &format!(
-                    "game {}: {:?}{} after {} frames; {}\n",
-                    g.game,
-                    g.result,
-                    g.winner.as_ref().map_or(String::new(), |w| format!(" {w}")),
-                    g.frames,
-                    players.join("; ")
-                );
+                out +=
+                    &format!("game {}: {} after {} frames; {}\n", g.game, g.describe(), g.frames, players.join("; "));
             }
         }
         if !self.games.is_empty() {
@@ -286,6 +284,9 @@ impl Summary {
         }
         if self.stalled {
             out += "stalled: no piece locked for a long time\n";
+        }
+        if self.interrupted {
+            out += "interrupted: the figures cover what was played until then\n";
         }
         out
     }

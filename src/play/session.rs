@@ -166,7 +166,7 @@ impl<M: Machine> Session<M> {
     }
 
     /// Every game of the run: those that ended and, when one is under way with a piece locked, that one
-    /// as abandoned.
+    /// as stopped.
     pub fn game_results(&self) -> Vec<GameResult> {
         self.matches.all_results(&self.seats, self.frames)
     }

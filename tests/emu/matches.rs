@@ -88,7 +88,7 @@ fn three_games_ai_vs_ai_give_three_results_a_consistent_tally_and_no_mismatch() 
     let t = &r["tally"];
     assert_eq!(t["games"], 3, "{t}");
     assert_eq!(t["draws"], draws, "{t}");
-    assert_eq!(t["abandoned"], 0, "{t}");
+    assert_eq!(t["stopped"], 0, "{t}");
     assert_eq!(t["mismatches"], 0, "{t}");
     for label in ["P1", "P2"] {
         assert_eq!(t["wins"][label].as_u64(), Some(wins.get(label).copied().unwrap_or(0)), "{t}");
