@@ -87,11 +87,11 @@ pub struct PlayArgs {
     /// Print the merged configuration and exit.
     #[arg(long)]
     pub print_config: bool,
-    /// Bot for player 1 (overrides [bots] p1).
-    #[arg(long)]
+    /// Bot for player 1: classic or chain (overrides [bots] p1).
+    #[arg(long, value_parser = crate::ai::check_name)]
     pub p1_ai: Option<String>,
-    /// Bot for player 2 (overrides [bots] p2).
-    #[arg(long)]
+    /// Bot for player 2: classic or chain (overrides [bots] p2).
+    #[arg(long, value_parser = crate::ai::check_name)]
     pub p2_ai: Option<String>,
     /// Folder of address files to use instead of the built-in copies.
     #[arg(long)]

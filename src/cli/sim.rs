@@ -48,7 +48,7 @@ pub enum SimMode {
 #[derive(Debug, clap::Args)]
 pub struct EndlessArgs {
     /// Bot: classic or chain.
-    #[arg(long, default_value = "chain")]
+    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
     pub ai: String,
     /// Pieces per game (memory does not grow with it).
     #[arg(long, default_value_t = 100)]
@@ -88,11 +88,11 @@ pub struct EndlessArgs {
 /// Arguments of `puyobot sim battle`.
 #[derive(Debug, clap::Args)]
 pub struct BattleArgs {
-    /// Player 1's bot.
-    #[arg(long, default_value = "chain")]
+    /// Player 1's bot: classic or chain.
+    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
     pub p1: String,
-    /// Player 2's bot.
-    #[arg(long, default_value = "classic")]
+    /// Player 2's bot: classic or chain.
+    #[arg(long, default_value = "classic", value_parser = crate::ai::check_name)]
     pub p2: String,
     /// Number of games in the run (all shards together).
     #[arg(long, default_value_t = 10)]

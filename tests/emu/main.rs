@@ -23,5 +23,6 @@ mod player_labcart;
 mod player_roms;
 mod player_window;
 mod replay_cli;
+mod runs;
 mod soak;
 mod trace_calibrate;
