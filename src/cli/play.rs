@@ -545,7 +545,55 @@ fn run_window(
         },
         ..WindowOptions::default()
     };
-    let mut view = crate::ui::session_view::WindowSession::new(session);
-    run_window(&mut view, opts)?;
-    Ok(view.session)
+    let mut view = Interruptible(crate::ui::session_view::WindowSession::new(session));
+    crate::interrupt::install();
+    match run_window(&mut view, opts) {
+        // Closed by an interrupt: the caller still writes the trace and what calibration learned.
+        Err(_) if crate::interrupt::requested() => {}
+        r => {
+            r?;
+        }
+    }
+    Ok(view.0.session)
+}
+
+/// The window's session, ended by an interrupt: the first frame after it fails, which closes the window
+/// the way an emulator error does, so the run still writes its files.
+struct Interruptible<V>(V);
+
+impl<V: crate::ui::Viewable> crate::ui::Viewable for Interruptible<V> {
+    fn step_frame(&mut self) -> anyhow::Result<()> {
+        if crate::interrupt::requested() {
+            bail!("interrupted");
+        }
+        self.0.step_frame()
+    }
+
+    fn frame_rgba(&mut self) -> &[u8] {
+        self.0.frame_rgba()
+    }
+
+    fn hud(&self) -> crate::ui::HudInfo {
+        self.0.hud()
+    }
+
+    fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {
+        self.0.set_keyboard_pad(pad, buttons)
+    }
+
+    fn toggle_bot(&mut self, player: usize) -> bool {
+        self.0.toggle_bot(player)
+    }
+
+    fn change_bot_speed(&mut self, delta: i32) -> u8 {
+        self.0.change_bot_speed(delta)
+    }
+
+    fn save_state(&mut self, slot: u8) -> anyhow::Result<()> {
+        self.0.save_state(slot)
+    }
+
+    fn load_state(&mut self, slot: u8) -> anyhow::Result<()> {
+        self.0.load_state(slot)
+    }
 }
