@@ -130,7 +130,7 @@ pub fn run(plan: &Plan<'_>, trace: Option<TraceWriter<std::io::BufWriter<std::fs
     let runs = if plan.games.is_none() {
         let bar = &plan.progress;
         let mut observe = |s: &Session<HeadlessMachine>| {
-            if s.frames() % 30 == 0 {
+            if s.frames().is_multiple_of(30) {
                 let pos = match plan.limits.pieces {
                     Some(_) => s.seats.iter().map(|p| u64::from(p.stats.pieces)).max().unwrap_or(0),
                     None => s.frames(),

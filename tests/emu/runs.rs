@@ -232,3 +232,39 @@ fn jobs_do_not_change_the_games_and_game_k_is_the_single_game_of_seed_s_plus_k()
     third["game"] = 1.into();
     assert_eq!(alone["games"][0], third, "game 3 of seed 11 is the one game of seed 13");
 }
+
+#[test]
+fn sigint_stops_train_with_the_finished_generations_saved_and_soak_with_its_samples() {
+    let dir = temp("train");
+    let out = dir.join("run");
+    let child = bin()
+        .args(["train", "--ai", "classic", "--generations", "100000", "--games", "2", "--pieces", "20"])
+        .args(["--config", "/dev/null", "--out"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let o = signal_after(child, libc::SIGINT, Duration::from_secs(4));
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("the same command resumes"), "{}", text(&o.stderr));
+    let checkpoint: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("checkpoint.json")).expect("checkpoint")).expect("JSON");
+    assert!(checkpoint["generation"].as_u64().unwrap_or(0) >= 1, "at least one generation was saved");
+
+    let csv = dir.join("soak.csv");
+    let child = bin()
+        .args(["soak", "--minutes", "30", "--sample-secs", "1", "--fps", "0", "--config", "/dev/null", "--csv"])
+        .arg(&csv)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let o = signal_after(child, libc::SIGTERM, Duration::from_secs(4));
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
+    let report = text(&o.stdout);
+    assert!(report.contains("(interrupted)") && !report.contains("[(\""), "{report}");
+    let rows = std::fs::read_to_string(&csv).expect("csv").lines().count();
+    assert!(rows >= 3, "a header and samples: {rows} lines");
+    let _ = std::fs::remove_dir_all(&dir);
+}
