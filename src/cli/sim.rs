@@ -80,7 +80,8 @@ pub struct EndlessArgs {
     /// Draw the chain-length histogram and the puyos-on-field curve to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it exists).
+    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it
+    /// exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -118,7 +119,8 @@ pub struct BattleArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it exists).
+    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it
+    /// exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }

@@ -32,7 +32,7 @@ pub struct SoakArgs {
     /// Seed for the bots (game g uses seed + g; sides swap bots every game).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Configuration file (default: ./config.toml when it exists).
+    /// Configuration file (default: ./config.toml when it exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Run a ROM whose hash is not in addresses/roms.toml.

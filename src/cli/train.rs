@@ -69,7 +69,8 @@ pub struct TrainArgs {
     /// Run directory: checkpoint.json, history.csv, weights.toml, progress.svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// Config file whose [ai] table gives the starting weights and everything else.
+    /// Config file whose [ai] table gives the starting weights and everything else (default: ./config.toml
+    /// when it exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Only play slice I of N of the next generation and write it to a shard file.

@@ -25,7 +25,8 @@ pub struct PlayerSummary {
     pub chains: u32,
     /// Longest chain.
     pub largest_chain: u32,
-    /// Score: from RAM when the address file knows where it is, else the model's sum.
+    /// Score: from RAM when the address file knows where it is, else the model's sum (a headless match
+    /// adds up its games' scores).
     pub score: u64,
     /// "ram" or "model".
     pub score_source: String,
@@ -132,7 +133,7 @@ pub struct Summary {
     /// The same figures in CPU time, which a loaded machine disturbs much less than wall-clock ones
     /// (`None` where the platform does not tell).
     pub cpu: Option<CpuFigures>,
-    /// The winner's label (2P, once decided).
+    /// The winner's label (2P, once decided; in a headless match, the last game's).
     pub winner: Option<String>,
     /// The game ended (a top-out).
     pub game_over: bool,
