@@ -78,7 +78,7 @@ impl Default for PlaySettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BotSettings {
-    /// Evaluation of player 1's bot (`classic`, `chain`, or `greedy`, a cheap two-ply bot the tests use).
+    /// Player 1's bot (`classic` or `chain`; see `ai::OFFERED`).
     pub p1: String,
     /// Evaluation of player 2's bot.
     pub p2: String,
@@ -164,7 +164,7 @@ impl Config {
                 return Err(ConfigError {
                     file: file.into(),
                     key: key.into(),
-                    message: format!("expected one of {:?}, got {name:?}", crate::ai::NAMES),
+                    message: crate::ai::check_name(name).err().unwrap_or_default(),
                 });
             }
         }

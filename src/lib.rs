@@ -12,6 +12,7 @@ pub mod config;
 pub mod driver;
 pub mod emu;
 pub mod game;
+pub mod interrupt;
 pub mod memmap;
 pub mod paths;
 pub mod play;

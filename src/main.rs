@@ -32,7 +32,19 @@ enum Command {
     Train(cli::train::TrainArgs),
 }
 
+/// Lets a closed stdout (`puyobot … | head -1`) end the program quietly, as it ends `cat` or `ls`: Rust
+/// ignores SIGPIPE, so every `println!` after the reader left would panic with "Broken pipe". Files are
+/// written before the report is printed, so nothing is lost.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> std::process::ExitCode {
+    default_sigpipe();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     let result = match &cli.command {
@@ -45,11 +57,15 @@ fn main() -> std::process::ExitCode {
         Command::Soak(args) => cli::soak::run(args),
         Command::Train(args) => cli::train::run(args),
     };
+    if let Err(e) = &result {
+        eprintln!("error: {}", puyobot::cli::error_text(e));
+    }
+    if puyobot::interrupt::requested() {
+        // The run stopped at a safe point and wrote what it had; the code says it did not finish.
+        return std::process::ExitCode::from(puyobot::interrupt::EXIT_CODE);
+    }
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            std::process::ExitCode::FAILURE
-        }
+        Err(_) => std::process::ExitCode::FAILURE,
     }
 }

@@ -60,6 +60,11 @@ fn stopped_and_resumed_equals_uninterrupted(method: &str, fitness: &str) {
     assert_eq!(a[1].lines().count(), 4);
     assert_ne!(after_one[0], a[0], "the checkpoint moved on");
     assert!(a[2].contains("[ai.classic]"));
+    assert!(
+        a[2].starts_with(&format!("# Trained by `puyobot train`: method {method}, fitness {fitness},")),
+        "{}",
+        a[2]
+    );
     let svg = std::fs::read_to_string(whole.join("progress.svg")).expect("a progress plot");
     assert!(svg.starts_with("<svg") && svg.contains("fitness per generation"));
 }

@@ -17,11 +17,25 @@ use crate::sim::{Decision, FireReason, Player, View};
 /// uniformly random mover (`random`) and the small two-ply [`super::greedy`] bot (`greedy`).
 pub const NAMES: [&str; 4] = ["classic", "chain", "random", "greedy"];
 
+/// The bots offered to people: in help texts, error messages and the documentation. The others of
+/// [`NAMES`] (`random`, a baseline, and `greedy`, cheap enough for the emulator tests) are still accepted
+/// everywhere, by every command and the configuration, but never listed.
+pub const OFFERED: [&str; 2] = ["classic", "chain"];
+
+/// Checks a bot name (for the command line): the name, or a message listing the offered bots.
+pub fn check_name(name: &str) -> Result<String, String> {
+    if NAMES.contains(&name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!("unknown bot \"{name}\"; the bots are {}", OFFERED.join(" and ")))
+    }
+}
+
 /// Why a bot cannot be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BotError {
     /// The evaluation name is not known.
-    #[error("unknown AI {0:?}; known: {known}", known = NAMES.join(", "))]
+    #[error("unknown bot \"{0}\"; the bots are {known}", known = OFFERED.join(" and "))]
     UnknownAi(String),
     /// The weights are unusable.
     #[error("bad weights for {0}: {1}")]

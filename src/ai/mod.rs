@@ -24,7 +24,7 @@ pub mod search;
 /// The movement model lives in the game layer; the search and the driver share it.
 pub use crate::game::movegen;
 
-pub use bot::{Bot, BotError, NAMES};
+pub use bot::{Bot, BotError, NAMES, OFFERED, check_name};
 pub use config::AiConfig;
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};

@@ -414,8 +414,14 @@ impl Learner {
         for tracks in [XyTracks::Pivot, XyTracks::Child] {
             if self.mapping(tracks).is_none() && !self.motion.restrict(|c| c.tracks != tracks) {
                 let last = self.locks.last().copied();
+                let seen = last.map_or(String::new(), |l| {
+                    format!(
+                        " (orientation {}, pivot code {}, child code {}, field codes {} and {})",
+                        l.o, l.pivot, l.child, l.tracked, l.other
+                    )
+                });
                 self.contradiction(format!(
-                    "colour codes: the last lock ({last:?}) contradicts every earlier one; learning the colours again"
+                    "colour codes: the last lock{seen} contradicts every earlier one; learning the colours again"
                 ));
                 self.locks.clear();
                 self.locks.extend(last);

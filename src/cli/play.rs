@@ -7,14 +7,16 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_folder};
-use crate::config::{Config, DEFAULT_FILE, Mode};
+use crate::config::{Config, Mode};
 use crate::emu::EmuSpeed;
 use crate::emu::faults::{FaultSpec, FaultyPads};
 use crate::emu::replay::{Replay, VERSION as REPLAY_VERSION, encode_pads};
-use crate::emu::{Emu, Machine, Recorder, RomImage, ram_hash, rom};
+use crate::emu::{Emu, Recorder, RomImage, rom};
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::memmap::{AddressFile, AddressSource};
-use crate::play::{Limits, Session, Summary, headless, seats_for};
+use crate::play::{Limits, Session, Summary, seats_for};
+
+use super::{headless, output};
 use crate::trace::{TraceHeader, TraceRecorder, TraceWriter};
 
 /// The machine of a headless run: pad faults on top, then the replay log, then the trace recorder next
@@ -58,18 +60,22 @@ pub struct PlayArgs {
     /// Headless: stop once a player has locked N pieces.
     #[arg(long, requires = "headless")]
     pub pieces: Option<u32>,
-    /// Headless: play N games one after another (the address file's `[restart]` script starts each
-    /// next one), report each and the totals, then stop.
+    /// Headless: play N games, each from its own power-on (game k with seed S+k-1), report each and the
+    /// totals, then stop.
     #[arg(long, requires = "headless")]
     pub games: Option<u32>,
-    /// Headless: print the summary as JSON.
+    /// Headless, with --games: play this many games at once, one emulator per thread (default 1). The
+    /// results are the same for any number.
+    #[arg(long, requires = "games")]
+    pub jobs: Option<usize>,
+    /// Headless: print the report as JSON.
     #[arg(long)]
     pub json: bool,
     /// Seed for the bots, the pad faults and the deal (the menu scripts' `seed_wait` steps); recorded in
     /// the output.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Configuration file (default: ./config.toml when it exists).
+    /// Configuration file (default: ./config.toml when it exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Do not walk the menus: leave them to the person.
@@ -81,11 +87,11 @@ pub struct PlayArgs {
     /// Print the merged configuration and exit.
     #[arg(long)]
     pub print_config: bool,
-    /// Bot for player 1 (overrides [bots] p1).
-    #[arg(long)]
+    /// Bot for player 1: classic or chain (overrides [bots] p1).
+    #[arg(long, value_parser = crate::ai::check_name)]
     pub p1_ai: Option<String>,
-    /// Bot for player 2 (overrides [bots] p2).
-    #[arg(long)]
+    /// Bot for player 2: classic or chain (overrides [bots] p2).
+    #[arg(long, value_parser = crate::ai::check_name)]
     pub p2_ai: Option<String>,
     /// Folder of address files to use instead of the built-in copies.
     #[arg(long)]
@@ -112,12 +118,15 @@ pub struct PlayArgs {
     pub mute: bool,
 }
 
-/// Reads the config file and applies the flags on top.
+/// Reads the configuration file ([`super::config_file::locate`]) and applies the flags on top.
 pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
-    let mut cfg = match &args.config {
-        Some(p) => Config::load(p, true)?,
-        None => Config::load(std::path::Path::new(DEFAULT_FILE), false)?,
-    };
+    Ok(merged_config_from(args)?.0)
+}
+
+/// [`merged_config`] and the file it read (`None`: the built-in defaults).
+fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf>)> {
+    let loaded = super::config_file::load(args.config.as_deref())?;
+    let mut cfg = loaded.config;
     let p = &mut cfg.play;
     if let Some(r) = args.rom.as_ref().or(args.rom_file.as_ref()) {
         p.rom = r.display().to_string();
@@ -159,7 +168,100 @@ pub fn merged_config(args: &PlayArgs) -> anyhow::Result<Config> {
         cfg.bots.p2 = b.clone();
     }
     cfg.validate("command line")?;
-    Ok(cfg)
+    Ok((cfg, loaded.file))
+}
+
+/// Refuses flags that contradict each other or the mode, or that would do nothing, naming both sides.
+fn check_flags(args: &PlayArgs, cfg: &Config, players: Players) -> anyhow::Result<()> {
+    let only = cfg.play.calibrate == CalibrateMode::Only;
+    let headless = args.headless || only;
+    let mode = cfg.play.mode;
+    let mode_from = match args.mode {
+        Some(m) => format!("--mode {}", m.name()),
+        None => format!("play.mode = \"{}\" (configuration)", mode.name()),
+    };
+    if players == Players::Person {
+        if args.headless {
+            bail!("--headless needs --bot: without a window nobody can press the keys");
+        }
+        if args.p1_ai.is_some() {
+            bail!("--p1-ai: without --bot the person at the keyboard plays player 1");
+        }
+    } else if mode == Mode::VsHuman && headless {
+        bail!(
+            "{mode_from} puts a person on pad 1, and {} has no keyboard; use --mode ai-vs-ai or --mode endless",
+            if args.headless { "--headless" } else { "--calibrate only" }
+        );
+    }
+    if mode == Mode::VsHuman && args.p1_ai.is_some() {
+        bail!("--p1-ai: with {mode_from} player 1 is the person at the keyboard");
+    }
+    if mode == Mode::Endless && args.p2_ai.is_some() {
+        bail!("--p2-ai: {mode_from} has no player 2");
+    }
+    for (flag, zero) in
+        [("--frames", args.frames == Some(0)), ("--pieces", args.pieces == Some(0)), ("--jobs", args.jobs == Some(0))]
+    {
+        if zero {
+            bail!("{flag} 0: give at least 1");
+        }
+    }
+    if args.games == Some(0) {
+        bail!("--games 0: a match needs at least one game");
+    }
+    let limits: Vec<&str> =
+        [("--frames", args.frames.is_some()), ("--pieces", args.pieces.is_some()), ("--games", args.games.is_some())]
+            .into_iter()
+            .filter_map(|(f, on)| on.then_some(f))
+            .collect();
+    if limits.len() > 1 {
+        bail!("{} both end the run; give one of them", limits.join(" and "));
+    }
+    if args.headless && !only && limits.is_empty() {
+        bail!("--headless needs --frames N, --pieces N or --games N");
+    }
+    if only && (args.pieces.is_some() || args.games.is_some()) {
+        bail!("--calibrate only runs until calibration settles; {} does not apply", limits.join(", "));
+    }
+    if args.jobs.is_some() && args.games.is_none() {
+        bail!("--jobs plays the games of --games N side by side; without --games there is one game");
+    }
+    if args.json && !headless {
+        bail!("--json prints the report of a headless run; add --headless (a window run has no report)");
+    }
+    if args.faults.is_some() && !headless {
+        bail!("--faults needs --headless: the window plays without the faulty link");
+    }
+    if args.emu_speed.is_some() && headless {
+        bail!("--emu-speed sets the window's pace; --headless runs as fast as the machine goes");
+    }
+    if args.no_menu && headless {
+        bail!("--no-menu leaves the menus to a person, and --headless has no keyboard");
+    }
+    if args.record.is_some() && args.games.is_some_and(|n| n > 1) {
+        bail!(
+            "--record writes one power-on, and each game of --games N has its own; record one game with \
+             --games 1 (game k of seed S is the single game of seed S+k-1)"
+        );
+    }
+    if args.write_addresses.is_some() && cfg.play.calibrate == CalibrateMode::Off {
+        bail!("--write-addresses needs calibration, and --calibrate off (or play.calibrate = \"off\") turns it off");
+    }
+    Ok(())
+}
+
+/// Checks every output path before the run starts.
+fn check_outputs(args: &PlayArgs) -> anyhow::Result<()> {
+    if let Some(p) = &args.record {
+        output::check_file("--record", p)?;
+    }
+    if let Some(p) = &args.save_inputs {
+        output::check_file("--save-inputs", p)?;
+    }
+    if let Some(p) = &args.write_addresses {
+        output::check_dir("--write-addresses", p)?;
+    }
+    Ok(())
 }
 
 /// The ROM, its display name and its address file, after identification.
@@ -234,81 +336,31 @@ fn finish_trace(recorder: &mut TraceRecorder<Emu>, args: &PlayArgs) -> anyhow::R
 
 /// Runs `puyobot play` (or `puyobot record`) with the pads pressed by `players`.
 pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
-    let mut cfg = merged_config(args)?;
+    let (mut cfg, file) = merged_config_from(args)?;
     if players == Players::Person {
-        if args.headless {
-            bail!("--headless needs --bot: without a window nobody can press the keys");
-        }
         cfg.play.menu = false;
     }
     if args.print_config {
-        print!("{}", cfg.to_toml());
+        print!("{}{}", super::config_file::provenance(file.as_deref()), cfg.to_toml());
         return Ok(());
     }
+    check_flags(args, &cfg, players)?;
+    check_outputs(args)?;
     let only = cfg.play.calibrate == CalibrateMode::Only;
-    if args.headless && !only && args.frames.is_none() && args.pieces.is_none() && args.games.is_none() {
-        bail!("--headless needs --frames N, --pieces N or --games N");
-    }
-    if args.games == Some(0) {
-        bail!("--games 0: a match needs at least one game");
-    }
     let (image, name, map) = load_game(&cfg)?;
     let borrowed = mode_files(&cfg, &image)?;
     let mode = cfg.play.mode;
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
-    let mut seats = seats_for(mode, &map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
-    if players == Players::Person {
-        seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
-    }
     let trace = trace_writer(args, &cfg, &image, players)?;
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
     if args.headless || only {
-        let limits = Limits {
-            frames: args.frames.or(only.then_some(ONLY_FRAMES)),
-            pieces: args.pieces,
-            stop_at_game_over: cfg.play.stop_at_game_over,
-            games: args.games,
-            until_calibrated: only,
-        };
-        let (mut session, summary) = run_headless(&cfg, &image, &name, map, seats, limits, trace)?;
-        finish_trace(session.machine_mut().inner_mut().inner_mut(), args)?;
-        let run = HeadlessRun::of(&session, &summary);
-        if only && !args.json {
-            print!("{}", summary.calibration.to_text());
-        } else if args.json {
-            println!("{}", run.json);
-        } else {
-            print!("{}", summary.to_text());
-            println!("ram hash {}  faults injected {}", run.ram_hash, run.faults_injected);
-        }
-        if let Some(path) = &args.save_inputs {
-            let replay = Replay {
-                version: REPLAY_VERSION,
-                rom_sha1: image.hash.sha1.clone(),
-                rom_name: image.name.clone(),
-                seed: cfg.play.seed,
-                frames: args.frames,
-                pieces: args.pieces,
-                games: args.games,
-                ram_hash: run.ram_hash.clone(),
-                config: cfg.to_toml(),
-                pads: encode_pads(session.machine().inner().log()),
-            };
-            replay.save(path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        write_learned(&session, args, &cfg, &rom, &borrowed)?;
-        if summary.stalled {
-            return Err(crate::play::RunError::Stalled(crate::play::headless::STALL_FRAMES).into());
-        }
-        if let Some(f) = &summary.health.failure {
-            return Err(crate::play::RunError::Health(f.clone()).into());
-        }
-        if only && summary.calibration.state != "settled" {
-            bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
-        }
-        return Ok(());
+        crate::interrupt::install();
+        return run_headless_command(args, &cfg, &image, &name, &map, trace, &rom, &borrowed);
+    }
+    let mut seats = seats_for(mode, &map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
+    if players == Players::Person {
+        seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
     let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
@@ -320,7 +372,87 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let result = run_window(session, &cfg, &name, args.frames);
     let mut session = result?;
     finish_trace(session.machine_mut(), args)?;
-    write_learned(&session, args, &cfg, &rom, &borrowed)
+    write_learned(session.calibration().map(|c| c.learner()), args, &cfg, &rom, &borrowed)
+}
+
+/// The headless part of `puyobot play`: runs the games, writes the files (before printing, so a closed
+/// stdout loses nothing), prints the report.
+#[allow(clippy::too_many_arguments)]
+fn run_headless_command(
+    args: &PlayArgs,
+    cfg: &Config,
+    image: &RomImage,
+    name: &str,
+    map: &AddressFile,
+    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
+    rom: &LearnedRom,
+    borrowed: &ModeFiles,
+) -> anyhow::Result<()> {
+    let only = cfg.play.calibrate == CalibrateMode::Only;
+    let limits = match args.games {
+        // Each game of a match runs to its end, from its own power-on.
+        Some(_) => {
+            Limits { frames: None, pieces: None, stop_at_game_over: true, games: Some(1), until_calibrated: false }
+        }
+        None => Limits {
+            frames: args.frames.or(only.then_some(ONLY_FRAMES)),
+            pieces: args.pieces,
+            stop_at_game_over: cfg.play.stop_at_game_over,
+            games: None,
+            until_calibrated: only,
+        },
+    };
+    let progress = match (args.games, limits.pieces, limits.frames) {
+        (Some(n), _, _) => {
+            output::progress_bar(u64::from(n), "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}  {msg}")
+        }
+        (None, Some(n), _) => output::progress_bar(u64::from(n), "{bar:30} {pos}/{len} pieces  {elapsed_precise}"),
+        (None, None, Some(n)) => output::progress_bar(n, "{bar:30} {pos}/{len} frames  {elapsed_precise}"),
+        (None, None, None) => output::progress_bar(0, "{spinner} {pos} frames  {elapsed_precise}"),
+    };
+    let plan =
+        headless::Plan { cfg, image, name, map, limits, games: args.games, jobs: args.jobs.unwrap_or(1), progress };
+    let out = headless::run(&plan, trace)?;
+    if let (Some(stats), Some(path)) = (out.trace, &args.record) {
+        eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
+    }
+    if let Some(path) = &args.save_inputs {
+        let part = &out.replay;
+        let replay = Replay {
+            version: REPLAY_VERSION,
+            rom_sha1: image.hash.sha1.clone(),
+            rom_name: image.name.clone(),
+            seed: cfg.play.seed,
+            frames: part.frames,
+            pieces: part.pieces,
+            games: part.games,
+            ram_hash: part.ram_hash.clone(),
+            config: cfg.to_toml(),
+            pads: encode_pads(&part.pads),
+        };
+        replay.save(path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    write_learned(out.learner.as_ref(), args, cfg, rom, borrowed)?;
+    let summary = &out.summary;
+    if only && !args.json {
+        print!("{}", summary.calibration.to_text());
+    } else if args.json {
+        println!("{}", out.json);
+    } else {
+        print!("{}", summary.to_text());
+        println!("ram hash {}  faults injected {}", out.ram_hash, out.faults.total());
+    }
+    if summary.stalled {
+        return Err(crate::play::RunError::Stalled(crate::play::headless::STALL_FRAMES).into());
+    }
+    if let Some(f) = &summary.health.failure {
+        return Err(crate::play::RunError::Health(f.clone()).into());
+    }
+    if only && !summary.interrupted && summary.calibration.state != "settled" {
+        bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
+    }
+    Ok(())
 }
 
 /// A headless session on a recording, fault-injecting host, run to `limits`; `trace` records every frame
@@ -334,6 +466,21 @@ pub fn run_headless(
     limits: Limits,
     trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
 ) -> anyhow::Result<(Session<HeadlessMachine>, Summary)> {
+    run_headless_observed(cfg, image, name, map, seats, limits, trace, &mut |_| {})
+}
+
+/// [`run_headless`], calling `observe` after every frame.
+#[allow(clippy::too_many_arguments)]
+pub fn run_headless_observed(
+    cfg: &Config,
+    image: &RomImage,
+    name: &str,
+    map: AddressFile,
+    seats: Vec<crate::play::Seat>,
+    limits: Limits,
+    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
+    observe: &mut dyn FnMut(&Session<HeadlessMachine>),
+) -> anyhow::Result<(Session<HeadlessMachine>, Summary)> {
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
     let console = TraceRecorder::new(Emu::new(image, true)?, trace);
@@ -341,7 +488,8 @@ pub fn run_headless(
     let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
     session.set_seed(cfg.play.seed);
-    let summary = headless::run(&mut session, limits, name, cfg.play.seed, cfg.play.speed)?;
+    let summary =
+        crate::play::headless::run_observed(&mut session, limits, name, cfg.play.seed, cfg.play.speed, observe)?;
     Ok((session, summary))
 }
 
@@ -364,19 +512,19 @@ fn mode_files(cfg: &Config, image: &RomImage) -> anyhow::Result<ModeFiles> {
 }
 
 /// `--write-addresses DIR`: the learned contract as a complete address folder.
-fn write_learned<M: Machine>(
-    session: &Session<M>,
+fn write_learned(
+    learner: Option<&crate::calib::Learner>,
     args: &PlayArgs,
     cfg: &Config,
     rom: &LearnedRom,
     borrowed: &ModeFiles,
 ) -> anyhow::Result<()> {
     let Some(dir) = &args.write_addresses else { return Ok(()) };
-    let Some(cal) = session.calibration() else {
+    let Some(learner) = learner else {
         bail!("--write-addresses needs calibration (it is off: --calibrate off or play.calibrate = \"off\")");
     };
     let source: AddressSource = source_from_setting(&cfg.play.addresses_dir, std::path::Path::new("."));
-    let written = write_address_folder(dir, rom, cal.learner(), &source, borrowed)?;
+    let written = write_address_folder(dir, rom, learner, &source, borrowed)?;
     for p in written {
         eprintln!("wrote {}", p.display());
     }
@@ -408,35 +556,71 @@ fn run_window(
         },
         ..WindowOptions::default()
     };
-    let mut view = crate::ui::session_view::WindowSession::new(session);
-    run_window(&mut view, opts)?;
-    Ok(view.session)
-}
-
-/// What a headless run reports beyond the summary: the final RAM hash and the faults injected.
-#[derive(Debug, Clone)]
-pub struct HeadlessRun {
-    /// Final RAM hash, 16 hex digits.
-    pub ram_hash: String,
-    /// Faults the host injected.
-    pub faults_injected: u32,
-    /// The summary as JSON with `ram_hash`, `faults_injected` and `faults` (by kind) added.
-    pub json: String,
-}
-
-impl HeadlessRun {
-    /// Reads the machine after a run.
-    pub fn of(session: &Session<HeadlessMachine>, summary: &Summary) -> HeadlessRun {
-        let machine = session.machine();
-        let ram_hash = format!("{:016x}", ram_hash(machine.ram()));
-        let counts = machine.counts();
-        let mut value = serde_json::to_value(summary).unwrap_or_default();
-        if let Some(obj) = value.as_object_mut() {
-            obj.insert("ram_hash".into(), ram_hash.clone().into());
-            obj.insert("faults_injected".into(), counts.total().into());
-            obj.insert("faults".into(), serde_json::to_value(counts).unwrap_or_default());
+    let mut view = Interruptible(crate::ui::session_view::WindowSession::new(session));
+    crate::interrupt::install();
+    match run_window(&mut view, opts) {
+        // Closed by an interrupt: the caller still writes the trace and what calibration learned.
+        Err(_) if crate::interrupt::requested() => {}
+        r => {
+            r?;
         }
-        let json = serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-        HeadlessRun { ram_hash, faults_injected: counts.total(), json }
+    }
+    Ok(view.0.session)
+}
+
+/// The window's session, ended by an interrupt: the first frame after it fails, which closes the window
+/// the way an emulator error does, so the run still writes its files.
+struct Interruptible<V>(V);
+
+impl<V: crate::ui::Viewable> crate::ui::Viewable for Interruptible<V> {
+    fn step_frame(&mut self) -> anyhow::Result<()> {
+        if crate::interrupt::requested() {
+            bail!("interrupted");
+        }
+        self.0.step_frame()
+    }
+
+    fn frame_rgba(&mut self) -> &[u8] {
+        self.0.frame_rgba()
+    }
+
+    fn hud(&self) -> crate::ui::HudInfo {
+        self.0.hud()
+    }
+
+    fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {
+        self.0.set_keyboard_pad(pad, buttons)
+    }
+
+    fn toggle_bot(&mut self, player: usize) -> bool {
+        self.0.toggle_bot(player)
+    }
+
+    fn change_bot_speed(&mut self, delta: i32) -> u8 {
+        self.0.change_bot_speed(delta)
+    }
+
+    fn change_player_bot_speed(&mut self, player: usize, delta: i32) -> Option<u8> {
+        self.0.change_player_bot_speed(player, delta)
+    }
+
+    fn set_audio(&mut self, sample_rate: Option<f32>) {
+        self.0.set_audio(sample_rate)
+    }
+
+    fn audio_samples(&self) -> &[f32] {
+        self.0.audio_samples()
+    }
+
+    fn set_audio_ratio(&mut self, ratio: f32) {
+        self.0.set_audio_ratio(ratio)
+    }
+
+    fn save_state(&mut self, slot: u8) -> anyhow::Result<String> {
+        self.0.save_state(slot)
+    }
+
+    fn load_state(&mut self, slot: u8) -> anyhow::Result<()> {
+        self.0.load_state(slot)
     }
 }

@@ -25,6 +25,7 @@ pub struct RecordArgs {
 
 /// Runs `puyobot record`.
 pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
+    super::output::check_file("--out", &args.out)?;
     let mut play = args.play.clone();
     play.record = Some(args.out.clone());
     if !args.bot && play.mode.is_none() {

@@ -9,9 +9,10 @@ use clap::Args;
 use crate::config::Config;
 use crate::emu::replay::Replay;
 use crate::emu::{RomImage, rom};
-use crate::play::{Limits, seats_for};
+use crate::play::Limits;
 
-use super::play::{HeadlessRun, load_game, run_headless};
+use super::headless;
+use super::play::load_game;
 
 /// Arguments of `puyobot replay`.
 #[derive(Debug, Clone, Args)]
@@ -49,22 +50,39 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         );
     }
     let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
-    let seats = seats_for(cfg.play.mode, &map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
-    let limits = Limits {
-        frames: replay.frames,
-        pieces: replay.pieces,
-        stop_at_game_over: cfg.play.stop_at_game_over,
-        games: replay.games,
-        until_calibrated: false,
+    let limits = match replay.games {
+        Some(_) => {
+            Limits { frames: None, pieces: None, stop_at_game_over: true, games: Some(1), until_calibrated: false }
+        }
+        None => Limits {
+            frames: replay.frames,
+            pieces: replay.pieces,
+            stop_at_game_over: cfg.play.stop_at_game_over,
+            games: None,
+            until_calibrated: false,
+        },
     };
-    let (session, summary) = run_headless(&cfg, &image, &name, map, seats, limits, None)?;
-    let run = HeadlessRun::of(&session, &summary);
-    let again = session.machine().inner().log();
+    let plan = headless::Plan {
+        cfg: &cfg,
+        image: &image,
+        name: &name,
+        map: &map,
+        limits,
+        games: replay.games,
+        jobs: 1,
+        progress: indicatif::ProgressBar::hidden(),
+    };
+    crate::interrupt::install();
+    let run = headless::run(&plan, None)?;
+    if run.summary.interrupted {
+        bail!("interrupted before the end of the replay: nothing was checked");
+    }
+    let again = &run.replay.pads;
     if let Some(f) = (0..log.len().max(again.len())).find(|&i| log.get(i) != again.get(i)) {
         bail!(
-            "the replay diverged at frame {f}: the file has pads {:?}, this run pressed {:?} ({} vs {} frames)",
-            log.get(f),
-            again.get(f),
+            "the replay diverged at frame {f}: the file has pads {}, this run pressed {} ({} vs {} frames)",
+            pads_text(log.get(f)),
+            pads_text(again.get(f)),
             log.len(),
             again.len()
         );
@@ -75,13 +93,18 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", run.json);
     } else {
-        print!("{}", summary.to_text());
+        print!("{}", run.summary.to_text());
         println!(
             "ram hash {}  faults injected {}  (matches the file, {} frames)",
             run.ram_hash,
-            run.faults_injected,
+            run.faults.total(),
             log.len()
         );
     }
     Ok(())
+}
+
+/// One frame's pads as the replay file writes them (`P1P2` in hex, e.g. `4000`), or `none` past the end.
+fn pads_text(pads: Option<&[u8; 2]>) -> String {
+    pads.map_or("none (the run had ended)".to_string(), |p| format!("{:02X}{:02X}", p[0], p[1]))
 }

@@ -4,22 +4,21 @@
 //! Game `g` draws everything (pieces, bot seeds, nuisance columns) from `sim::game_rng(seed, g)`, so
 //! figures do not depend on scheduling, and `--shard I/N` runs the games whose offset from the first is
 //! `I` mod `N`; `sim merge` combines the shards' JSON into the JSON of the whole run. Figures go to
-//! stdout; progress goes to stderr only when stderr is a terminal.
+//! stdout; a progress bar goes to stderr only when stderr is a terminal. An interrupt (Ctrl-C, SIGTERM)
+//! starts no new game: the games under way finish and the figures cover the games played, marked
+//! `interrupted`.
 //!
 //! Think time: mean, median and p95 per move are **wall time** around each decision on the playing
 //! thread (median and p95 from a log-scale table, to about 4 %); the thread's CPU time from
 //! `/proc/thread-self/schedstat` is summed as well and given as a mean per move.
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use rand::RngCore;
 use rayon::prelude::*;
 
 use crate::ai::{AiConfig, Bot};
-use crate::config::{Config, DEFAULT_FILE};
 use crate::game::{Piece, Rules, text};
 use crate::sim::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, EndlessGameResult, EndlessRun, EndlessSummary,
@@ -48,8 +47,8 @@ pub enum SimMode {
 /// Arguments of `puyobot sim endless`.
 #[derive(Debug, clap::Args)]
 pub struct EndlessArgs {
-    /// Bot: classic, chain or random.
-    #[arg(long, default_value = "chain")]
+    /// Bot: classic or chain.
+    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
     pub ai: String,
     /// Pieces per game (memory does not grow with it).
     #[arg(long, default_value_t = 100)]
@@ -81,7 +80,8 @@ pub struct EndlessArgs {
     /// Draw the chain-length histogram and the puyos-on-field curve to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it exists).
+    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it
+    /// exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -89,11 +89,11 @@ pub struct EndlessArgs {
 /// Arguments of `puyobot sim battle`.
 #[derive(Debug, clap::Args)]
 pub struct BattleArgs {
-    /// Player 1's bot.
-    #[arg(long, default_value = "chain")]
+    /// Player 1's bot: classic or chain.
+    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
     pub p1: String,
-    /// Player 2's bot.
-    #[arg(long, default_value = "classic")]
+    /// Player 2's bot: classic or chain.
+    #[arg(long, default_value = "classic", value_parser = crate::ai::check_name)]
     pub p2: String,
     /// Number of games in the run (all shards together).
     #[arg(long, default_value_t = 10)]
@@ -119,7 +119,8 @@ pub struct BattleArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it exists).
+    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it
+    /// exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
 }
@@ -140,8 +141,12 @@ pub struct MergeArgs {
 
 /// Runs `puyobot sim`.
 pub fn run(args: &SimArgs) -> anyhow::Result<()> {
+    crate::interrupt::install();
     match &args.mode {
         SimMode::Endless(a) => {
+            if let Some(p) = &a.plot {
+                super::output::check_file("--plot", p)?;
+            }
             let s = run_endless(a)?;
             if let Some(p) = &a.plot {
                 super::plot::endless(&s, p)?;
@@ -154,6 +159,9 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
             Ok(())
         }
         SimMode::Merge(a) => {
+            if let Some(p) = &a.plot {
+                super::output::check_file("--plot", p)?;
+            }
             let s = merge_files(&a.files)?;
             if let (Some(p), Summary::Endless(e)) = (&a.plot, &s) {
                 super::plot::endless(e, p)?;
@@ -164,14 +172,10 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Reads the `[ai]` table the way `puyobot play` does: `--config FILE` must exist; without it
-/// `./config.toml` is used when present, else the defaults. The whole file is checked, not only `[ai]`.
+/// Reads the `[ai]` table the way `puyobot play` does (`--config FILE`, else `./config.toml`, else the
+/// user's file, else the defaults; see [`super::config_file`]). The whole file is checked, not only `[ai]`.
 pub fn load_config(path: &Option<PathBuf>) -> anyhow::Result<AiConfig> {
-    let cfg = match path {
-        Some(p) => Config::load(p, true)?,
-        None => Config::load(Path::new(DEFAULT_FILE), false)?,
-    };
-    Ok(cfg.ai)
+    Ok(super::config_file::load(path.as_deref())?.config.ai)
 }
 
 /// A CRC32 of the bot configuration (and queue), so shards of different runs refuse to merge.
@@ -191,27 +195,38 @@ pub fn pool(jobs: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().context("cannot build the thread pool")
 }
 
-/// Progress on stderr, only when stderr is a terminal.
-struct Progress {
-    done: AtomicUsize,
-    total: usize,
-    show: bool,
+/// The progress bar of a run of `total` games (hidden when stderr is not a terminal).
+fn progress(total: usize) -> indicatif::ProgressBar {
+    super::output::progress_bar(total as u64, "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}")
 }
 
-impl Progress {
-    fn new(total: usize) -> Progress {
-        Progress { done: AtomicUsize::new(0), total, show: std::io::stderr().is_terminal() }
+/// Plays `play(g)` for each game of `games` on a pool of `jobs` threads; after an interrupt, games not
+/// yet begun are left out (the result keeps the order of `games`).
+fn play_games<T: Send>(
+    games: &[usize],
+    jobs: usize,
+    play: impl Fn(usize) -> anyhow::Result<T> + Sync,
+) -> anyhow::Result<Vec<T>> {
+    let bar = progress(games.len());
+    let results: Vec<Option<T>> = pool(jobs)?.install(|| {
+        games
+            .par_iter()
+            .map(|&g| {
+                if crate::interrupt::requested() {
+                    return Ok(None);
+                }
+                let r = play(g);
+                bar.inc(1);
+                r.map(Some)
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    bar.finish_and_clear();
+    let played: Vec<T> = results.into_iter().flatten().collect();
+    if played.is_empty() {
+        bail!("interrupted before any game ended");
     }
-
-    fn tick(&self) {
-        let d = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.show {
-            eprint!("\r{d}/{} games", self.total);
-            if d == self.total {
-                eprintln!();
-            }
-        }
-    }
+    Ok(played)
 }
 
 fn endless_game(
@@ -247,17 +262,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     };
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
-    let progress = Progress::new(games.len());
-    let results: Vec<EndlessGameResult> = pool(args.jobs)?.install(|| {
-        games
-            .par_iter()
-            .map(|&g| {
-                let r = endless_game(g, args, &config, &queue);
-                progress.tick();
-                r
-            })
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
+    let results: Vec<EndlessGameResult> = play_games(&games, args.jobs, |g| endless_game(g, args, &config, &queue))?;
     let run = EndlessRun {
         ai: args.ai.clone(),
         seed: args.seed,
@@ -297,17 +302,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     Bot::new(&args.p2, &config, 0)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
-    let progress = Progress::new(games.len());
-    let runs: Vec<BattleGame> = pool(args.jobs)?.install(|| {
-        games
-            .par_iter()
-            .map(|&g| {
-                let r = battle_game(g, args, &config);
-                progress.tick();
-                r
-            })
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
+    let runs: Vec<BattleGame> = play_games(&games, args.jobs, |g| battle_game(g, args, &config))?;
     let run = BattleRun {
         p1: args.p1.clone(),
         p2: args.p2.clone(),
@@ -338,13 +333,24 @@ fn list(files: &[PathBuf]) -> String {
 }
 
 fn print_summary(s: &Summary, json: bool) {
+    let interrupted = crate::interrupt::requested();
     if json {
-        println!("{}", s.to_json());
+        let text = s.to_json();
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Object(mut obj)) if interrupted => {
+                obj.insert("interrupted".into(), true.into());
+                println!("{}", serde_json::to_string_pretty(&obj).unwrap_or(text));
+            }
+            _ => println!("{text}"),
+        }
         return;
     }
     match s {
         Summary::Endless(s) => print_endless(s),
         Summary::Battle(s) => print_battle(s),
+    }
+    if interrupted {
+        println!("interrupted: the figures cover the games played until then");
     }
 }
 

@@ -32,7 +32,7 @@ pub struct SoakArgs {
     /// Seed for the bots (game g uses seed + g; sides swap bots every game).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Configuration file (default: ./config.toml when it exists).
+    /// Configuration file (default: ./config.toml when it exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Run a ROM whose hash is not in addresses/roms.toml.
@@ -64,6 +64,9 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
         ..PlayArgs::default()
     };
     let cfg = merged_config(&play)?;
+    if let Some(p) = &args.csv {
+        super::output::check_file("--csv", p)?;
+    }
     let (image, name, map) = load_game(&cfg)?;
     let options = SoakOptions {
         duration: Duration::from_secs_f64(args.minutes * 60.0),
@@ -108,20 +111,26 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
             let _ = f.flush();
         }
     };
+    crate::interrupt::install();
     let report = soak::run(&options, new_game, on_sample);
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
+        let pairs = |v: &[(String, u64)]| v.iter().map(|(l, n)| format!("{l} {n}")).collect::<Vec<_>>().join(", ");
+        let chains: Vec<(String, u64)> = report.largest_chain.iter().map(|(l, c)| (l.clone(), u64::from(*c))).collect();
         println!(
-            "{} games ({} abandoned), {} frames, wins {:?}, largest chains {:?}, {} mismatches, {} panics, memory x{}",
+            "{} games ({} stopped at the {}-frame cap), {} frames, wins {}, largest chains {}, {} mismatches, {} \
+             panics, memory x{}{}",
             report.games,
             report.abandoned,
+            options.max_game_frames,
             report.frames,
-            report.wins,
-            report.largest_chain,
+            if report.wins.is_empty() { "none".to_string() } else { pairs(&report.wins) },
+            pairs(&chains),
             report.mismatches,
             report.panics,
-            report.memory_ratio.map_or("n/a".to_string(), |r| format!("{r:.3}"))
+            report.memory_ratio.map_or("n/a".to_string(), |r| format!("{r:.3}")),
+            if report.interrupted { " (interrupted)" } else { "" }
         );
     }
     if let Some(e) = report.errors.first() {
@@ -130,7 +139,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
     if report.panics > 0 || report.mismatches > 0 {
         bail!("soak failed: {} panics, {} mismatches", report.panics, report.mismatches);
     }
-    if report.memory_ratio.is_some_and(|r| r > 1.0 + MAX_MEMORY_GROWTH) {
+    if !report.interrupted && report.memory_ratio.is_some_and(|r| r > 1.0 + MAX_MEMORY_GROWTH) {
         bail!("soak failed: resident memory grew by more than {:.0} %", MAX_MEMORY_GROWTH * 100.0);
     }
     Ok(())

@@ -6,14 +6,13 @@
 //! afterwards merges the slices and moves the run on by one generation; the result is the same as a
 //! local run's.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::sim::Shard;
-use crate::train::run::{self, before_after};
+use crate::train::run::{self, before_after, name_of};
 use crate::train::{Fitness, Method, ParamSpace, Settings, State};
 
 /// Arguments of `puyobot train`.
@@ -70,7 +69,8 @@ pub struct TrainArgs {
     /// Run directory: checkpoint.json, history.csv, weights.toml, progress.svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// Config file whose [ai] table gives the starting weights and everything else.
+    /// Config file whose [ai] table gives the starting weights and everything else (default: ./config.toml
+    /// when it exists, else the user's config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Only play slice I of N of the next generation and write it to a shard file.
@@ -106,6 +106,8 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
 
 /// Runs `puyobot train`.
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
+    super::output::check_dir("--out", &a.out)?;
+    crate::interrupt::install();
     let config = super::sim::load_config(&a.config)?;
     crate::ai::Bot::new(&a.ai, &config, 0)?;
     let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
@@ -113,7 +115,13 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
     let pool = super::sim::pool(a.jobs)?;
     if let Some(shard) = a.shard {
-        let results = pool.install(|| run::eval_shard(&state, &space, shard, &|| {}))?;
+        let results = match pool.install(|| run::eval_shard(&state, &space, shard, &|| {})) {
+            Err(_) if crate::interrupt::requested() => {
+                eprintln!("interrupted: shard {shard} of generation {} not written", state.generation);
+                return Ok(());
+            }
+            r => r?,
+        };
         let path = run::write_shard(&a.out, &state, shard, results)?;
         eprintln!("generation {}: shard {shard} written to {}", state.generation, path.display());
         return Ok(());
@@ -127,13 +135,26 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let per_gen = run::jobs_per_generation(&state) as u64;
     let left = a.generations.saturating_sub(state.generation) as u64;
     let bar = progress_bar(per_gen * left);
-    while state.generation < a.generations {
+    while state.generation < a.generations && !crate::interrupt::requested() {
         bar.set_message(format!("generation {}/{}{}", state.generation + 1, a.generations, best_note(&state)));
-        let results = pool.install(|| run::eval_shard(&state, &space, Shard::WHOLE, &|| bar.inc(1)))?;
+        let results = match pool.install(|| run::eval_shard(&state, &space, Shard::WHOLE, &|| bar.inc(1))) {
+            Err(_) if crate::interrupt::requested() => break,
+            r => r?,
+        };
         state = run::advance(&state, &results)?;
         finish_generation(&a.out, &state, &space)?;
     }
     bar.finish_and_clear();
+    if crate::interrupt::requested() {
+        // Every finished generation is saved when it ends; the one under way is played again on resume.
+        eprintln!(
+            "interrupted: {} holds generation {} of {}; the same command resumes",
+            a.out.display(),
+            state.generation,
+            a.generations
+        );
+        return Ok(());
+    }
     if let Some(r) = state.history.last() {
         println!("generation {}: fitness {:.4}", r.generation, r.fitness);
     }
@@ -154,14 +175,7 @@ fn best_note(state: &State) -> String {
 }
 
 fn progress_bar(len: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} games  eta {eta}  {msg}") {
-        bar.set_style(style);
-    }
-    bar
+    super::output::progress_bar(len, "{bar:30} {pos}/{len} games  eta {eta}  {msg}")
 }
 
 /// Saves the run directory and redraws the plot (a plot that fails is only a warning).
@@ -176,8 +190,8 @@ fn finish_generation(dir: &Path, state: &State, space: &ParamSpace) -> anyhow::R
     let title = format!(
         "{} {} on {}, seed {}: fitness per generation",
         state.settings.eval,
-        format!("{:?}", state.settings.method).to_lowercase(),
-        format!("{:?}", state.settings.fitness).to_lowercase(),
+        name_of(state.settings.method),
+        name_of(state.settings.fitness),
         state.settings.seed
     );
     if let Err(e) = super::plot::training(&dir.join("progress.svg"), &title, &fitness, space.names(), &weights) {

@@ -60,12 +60,25 @@ pub enum RunError {
 /// Runs until a limit; returns the report. `label` names the ROM in it. A run in which no piece locks for
 /// [`STALL_FRAMES`] frames (and no game over explains it) stops there and returns its report with
 /// `stalled` set, so that a caller can print what was played before it fails with [`RunError::Stalled`].
+/// An interrupt ([`crate::interrupt`]) stops the run after the current frame, with `interrupted` set.
 pub fn run<M: Machine>(
     session: &mut Session<M>,
     limits: Limits,
     label: &str,
     seed: u64,
     speed: u8,
+) -> Result<Summary, RunError> {
+    run_observed(session, limits, label, seed, speed, &mut |_| {})
+}
+
+/// [`run`], calling `observe` after every frame (a progress bar reads the session there).
+pub fn run_observed<M: Machine>(
+    session: &mut Session<M>,
+    limits: Limits,
+    label: &str,
+    seed: u64,
+    speed: u8,
+    observe: &mut dyn FnMut(&Session<M>),
 ) -> Result<Summary, RunError> {
     if limits.frames.is_none() && limits.pieces.is_none() && limits.games.is_none() {
         return Err(RunError::NoLimit);
@@ -84,9 +97,14 @@ pub fn run<M: Machine>(
     let cpu_start = crate::sim::process_cpu_ns();
     let first = session.frames();
     let (mut last_total, mut last_change) = (0u32, first);
-    let mut stalled = false;
+    let (mut stalled, mut interrupted) = (false, false);
     loop {
+        if crate::interrupt::requested() {
+            interrupted = true;
+            break;
+        }
         session.step_frame()?;
+        observe(session);
         let frames = session.frames() - first;
         let total: u32 = session.seats.iter().map(|s| s.stats.pieces).sum();
         if total != last_total {
@@ -140,5 +158,6 @@ pub fn run<M: Machine>(
     };
     let mut summary = Summary::of(session, label, seed, speed, session.frames() - first, start.elapsed(), cpu);
     summary.stalled = stalled;
+    summary.interrupted = interrupted;
     Ok(summary)
 }

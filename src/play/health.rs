@@ -136,6 +136,20 @@ pub struct HealthCounts {
     pub next_confirmed: u64,
 }
 
+impl HealthCounts {
+    /// Adds another run's counts.
+    pub fn add(&mut self, o: &HealthCounts) {
+        self.locks_checked += o.locks_checked;
+        self.locks_mismatched += o.locks_mismatched;
+        self.pieces_spawned += o.pieces_spawned;
+        self.pieces_asked += o.pieces_asked;
+        self.presses += o.presses;
+        self.presses_as_predicted += o.presses_as_predicted;
+        self.next_checked += o.next_checked;
+        self.next_confirmed += o.next_confirmed;
+    }
+}
+
 /// What one piece showed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct PieceRecord {

@@ -1,7 +1,7 @@
 //! Matches: the results of the games a session played one after another, and their running tally.
 //!
 //! The session records a [`GameResult`] when a game ends (a top-out) and, when the run stops in the
-//! middle of one, an abandoned result for it; [`Tally::of`] adds them up.
+//! middle of one, a `stopped` result for it; [`Tally::of`] adds them up.
 
 use std::collections::BTreeMap;
 
@@ -67,7 +67,7 @@ impl MatchState {
     pub fn end(&mut self, seats: &[Seat], frame: u64, end: GameEnd, winner: Option<String>) {
         if self.open {
             let result = self.result(seats, frame, end, winner);
-            log::info!("game {} over: {:?} {:?}", result.game, result.result, result.winner);
+            log::info!("game {} over: {}", result.game, result.describe());
             self.results.push(result);
             self.open = false;
             self.seed_wait = 0;
@@ -75,13 +75,13 @@ impl MatchState {
     }
 
     /// Every game: those that ended and, when one is under way with a piece locked, that one as
-    /// abandoned.
+    /// stopped.
     pub fn all_results(&self, seats: &[Seat], frame: u64) -> Vec<GameResult> {
         let mut all = self.results.clone();
         let locked =
             seats.iter().enumerate().any(|(i, s)| s.stats.pieces > self.start_stats.get(i).map_or(0, |st| st.pieces));
         if self.open && locked {
-            all.push(self.result(seats, frame, GameEnd::Abandoned, None));
+            all.push(self.result(seats, frame, GameEnd::Stopped, None));
         }
         all
     }
@@ -133,8 +133,21 @@ pub enum GameEnd {
     Draw,
     /// The one player topped out (1P).
     Over,
-    /// The run stopped (a frame or piece limit, or the window closed) before the game ended.
-    Abandoned,
+    /// The run stopped (a frame or piece limit, an interrupt, or the window closed) before the game
+    /// ended.
+    Stopped,
+}
+
+impl GameEnd {
+    /// The word for it in text output.
+    pub fn word(self) -> &'static str {
+        match self {
+            GameEnd::Win => "win",
+            GameEnd::Draw => "draw",
+            GameEnd::Over => "game over",
+            GameEnd::Stopped => "stopped",
+        }
+    }
 }
 
 /// One player's part of one game.
@@ -176,10 +189,20 @@ pub struct GameResult {
     pub players: Vec<GamePlayer>,
 }
 
+impl GameResult {
+    /// How the game ended, in words: `win P1`, `draw`, `game over`, `stopped`.
+    pub fn describe(&self) -> String {
+        match &self.winner {
+            Some(w) => format!("{} {w}", self.result.word()),
+            None => self.result.word().to_string(),
+        }
+    }
+}
+
 /// The running totals of a match.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Tally {
-    /// Games recorded, abandoned ones included.
+    /// Games recorded, stopped ones included.
     pub games: u32,
     /// Games won, by player label (every player listed, with 0 when it won none).
     pub wins: BTreeMap<String, u32>,
@@ -187,8 +210,8 @@ pub struct Tally {
     pub draws: u32,
     /// 1P games that ended with a top-out.
     pub game_overs: u32,
-    /// Games the run stopped before they ended.
-    pub abandoned: u32,
+    /// Games the run stopped (a limit or an interrupt) before they ended.
+    pub stopped: u32,
     /// Longest chain over all games, by player label.
     pub largest_chain: BTreeMap<String, u32>,
     /// Mismatches over all games, all players.
@@ -213,7 +236,7 @@ impl Tally {
                 }
                 GameEnd::Draw => t.draws += 1,
                 GameEnd::Over => t.game_overs += 1,
-                GameEnd::Abandoned => t.abandoned += 1,
+                GameEnd::Stopped => t.stopped += 1,
             }
             for p in &g.players {
                 let best = t.largest_chain.entry(p.label.clone()).or_insert(0);
@@ -244,12 +267,12 @@ impl Tally {
         let wins: Vec<String> = self.wins.iter().map(|(l, w)| format!("{l} {w}")).collect();
         let chains: Vec<String> = self.largest_chain.iter().map(|(l, c)| format!("{l} {c}")).collect();
         format!(
-            "{} games: wins {}, {} draws, {} game overs (1P), {} abandoned; largest chains {}; {} mismatches\n",
+            "{} games: wins {}, {} draws, {} game overs (1P), {} stopped; largest chains {}; {} mismatches\n",
             self.games,
             wins.join(", "),
             self.draws,
             self.game_overs,
-            self.abandoned,
+            self.stopped,
             chains.join(", "),
             self.mismatches
         )
@@ -417,7 +440,7 @@ mod tests {
     }
 
     #[test]
-    fn the_tally_adds_up_wins_draws_abandoned_games_and_keeps_the_largest_chains() {
+    fn the_tally_adds_up_wins_draws_stopped_games_and_keeps_the_largest_chains() {
         let labels = vec!["P1".to_string(), "P2".to_string()];
         let empty = Tally::of(&labels, &[]);
         assert_eq!((empty.games, empty.wins["P1"], empty.wins["P2"], empty.largest_chain["P2"]), (0, 0, 0, 0));
@@ -426,15 +449,18 @@ mod tests {
             game(2, GameEnd::Win, Some("P1"), [3, 7]),
             game(3, GameEnd::Draw, None, [1, 1]),
             game(4, GameEnd::Win, Some("P2"), [0, 4]),
-            game(5, GameEnd::Abandoned, None, [9, 0]),
+            game(5, GameEnd::Stopped, None, [9, 0]),
         ];
         let t = Tally::of(&labels, &games);
         assert_eq!(t.games, 5);
         assert_eq!((t.wins["P1"], t.wins["P2"]), (2, 1));
-        assert_eq!((t.draws, t.abandoned, t.game_overs), (1, 1, 0));
-        assert_eq!((t.largest_chain["P1"], t.largest_chain["P2"]), (9, 7), "an abandoned game's chains count");
+        assert_eq!((t.draws, t.stopped, t.game_overs), (1, 1, 0));
+        assert!(t.to_text().contains("1 stopped"), "{}", t.to_text());
+        assert_eq!(games[0].describe(), "win P1");
+        assert_eq!(games[4].describe(), "stopped");
+        assert_eq!((t.largest_chain["P1"], t.largest_chain["P2"]), (9, 7), "a stopped game's chains count");
         assert_eq!(t.mismatches, 1);
-        assert_eq!(t.wins.values().sum::<u32>() + t.draws + t.abandoned + t.game_overs, t.games);
+        assert_eq!(t.wins.values().sum::<u32>() + t.draws + t.stopped + t.game_overs, t.games);
         assert_eq!(t.hud_line(6), "GAME 6  P1 2  P2 1  DRAW 1  MAX CHAIN 9/7");
         let endless =
             Tally::of(&labels[..1], &[GameResult { players: vec![], ..game(1, GameEnd::Over, None, [0, 0]) }]);

@@ -26,7 +26,8 @@ pub struct PlayerSummary {
     pub chains: u32,
     /// Longest chain.
     pub largest_chain: u32,
-    /// Score: from RAM when the address file knows where it is, else the model's sum.
+    /// Score: from RAM when the address file knows where it is, else the model's sum (a headless match
+    /// adds up its games' scores).
     pub score: u64,
     /// "ram" or "model".
     pub score_source: String,
@@ -97,6 +98,40 @@ impl HealthReport {
                 .collect(),
             failure: s.health_failure().map(|f| format!("{f}. What to do: {}.", f.fact.advice())),
         }
+    }
+
+    /// The report before any game ran.
+    pub fn empty() -> HealthReport {
+        HealthReport { state: "learning".into(), players: Vec::new(), relearned: Vec::new(), failure: None }
+    }
+
+    /// The health of several games run one by one (each from power-on): the checks add up per player,
+    /// the first failure is the run's, and the run is healthy only if every game was.
+    pub fn merged<'a>(games: impl IntoIterator<Item = &'a HealthReport>) -> HealthReport {
+        let mut out = HealthReport::empty();
+        let mut states = Vec::new();
+        for g in games {
+            states.push(g.state.clone());
+            for p in &g.players {
+                match out.players.iter_mut().find(|q| q.label == p.label) {
+                    Some(q) => q.counts.add(&p.counts),
+                    None => out.players.push(p.clone()),
+                }
+            }
+            out.relearned.extend(g.relearned.iter().cloned());
+            if out.failure.is_none() {
+                out.failure.clone_from(&g.failure);
+            }
+        }
+        out.state = if states.iter().any(|s| s == "failed") {
+            "failed"
+        } else if !states.is_empty() && states.iter().all(|s| s == "healthy") {
+            "healthy"
+        } else {
+            "learning"
+        }
+        .into();
+        out
     }
 
     /// The report as text: one line per player, and the failure.
@@ -212,13 +247,16 @@ pub struct Summary {
     /// The same figures in CPU time, which a loaded machine disturbs much less than wall-clock ones
     /// (`None` where the platform does not tell).
     pub cpu: Option<CpuFigures>,
-    /// The winner's label (2P, once decided).
+    /// The winner's label (2P, once decided; in a headless match, the last game's).
     pub winner: Option<String>,
     /// The game ended (a top-out).
     pub game_over: bool,
     /// The run stopped because no piece locked for [`super::headless::STALL_FRAMES`] frames and no game
     /// over explained it (the game paused or stuck, or not the game the address file describes).
     pub stalled: bool,
+    /// The run was stopped by an interrupt (Ctrl-C, SIGTERM) before its limit: the figures cover what
+    /// was played until then.
+    pub interrupted: bool,
     /// Per player.
     pub players: Vec<PlayerSummary>,
     /// What self-calibration learned (`state` "off" when it was off; never "settled" while `health` has
@@ -228,7 +266,7 @@ pub struct Summary {
     pub health: HealthReport,
     /// The totals over `games`.
     pub tally: Tally,
-    /// Every game of the run, in order (one still under way when the run stopped is `abandoned`).
+    /// Every game of the run, in order (one still under way when the run stopped is `stopped`).
     pub games: Vec<GameResult>,
 }
 
@@ -287,6 +325,7 @@ impl Summary {
             winner: s.outcome.as_ref().and_then(|o| o.winner.clone()),
             game_over: s.outcome.is_some(),
             stalled: false,
+            interrupted: false,
             players,
             calibration: {
                 let mut c = s.calibration_report();
@@ -353,14 +392,8 @@ impl Summary {
                     .iter()
                     .map(|p| format!("{} {} pieces, largest chain {}", p.label, p.pieces, p.largest_chain))
                     .collect();
-                out += &format!(
-                    "game {}: {:?}{} after {} frames; {}\n",
-                    g.game,
-                    g.result,
-                    g.winner.as_ref().map_or(String::new(), |w| format!(" {w}")),
-                    g.frames,
-                    players.join("; ")
-                );
+                out +=
+                    &format!("game {}: {} after {} frames; {}\n", g.game, g.describe(), g.frames, players.join("; "));
             }
         }
         if !self.games.is_empty() {
@@ -377,6 +410,9 @@ impl Summary {
         }
         if self.stalled {
             out += "stalled: no piece locked for a long time\n";
+        }
+        if self.interrupted {
+            out += "interrupted: the figures cover what was played until then\n";
         }
         out
     }

@@ -204,7 +204,7 @@ impl<M: Machine> Session<M> {
     }
 
     /// Every game of the run: those that ended and, when one is under way with a piece locked, that one
-    /// as abandoned.
+    /// as stopped.
     pub fn game_results(&self) -> Vec<GameResult> {
         self.matches.all_results(&self.seats, self.frames)
     }
@@ -595,8 +595,8 @@ impl<M: Machine> Session<M> {
 
     /// Stops the bots for good with `failure` (the health check failed and learning again did not help).
     fn stop_bots(&mut self, failure: Failure) {
-        // Info level: the headless run fails with this text and the window shows it, so it is said once.
-        log::info!(
+        // Warn level, once: the headless run fails with this text, and the window's status line points here.
+        log::warn!(
             "health: {failure}. The bots stop rather than play on a contract that does not predict the game. \
              What to do: {}.",
             failure.fact.advice()

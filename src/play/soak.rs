@@ -71,6 +71,8 @@ pub struct SoakReport {
     pub errors: Vec<String>,
     /// Last sample's memory over the first post-warm-up sample's, when both exist.
     pub memory_ratio: Option<f64>,
+    /// An interrupt (Ctrl-C, SIGTERM) ended the soak before its time.
+    pub interrupted: bool,
 }
 
 impl SoakReport {
@@ -132,8 +134,8 @@ struct Clock {
     paced_frames: u64,
 }
 
-/// Runs games from `new_game(index)` until `options.duration` has passed, calling `on_sample` with each
-/// sample as it is taken (for live output).
+/// Runs games from `new_game(index)` until `options.duration` has passed or an interrupt asks to stop,
+/// calling `on_sample` with each sample as it is taken (for live output).
 pub fn run<M: Machine>(
     options: &SoakOptions,
     mut new_game: impl FnMut(u64) -> anyhow::Result<Session<M>>,
@@ -172,7 +174,7 @@ pub fn run<M: Machine>(
     take_sample(&mut clock, &totals, &mut samples);
 
     let mut game = 0u64;
-    while clock.start.elapsed() < options.duration {
+    while clock.start.elapsed() < options.duration && !crate::interrupt::requested() {
         let session = match new_game(game) {
             Ok(s) => s,
             Err(e) => {
@@ -212,6 +214,7 @@ pub fn run<M: Machine>(
         panics: totals.panics,
         first_panic: totals.first_panic,
         errors: totals.errors,
+        interrupted: crate::interrupt::requested(),
     }
 }
 
@@ -262,7 +265,7 @@ fn play_one<M: Machine>(
             log::warn!("soak: a game reached {} frames without an outcome; abandoned", options.max_game_frames);
             break;
         }
-        if clock.start.elapsed() >= options.duration {
+        if clock.start.elapsed() >= options.duration || crate::interrupt::requested() {
             break;
         }
     }

@@ -22,6 +22,21 @@ pub const PUYO_SLOTS: usize = 85;
 /// Slots of the chain-length histogram; longer chains (impossible on a 6×14 field) share the last.
 pub const CHAIN_SLOTS: usize = 24;
 
+/// How two runs' identities differ, key by key, e.g. `seed 2 here, 1 in file 1`.
+fn run_difference<T: Serialize>(here: &T, first: &T) -> String {
+    let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) =
+        (serde_json::to_value(here), serde_json::to_value(first))
+    else {
+        return "the run settings differ".into();
+    };
+    let diffs: Vec<String> = a
+        .iter()
+        .filter(|(k, v)| b.get(*k) != Some(v))
+        .map(|(k, v)| format!("{k} {v} here, {} in file 1", b.get(k).unwrap_or(&serde_json::Value::Null)))
+        .collect();
+    if diffs.is_empty() { "the run settings differ".into() } else { diffs.join("; ") }
+}
+
 /// What identifies an endless run; shards of one run agree on all of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EndlessRun {
@@ -644,7 +659,7 @@ pub fn merge(parts: Vec<Summary>) -> Result<Summary, String> {
             for (i, p) in parts.into_iter().enumerate() {
                 let Summary::Endless(p) = p else { return Err(format!("file {}: a battle among endless runs", i + 1)) };
                 if p.run != run {
-                    return Err(format!("file {}: from another run ({:?} vs {:?})", i + 1, p.run, run));
+                    return Err(format!("file {}: from another run ({})", i + 1, run_difference(&p.run, &run)));
                 }
                 shards.push(p.shard);
                 totals.merge(&p.totals).map_err(|e| format!("file {}: {e}", i + 1))?;
@@ -663,7 +678,7 @@ pub fn merge(parts: Vec<Summary>) -> Result<Summary, String> {
             for (i, p) in parts.into_iter().enumerate() {
                 let Summary::Battle(p) = p else { return Err(format!("file {}: an endless run among battles", i + 1)) };
                 if p.run != run {
-                    return Err(format!("file {}: from another run ({:?} vs {:?})", i + 1, p.run, run));
+                    return Err(format!("file {}: from another run ({})", i + 1, run_difference(&p.run, &run)));
                 }
                 shards.push(p.shard);
                 runs.extend(p.runs);

@@ -35,7 +35,8 @@ impl ParamSpace {
         let base = toml::Value::try_from(config).map_err(|e| format!("cannot read the [ai] configuration: {e}"))?;
         let Some(table) = base.get(eval).and_then(|t| t.as_table()) else {
             let known: Vec<&String> = base.as_table().map(|t| t.keys().collect()).unwrap_or_default();
-            return Err(format!("[ai.{eval}]: no such table (tables: {known:?})"));
+            let known: Vec<&str> = known.iter().map(|k| k.as_str()).collect();
+            return Err(format!("[ai.{eval}]: no such table (tables: {})", known.join(", ")));
         };
         let mut names = Vec::new();
         let mut start = Vec::new();

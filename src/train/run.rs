@@ -79,10 +79,18 @@ pub fn save(dir: &Path, state: &State, space: &ParamSpace) -> anyhow::Result<()>
     write_atomic(&dir.join("history.csv"), &history_csv(state, space))?;
     let snippet = space.snippet(state.best()).map_err(|e| anyhow!(e))?;
     let head = format!(
-        "# Trained by `puyobot train`: method {:?}, fitness {:?}, seed {}, {} generations.\n",
-        state.settings.method, state.settings.fitness, state.settings.seed, state.generation
+        "# Trained by `puyobot train`: method {}, fitness {}, seed {}, {} generations.\n",
+        name_of(state.settings.method),
+        name_of(state.settings.fitness),
+        state.settings.seed,
+        state.generation
     );
     write_atomic(&dir.join("weights.toml"), &(head + &snippet))
+}
+
+/// The name a setting has on the command line (`spsa`, `first-chain`), for files people read.
+pub fn name_of(v: impl clap::ValueEnum) -> String {
+    v.to_possible_value().map_or_else(String::new, |p| p.get_name().to_string())
 }
 
 fn context<'a>(s: &'a Settings, seed: u64) -> JobContext<'a> {
@@ -107,6 +115,10 @@ pub fn eval_shard(
     let mine: Vec<(usize, Job)> = plan.jobs.iter().copied().enumerate().filter(|(i, _)| shard.selects(*i)).collect();
     mine.par_iter()
         .map(|&(i, job)| {
+            if crate::interrupt::requested() {
+                // The generation cannot be completed: the caller keeps the last saved one.
+                return Err(anyhow!("interrupted"));
+            }
             let r = run_job(&ctx, &configs, i, job);
             tick();
             r

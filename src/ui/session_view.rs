@@ -175,6 +175,11 @@ impl<M: Screen> Viewable for WindowSession<M> {
             })
             .collect();
         let message = match (&self.session.outcome, &self.session.menu_error) {
+            // A stopped contract outranks everything: the bots no longer play, and the person must know why.
+            _ if self.session.health_failure().is_some() => self
+                .session
+                .health_failure()
+                .map(|f| format!("BOTS STOPPED: {} FAILS (SEE THE LOG)", f.fact.to_string().to_uppercase())),
             (Some(o), _) => Some(match &o.winner {
                 Some(w) => format!("{w} WINS"),
                 None => "GAME OVER".to_string(),

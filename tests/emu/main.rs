@@ -25,6 +25,7 @@ mod player_labcart;
 mod player_roms;
 mod player_window;
 mod replay_cli;
+mod runs;
 mod soak;
 mod trace_calibrate;
 mod window_sound_states;

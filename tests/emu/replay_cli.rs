@@ -74,7 +74,7 @@ fn a_saved_run_replays_bit_for_bit_with_faults() {
     let changed = format!("{head}{}", tail.replacen("x0000", "x0040", 1));
     std::fs::write(&file, changed).expect("write");
     let (ok, _, err) = puyobot(&["replay", &file_s]);
-    assert!(!ok && err.contains("diverged at frame"), "{err}");
+    assert!(!ok && err.contains("diverged at frame") && err.contains("the file has pads 0040"), "{err}");
 
     std::fs::write(&file, text.replace("version = 1", "version = 7")).expect("write");
     let (ok, _, err) = puyobot(&["replay", &file_s]);

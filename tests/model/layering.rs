@@ -1,6 +1,6 @@
 //! The module layering stays true: a layer uses only layers below it.
 //!
-//! Order (low to high): paths (the user's folders, a leaf), game < sim < ai < emu < memmap, trace < calib, train < driver
+//! Order (low to high): interrupt, paths (leaves every layer may use) < game < sim < ai < emu < memmap, trace < calib, train < driver
 //! < play < ui < config < cli (the configuration reads every layer's
 //! tables; the command line reads the configuration). The pure layers (`game`, `sim`, `ai`) therefore
 //! never see the emulator, the RAM map, the driver, the session, the window,
@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 /// Layers with their rank; a layer may use only lower ranks. Equal ranks are
 /// siblings and may not use each other.
 const LAYERS: &[(&str, u8)] = &[
+    ("interrupt", 0),
     ("paths", 0),
     ("game", 0),
     ("sim", 1),
