@@ -93,6 +93,7 @@ pub fn run_observed<M: Machine>(
         session.set_restart(true);
     }
     session.set_wait_for_bots(true);
+    session.set_log_health_stop(false);
     let start = Instant::now();
     let cpu_start = crate::sim::process_cpu_ns();
     let first = session.frames();

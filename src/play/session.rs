@@ -86,6 +86,9 @@ pub struct Session<M: Machine> {
     health_stop: Option<Failure>,
     /// The last failure sent back to calibration: if calibration then fails, this is the cause to name.
     health_cause: Option<Failure>,
+    /// Log the failure that stops the bots (the window's only way to show it in full); a headless run
+    /// reports it itself, so it is said once.
+    log_health_stop: bool,
     /// Each seat's pieces when the game under way began.
     game_start_pieces: Vec<u32>,
     /// Both fields of the game under way have had pieces: the mode asked for is the one played.
@@ -138,6 +141,7 @@ impl<M: Machine> Session<M> {
             relearned: Vec::new(),
             health_stop: None,
             health_cause: None,
+            log_health_stop: true,
             game_start_pieces: Vec::new(),
             mode_confirmed: false,
         }
@@ -147,6 +151,12 @@ impl<M: Machine> Session<M> {
     /// [`Fact::advice`]) what to do.
     pub fn health_failure(&self) -> Option<&Failure> {
         self.health_stop.as_ref()
+    }
+
+    /// Whether the failure that stops the bots is logged (on by default); a caller that reports it itself
+    /// turns it off.
+    pub fn set_log_health_stop(&mut self, on: bool) {
+        self.log_health_stop = on;
     }
 
     /// Facts the health check sent back to calibration to learn again, in order.
@@ -595,8 +605,10 @@ impl<M: Machine> Session<M> {
 
     /// Stops the bots for good with `failure` (the health check failed and learning again did not help).
     fn stop_bots(&mut self, failure: Failure) {
-        // Warn level, once: the headless run fails with this text, and the window's status line points here.
-        log::warn!(
+        // The window's status line points here; a headless run reports the failure itself.
+        let level = if self.log_health_stop { log::Level::Warn } else { log::Level::Debug };
+        log::log!(
+            level,
             "health: {failure}. The bots stop rather than play on a contract that does not predict the game. \
              What to do: {}.",
             failure.fact.advice()
