@@ -44,7 +44,7 @@ pub enum RunError {
     Calibration(String),
     /// The contract stopped predicting the game and could not be learned again; the text names the
     /// fact, what was seen and what to do.
-    #[error("{0}")]
+    #[error("health: {0}")]
     Health(String),
     /// Neither a frame nor a piece nor a game limit was given.
     #[error("a headless run needs --frames N, --pieces N or --games N")]
