@@ -51,6 +51,14 @@ pub fn guessed_folder(dir: &Path) -> PathBuf {
 /// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json --speed 10 ARGS…`,
 /// which must succeed; its JSON report.
 pub fn play_json(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
+    let (ok, json, stderr) = play_outcome(rom, addresses, args);
+    assert!(ok, "puyobot play {args:?} failed: {stderr}");
+    json.unwrap_or_else(|| panic!("not a JSON report: {stderr}"))
+}
+
+/// The same run, whatever its outcome: whether it succeeded, its JSON report (when it printed one) and
+/// its stderr.
+pub fn play_outcome(rom: &Path, addresses: &Path, args: &[&str]) -> (bool, Option<Value>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
         .arg("play")
         .arg("--rom")
@@ -62,7 +70,5 @@ pub fn play_json(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
         .args(args)
         .output()
         .expect("run puyobot");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "puyobot play {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    (out.status.success(), serde_json::from_slice(&out.stdout).ok(), String::from_utf8_lossy(&out.stderr).to_string())
 }

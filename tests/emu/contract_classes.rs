@@ -9,12 +9,11 @@
 //! Besides the fixed cases, `PUYOBOT_CLASS_DRAWS=N` contracts drawn by `Contract::random_extended` from
 //! `PUYOBOT_CLASS_SEED` (every axis at once) are held to "plays cleanly or stops naming a fact".
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
 use crate::common;
-use crate::common::calib::guessed_folder;
+use crate::common::calib::{guessed_folder, play_outcome};
 use crate::common::contract::{BuildError, Contract, build_with};
 
 fn dir() -> PathBuf {
@@ -50,21 +49,8 @@ struct Run {
 
 fn play(rom: &Path, mode: &str, pieces: &str) -> Run {
     let guessed = guessed_folder(&dir());
-    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .arg("play")
-        .arg("--rom")
-        .arg(rom)
-        .arg("--allow-unknown-rom")
-        .arg("--addresses")
-        .arg(&guessed)
-        .args(["--headless", "--json", "--speed", "10", "--seed", "5", "--mode", mode, "--pieces", pieces])
-        .output()
-        .expect("run puyobot");
-    Run {
-        ok: out.status.success(),
-        json: serde_json::from_slice(&out.stdout).ok(),
-        stderr: String::from_utf8_lossy(&out.stderr).to_string(),
-    }
+    let (ok, json, stderr) = play_outcome(rom, &guessed, &["--seed", "5", "--mode", mode, "--pieces", pieces]);
+    Run { ok, json, stderr }
 }
 
 /// The run played cleanly: success, healthy, 0 mismatches, every player placed pieces, no top-out in
