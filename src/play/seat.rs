@@ -111,6 +111,8 @@ pub struct Seat {
     driver_at_spawn: DriverStats,
     /// Frames after a spawn before the next pair's bytes are valid (`[timing] next_lag`).
     next_lag: u32,
+    /// Pieces that became controllable (a person's slow piece counts as soon as it appears).
+    pub spawns: u32,
 }
 
 impl std::fmt::Debug for Seat {
@@ -156,6 +158,7 @@ impl Seat {
             last_next: None,
             driver_at_spawn: DriverStats::default(),
             next_lag: 0,
+            spawns: 0,
         }
     }
 
@@ -231,6 +234,7 @@ impl Seat {
     /// predicted (the contract is not known yet), and the bot is not asked.
     pub fn opening_frame(&mut self, active: bool) {
         if active && !self.was_controllable {
+            self.spawns += 1;
             self.seen_piece = true;
             self.idle_frames = 0;
             self.verifier.reset();
@@ -279,6 +283,7 @@ impl Seat {
             self.stats.topped_out = false;
             self.verifier.reset();
         }
+        self.spawns += 1;
         let lock_matched = self.check_last_lock(&st.field);
         // The next pair read during the last piece should be the one that spawned: a pair is the same pair
         // either way round (the bot plans both), so only which two colours it holds is compared.

@@ -17,8 +17,9 @@ use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::seat::{FrameContext, Seat};
 
-/// Pieces one player places in a game, while the other places none, before a 2-player mode counts as
-/// not reached (the menus started a 1P game).
+/// Pieces that appear for one player in a game, while none appears for the other, before a 2-player mode
+/// counts as not reached (the menus started a 1P game). A person's piece counts as soon as it appears, so a
+/// slow human beside a fast bot does not look like an empty field.
 const MODE_CHECK_PIECES: u32 = 8;
 
 /// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
@@ -89,7 +90,7 @@ pub struct Session<M: Machine> {
     /// Log the failure that stops the bots (the window's only way to show it in full); a headless run
     /// reports it itself, so it is said once.
     log_health_stop: bool,
-    /// Each seat's pieces when the game under way began.
+    /// Each seat's spawned pieces when the game under way began.
     game_start_pieces: Vec<u32>,
     /// Both fields of the game under way have had pieces: the mode asked for is the one played.
     mode_confirmed: bool,
@@ -241,7 +242,7 @@ impl<M: Machine> Session<M> {
         }
         self.matches.begin(&mut self.seats, self.frames);
         self.outcome = None;
-        self.game_start_pieces = self.seats.iter().map(|s| s.stats.pieces).collect();
+        self.game_start_pieces = self.seats.iter().map(|s| s.spawns).collect();
         self.mode_confirmed = false;
     }
 
@@ -570,9 +571,9 @@ impl<M: Machine> Session<M> {
         self.stop_bots(failure);
     }
 
-    /// In a 2-player mode both fields must get pairs: a game in which one player places
-    /// [`MODE_CHECK_PIECES`] pieces and the other none is not the mode asked for, whatever a mode byte
-    /// says, and the bots stop with the failure rather than play it.
+    /// In a 2-player mode both fields must get pairs: a game in which [`MODE_CHECK_PIECES`] pieces appear
+    /// for one player and none for the other is not the mode asked for, whatever a mode byte says, and the
+    /// bots stop with the failure rather than play it.
     fn check_mode(&mut self) {
         if self.mode_confirmed || self.health_stop.is_some() || self.seats.len() < 2 {
             return;
@@ -581,7 +582,7 @@ impl<M: Machine> Session<M> {
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| s.stats.pieces.saturating_sub(self.game_start_pieces.get(i).copied().unwrap_or(0)))
+            .map(|(i, s)| s.spawns.saturating_sub(self.game_start_pieces.get(i).copied().unwrap_or(0)))
             .collect();
         if placed.iter().all(|&p| p > 0) {
             self.mode_confirmed = true;
@@ -597,7 +598,7 @@ impl<M: Machine> Session<M> {
             _ => String::new(),
         };
         let seen = format!(
-            "{} placed {} pieces and {} none: the game plays one field, not the {} game asked for{mode_byte}",
+            "{} had {} pieces and {} none: the game plays one field, not the {} game asked for{mode_byte}",
             self.seats[busy].label, placed[busy], self.seats[idle].label, self.mode
         );
         self.stop_bots(Failure { player: self.seats[idle].label.clone(), fact: Fact::Mode, seen });

@@ -128,7 +128,7 @@ fn a_mode_byte_that_does_not_follow_the_menu_stops_ai_vs_ai_naming_the_mode() {
     let Some(rom) = build("mode-late", &defines(&[("MODE_LATE", "1")])) else { return };
     let r = play(&rom, "ai-vs-ai", "100");
     assert_stops_naming_a_fact("mode-late", &r);
-    assert!(r.stderr.contains("mode") && r.stderr.contains("placed"), "{}", r.stderr);
+    assert!(r.stderr.contains("mode") && r.stderr.contains("pieces and P2 none"), "{}", r.stderr);
     let j = r.json.expect("the report is printed before the error");
     assert_eq!(j["health"]["state"], "failed");
 }
