@@ -354,7 +354,18 @@ impl Driver {
 
     /// Stops steering: the pair drops where it is.
     fn give_up(&mut self, pose: PiecePosition) {
-        log::warn!("driver: the game keeps refusing the presses from {pose:?}; dropping the pair where it is");
+        let other = match pose.orientation {
+            crate::game::Orientation::Up => "above",
+            crate::game::Orientation::Right => "right of",
+            crate::game::Orientation::Down => "below",
+            crate::game::Orientation::Left => "left of",
+        };
+        log::warn!(
+            "driver: the game keeps refusing the presses from column {}, row {} (the other puyo {other} the \
+             pivot); dropping the pair where it is",
+            pose.x,
+            pose.y
+        );
         self.stats.gave_up += 1;
         self.target = Some(placement_of(pose));
         self.steps.clear();

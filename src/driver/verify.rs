@@ -116,12 +116,14 @@ impl Verifier {
         self.nearby.clear();
         if let Check::Mismatch { cells } = &check {
             self.mismatches += 1;
+            // The fields print as pictures; the cells as "column,row" in words.
+            let at: Vec<String> = cells.iter().map(|(x, y, ..)| format!("{x},{y}")).collect();
             log::warn!(
-                "{label}: field differs from the model after {} at {}: {} cell(s) {:?}\nbefore:{:?}predicted:{:?}found:{:?}",
+                "{label}: field differs from the model after {} at {}: {} cell(s) at column,row {}\nbefore:{:?}predicted:{:?}found:{:?}",
                 p.piece,
                 p.placement,
                 cells.len(),
-                cells,
+                at.join(" "),
                 p.before,
                 p.after,
                 field
