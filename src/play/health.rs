@@ -43,6 +43,17 @@ pub enum Fact {
 }
 
 impl Fact {
+    /// The name reports use (`field-cells`, `current-pair`, `next-pair`, `movement`, `mode`), as serde writes it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Fact::FieldCells => "field-cells",
+            Fact::CurrentPair => "current-pair",
+            Fact::NextPair => "next-pair",
+            Fact::Movement => "movement",
+            Fact::Mode => "mode",
+        }
+    }
+
     /// The fact in words, for messages.
     pub fn describe(self) -> &'static str {
         match self {
@@ -399,6 +410,13 @@ mod tests {
         }
         h.spawned(true, true, true, None, None);
         assert_eq!(h.verdict("P1"), None, "a next pair readable a few frames after the spawn is fine");
+    }
+
+    #[test]
+    fn each_fact_reports_under_its_serde_name() {
+        for f in [Fact::FieldCells, Fact::CurrentPair, Fact::NextPair, Fact::Movement, Fact::Mode] {
+            assert_eq!(serde_json::to_value(f).unwrap(), f.key());
+        }
     }
 
     #[test]

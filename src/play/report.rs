@@ -91,11 +91,7 @@ impl HealthReport {
                 .iter()
                 .map(|p| PlayerHealth { label: p.label.clone(), counts: p.health.counts() })
                 .collect(),
-            relearned: s
-                .relearned()
-                .iter()
-                .map(|f| serde_json::to_value(f).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
-                .collect(),
+            relearned: s.relearned().iter().map(|f| f.key().to_string()).collect(),
             failure: s.health_failure().map(|f| format!("{f}. What to do: {}.", f.fact.advice())),
         }
     }
