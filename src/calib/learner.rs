@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::game::Orientation;
 use crate::memmap::schema::{AddressFile, XyTracks};
 
+use super::bases::{BaseLearner, BaseVerdict};
 use super::codes::{Mapping, majority_pattern};
+use super::control::{ControlWatch, TimingLearner};
 use super::motion::{Candidate, Motion, Relative, RotationSeen};
 use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer, RefusedSeen, TurnSeen};
@@ -101,6 +103,17 @@ pub struct Learner {
     /// Raw orientation values in the order first seen on a movable frame. The movement model numbers
     /// them 0..3 by their place here, so any four distinct values work, whatever their range.
     pub(crate) ori_values: Vec<u8>,
+    /// Each player's piece life (when a piece can move), followed over frames.
+    control: Vec<ControlWatch>,
+    /// The pose lag and lock signal the frames showed.
+    pub(crate) timing: TimingLearner,
+    /// The X / Y offsets the locks allow.
+    bases: BaseLearner,
+    /// Subtracted from the X / Y bytes before anything reads them: the field's column 1 and row 0 read as
+    /// X 1 and Y 0 (from the start file's bases, moved by what locks show).
+    pub(crate) xy_shift: (i16, i16),
+    /// Locks that arrived while the X / Y bases were ambiguous, to read once they are not.
+    pending_bases: Vec<LockSeen>,
 }
 
 impl Learner {
@@ -148,6 +161,11 @@ impl Learner {
                 Vec::new()
             },
             frames: 0,
+            control: vec![ControlWatch::default(); start.player.len()],
+            timing: TimingLearner::default(),
+            bases: BaseLearner::default(),
+            xy_shift: (start.movement.x_base as i16 - 1, start.movement.y_base as i16),
+            pending_bases: Vec::new(),
         };
         if trusted.offset
             && let Some(p) = start.player.first()
@@ -199,10 +217,15 @@ impl Learner {
             let p = &self.start.player[i];
             let pad = frame.pads.get(p.pad.saturating_sub(1) as usize).copied().unwrap_or(0);
             let mut view = View::read(frame.ram, p);
+            let (active, sample) = self.control[i].step(&view);
+            view.active = active;
+            if let Some(s) = sample {
+                self.timing.add(s);
+            }
             if view.active {
                 self.note_orientation(view.o);
             }
-            view.o = self.ori_index(view.o);
+            self.normalise(&mut view);
             self.cell_bytes = view.cell_bytes;
             let events = self.observers[i].step(view, pad);
             for e in events {
@@ -214,6 +237,62 @@ impl Learner {
         if self.settled_at.is_none() && self.is_settled() {
             self.settled_at = Some(self.pieces);
             log::info!("calibration settled after {} pieces", self.pieces);
+        }
+    }
+
+    /// Player `player`'s view of `ram` as the learner reads it, without feeding it: whether the piece can
+    /// move (continuing the frames fed so far), the orientation numbered, X / Y shifted to the field's
+    /// columns and rows. `None` for a player the start file does not have.
+    pub fn view_now(&self, ram: &[u8; 2048], player: usize) -> Option<View> {
+        let p = self.start.player.get(player)?;
+        let mut view = View::read(ram, p);
+        view.active = self.control.get(player)?.clone().step(&view).0;
+        self.normalise(&mut view);
+        Some(view)
+    }
+
+    /// Numbers the orientation and shifts X / Y (see [`Learner::view_now`]).
+    fn normalise(&self, view: &mut View) {
+        view.o = self.ori_index(view.o);
+        view.x = (view.x as i16 - self.xy_shift.0) as u8;
+        view.y = (view.y as i16 - self.xy_shift.1) as u8;
+    }
+
+    /// The X / Y bytes' bases: the X value of column 1 and the Y value of row 0.
+    pub fn xy_bases(&self) -> (u8, u8) {
+        ((self.xy_shift.0 + 1) as u8, self.xy_shift.1 as u8)
+    }
+
+    /// Frames after the timer reaches 0 before a new piece's bytes are written, as seen most often.
+    pub fn pose_lag(&self) -> u32 {
+        self.timing.pose_lag()
+    }
+
+    /// What marks a lock, as seen: the field when it gained cells before the timer turned at least twice.
+    pub fn lock_signal(&self) -> crate::memmap::schema::LockSignal {
+        use crate::memmap::schema::LockSignal;
+        if self.timing.field_locks() >= 2 { LockSignal::Field } else { LockSignal::Timer }
+    }
+
+    /// A lock's cells say the X / Y shift in use is off by `(dx, dy)`: moves it and forgets what was read
+    /// with the old one (the pairs' locks and the movement), then reads the locks that were waiting.
+    fn shift_bases(&mut self, dx: i16, dy: i16) {
+        self.xy_shift = (self.xy_shift.0 + dx, self.xy_shift.1 + dy);
+        let (x, y) = self.xy_bases();
+        log::info!("calibration: the X / Y bytes read column 1 as {x} and row 0 as {y}; learning the movement again");
+        let back = |v: u8, d: i16| (v as i16 - d) as u8;
+        for l in &mut self.pending_bases {
+            l.x = back(l.x, dx);
+            l.y = back(l.y, dy);
+        }
+        self.locks.clear();
+        self.near_turns.clear();
+        self.refused.clear();
+        self.motion.reset();
+        self.apply_trusted_motion();
+        self.settled_at = None;
+        for l in std::mem::take(&mut self.pending_bases) {
+            self.lock(&l);
         }
     }
 
@@ -325,8 +404,24 @@ impl Learner {
             }
             return;
         }
-        let (x, y) = (l.x as usize, l.y as usize);
         let (a, b) = (pos(ch[0]), pos(ch[1]));
+        if !self.trusted.movement {
+            match self.bases.lock((l.x, l.y), a, b) {
+                BaseVerdict::Fits => {}
+                BaseVerdict::Unknown => {
+                    if self.pending_bases.len() < KEPT_LOCKS {
+                        self.pending_bases.push(l.clone());
+                    }
+                    return;
+                }
+                BaseVerdict::Shift(dx, dy) => {
+                    self.pending_bases.push(l.clone());
+                    self.shift_bases(dx, dy);
+                    return;
+                }
+            }
+        }
+        let (x, y) = (l.x as usize, l.y as usize);
         // The cell X / Y name; for a horizontal pair each half may have dropped, so the column decides.
         let (t, o) = if a == (x, y) {
             (a, b)

@@ -18,7 +18,9 @@
 //! the learner needs to see. Every fact keeps being checked; a contradiction is logged, listed in the
 //! report, and sends the learner back to learning that fact.
 
+pub mod bases;
 pub mod codes;
+pub mod control;
 pub mod learner;
 pub mod menu;
 pub mod motion;

@@ -108,7 +108,7 @@ impl OnlineCalibration {
         if player >= self.policies.len() {
             return SeatControl::Bot;
         }
-        let active = self.learner.start().player.get(player).is_some_and(|p| super::view::View::read(ram, p).active);
+        let active = self.learner.view_now(ram, player).is_some_and(|v| v.active);
         let was = std::mem::replace(&mut self.was_active[player], active);
         if active && !was {
             let settled = self.learner.is_settled();
@@ -140,7 +140,7 @@ impl OnlineCalibration {
     /// True when some player's piece can move, by the bytes the learner trusts (the spawn delay and X / Y):
     /// the session's cue that the game has started, before the codes are known.
     pub fn any_active(&self, ram: &[u8; 2048]) -> bool {
-        self.learner.start().player.iter().any(|p| super::view::View::read(ram, p).active)
+        (0..self.learner.start().player.len()).any(|i| self.learner.view_now(ram, i).is_some_and(|v| v.active))
     }
 
     /// Feeds the frame: its RAM and the pads held during it.

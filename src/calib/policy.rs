@@ -83,9 +83,7 @@ impl OpeningPolicy {
 
     /// The buttons to hold during the frame whose RAM is `ram`, given what the learner knows so far.
     pub fn buttons(&mut self, ram: &[u8; 2048], learner: &Learner) -> u8 {
-        let Some(map) = learner.start().player.get(self.player) else { return 0 };
-        let mut v = View::read(ram, map);
-        v.o = learner.ori_index(v.o);
+        let Some(v) = learner.view_now(ram, self.player) else { return 0 };
         if !v.active {
             self.was_active = false;
             self.press = None;

@@ -80,6 +80,12 @@ pub struct CalibrationReport {
     pub color_byte_offset: Option<u8>,
     /// Kicks seen.
     pub kicks: KicksReport,
+    /// The X byte's value in column 1 and the Y byte's in row 0.
+    pub xy_bases: [u8; 2],
+    /// Frames after the spawn-delay timer reaches 0 before a new piece's bytes are written (most seen).
+    pub pose_lag: u32,
+    /// What marks a lock: `"timer"` or `"field"` (the timer stays 0 while a lock resolves).
+    pub lock_signal: String,
     /// Orientation values pieces spawned with.
     pub spawn_orientations: Vec<u8>,
     /// Contradictions found (each sent the learner back to learning a fact).
@@ -146,6 +152,9 @@ impl Learner {
             xy_tracks: m.tracks().map(|t| t.name().to_string()),
             color_byte_offset: self.offset().map(|k| k as u8),
             kicks: KicksReport { sideways, up },
+            xy_bases: self.xy_bases().into(),
+            pose_lag: self.pose_lag(),
+            lock_signal: self.lock_signal().name().to_string(),
             spawn_orientations: self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect(),
             contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
             unsettled: if off { Vec::new() } else { self.unsettled() },
@@ -256,6 +265,10 @@ impl CalibrationReport {
             self.a_rotates.as_deref().unwrap_or("?"),
             self.xy_tracks.as_deref().unwrap_or("?"),
             opt(self.color_byte_offset)
+        );
+        s += &format!(
+            "  X of column 1 {}, Y of row 0 {}; a new piece's bytes {} frames after the timer's 0; locks marked by the {}\n",
+            self.xy_bases[0], self.xy_bases[1], self.pose_lag, self.lock_signal
         );
         for c in &self.contradictions {
             s += &format!("  contradiction: {c}\n");

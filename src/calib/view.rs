@@ -2,7 +2,8 @@
 //! bytes of the field cells, the piece bytes and the X / Y / orientation bytes.
 //!
 //! Only the addresses the public RAM map gives with confidence are used: the field's base and strides,
-//! the current / next / X / Y / orientation bytes and the spawn bytes. Every read goes through
+//! the current / next / X / Y / orientation bytes and the spawn-delay timer. Whether a piece can move
+//! is not read here but followed over frames by [`super::control::ControlWatch`]. Every read goes through
 //! [`byte`], so no RAM image or address file can make it panic.
 
 use crate::game::{HEIGHT, WIDTH};
@@ -43,8 +44,10 @@ pub struct View {
     pub child: u8,
     /// The next piece's pivot and child bytes (raw: they may use another code table).
     pub next: (u8, u8),
-    /// A piece can be moved: the spawn delay is 0 and X / Y are inside the field.
+    /// A piece can be moved (set by the learner from the frames before: see [`super::control`]).
     pub active: bool,
+    /// The spawn-delay timer reads 0.
+    pub timer_zero: bool,
     /// Every cell's bytes.
     pub cells: RawField,
     /// Bytes per cell actually used (`cell_stride`, at most [`MAX_CELL_BYTES`]).
@@ -67,8 +70,6 @@ impl View {
                 }
             }
         }
-        // X / Y may follow either puyo, so any in-field cell counts (the child may sit in column 1..6 only).
-        let active = rd(p.spawn_delay.addr) == 0 && (1..=WIDTH as u8).contains(&x) && (y as usize) < HEIGHT;
         View {
             x,
             y,
@@ -76,7 +77,8 @@ impl View {
             pivot: rd(p.current_pivot.addr),
             child: rd(p.current_child.addr),
             next: (rd(p.next_pivot.addr), rd(p.next_child.addr)),
-            active,
+            active: false,
+            timer_zero: rd(p.spawn_delay.addr) == 0,
             cells,
             cell_bytes,
         }

@@ -116,6 +116,8 @@ impl Learner {
                     [&v] => Orientation::ALL.into_iter().find(|&o| m.value(o) == v),
                     _ => base_m.spawn,
                 },
+                x_base: self.xy_bases().0,
+                y_base: self.xy_bases().1,
                 source: learned(if kicks_seen {
                     "X/Y, A's direction and kicks"
                 } else {
@@ -127,8 +129,14 @@ impl Learner {
         if !base.timing.verified {
             let lag = self.next_lag();
             f.timing.next_lag = lag;
-            f.timing.source =
-                learned(&format!("the next pair's bytes change {lag} frames after a spawn at the latest"));
+            f.timing.pose_lag = self.pose_lag();
+            f.timing.lock_signal = self.lock_signal();
+            f.timing.source = learned(&format!(
+                "the next pair's bytes change {lag} frames after a spawn at the latest; a new piece's bytes are \
+                 written {} frames after the spawn-delay timer reaches 0; locks are marked by the {}",
+                f.timing.pose_lag,
+                f.timing.lock_signal.name()
+            ));
         }
         match self.next_table() {
             NextTable::Mapped(table) if !self.trusted.codes => f.codes.next_codes = Some(table),

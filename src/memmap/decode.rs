@@ -9,6 +9,7 @@
 
 use crate::game::{Cell, Color, Field, HEIGHT, Item, MAX_COLORS, Orientation, Pair, Piece, WIDTH};
 
+use super::control::PieceClock;
 use super::schema::{AddressFile, Codes, OrientationCodes, PlayerMap, XyTracks};
 
 /// Reads one RAM byte; addresses outside RAM read as 0.
@@ -133,6 +134,8 @@ pub struct Decoder {
     colors: ColorMap,
     /// Piece code → field code, for the colours whose piece code differs from their field code.
     piece_to_field: Vec<(u8, u8)>,
+    /// Each player's piece life (see [`PieceClock`]).
+    clocks: Vec<PieceClock>,
 }
 
 impl Decoder {
@@ -143,7 +146,18 @@ impl Decoder {
             Some(pc) => pc.iter().zip(&map.codes.colors).filter(|(p, f)| p != f).map(|(&p, &f)| (p, f)).collect(),
             None => Vec::new(),
         };
-        Decoder { map, colors, piece_to_field }
+        let clocks = vec![PieceClock::default(); map.player.len()];
+        Decoder { map, colors, piece_to_field, clocks }
+    }
+
+    /// A decoder for `map` that goes on following the pieces under way as `self` did (the contract was
+    /// replaced in the middle of a piece; its control must not blink).
+    pub fn replaced_by(&self, map: AddressFile) -> Decoder {
+        let mut d = Decoder::new(map);
+        if d.clocks.len() == self.clocks.len() {
+            d.clocks = self.clocks.clone();
+        }
+        d
     }
 
     /// The address file in use.
@@ -190,8 +204,14 @@ impl Decoder {
         let orientation = orientation_of(&self.map.orientation, raw_orientation);
         let current = self.piece(cur_pivot, cur_child);
         let next = self.piece(next_pivot, next_child);
-        let (x, y) = pivot_xy(self.map.movement.xy_tracks, raw_x, raw_y, orientation, current);
-        let controllable = spawn_delay == 0
+        // The bytes as if column 1 were X 1 and row 0 were Y 0 (out-of-range values wrap to large ones).
+        let m = &self.map.movement;
+        let (fx, fy) = (raw_x.wrapping_sub(m.x_base).wrapping_add(1), raw_y.wrapping_sub(m.y_base));
+        let (x, y) = pivot_xy(m.xy_tracks, fx, fy, orientation, current);
+        let occupied = field.count() as usize;
+        let timing = &self.map.timing;
+        let live = self.clocks.get_mut(i).is_none_or(|c| c.step(spawn_delay == 0, occupied, timing));
+        let controllable = live
             && current.is_some()
             && orientation.is_some()
             && (1..=WIDTH as u8).contains(&x)

@@ -2,6 +2,7 @@
 //! known dumps, and the decoder from RAM to the game model.
 
 pub mod catalog;
+pub mod control;
 pub mod decode;
 pub mod load;
 pub mod mode;

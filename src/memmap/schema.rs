@@ -240,6 +240,12 @@ pub struct Movement {
     /// `"left"`); absent: up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spawn: Option<crate::game::Orientation>,
+    /// The X byte's value in the field's first column (the X byte holds column − 1 + `x_base`).
+    #[serde(default = "one")]
+    pub x_base: u8,
+    /// The Y byte's value in the field's top row 0 (the Y byte holds row + `y_base`).
+    #[serde(default)]
+    pub y_base: u8,
     /// Where this comes from.
     pub source: String,
     /// Whether it has been checked.
@@ -250,6 +256,10 @@ fn yes() -> bool {
     true
 }
 
+fn one() -> u8 {
+    1
+}
+
 impl Default for Movement {
     fn default() -> Movement {
         Movement {
@@ -258,6 +268,8 @@ impl Default for Movement {
             kick_sideways: true,
             kick_up: true,
             spawn: None,
+            x_base: 1,
+            y_base: 0,
             source: "not in the file: the default (X/Y follow the pivot, A turns clockwise, kicks sideways and up)"
                 .into(),
             verified: false,
@@ -273,6 +285,15 @@ pub struct Timing {
     /// they show the new next pair. The bot is asked after them.
     #[serde(default)]
     pub next_lag: u32,
+    /// Frames after the spawn-delay timer reaches 0 during which the X / Y / orientation and current-pair
+    /// bytes still show the previous piece (the game ignores the pad until they are written). The pair is
+    /// controllable from the frame after.
+    #[serde(default)]
+    pub pose_lag: u32,
+    /// What marks a lock: `"timer"` (the spawn-delay timer turns non-zero) or `"field"` (the timer may stay
+    /// 0 while the lock resolves; the lock is the field gaining two or more cells, or the timer).
+    #[serde(default)]
+    pub lock_signal: LockSignal,
     /// Where this comes from.
     #[serde(default = "timing_source")]
     pub source: String,
@@ -281,13 +302,40 @@ pub struct Timing {
     pub verified: bool,
 }
 
+/// What tells the end of a piece's control (`[timing] lock_signal`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LockSignal {
+    /// The spawn-delay timer turns non-zero at the lock and stays so until the next piece.
+    #[default]
+    Timer,
+    /// The timer may stay 0 while the lock resolves: a lock is also the field gaining two or more cells.
+    Field,
+}
+
+impl LockSignal {
+    /// The name in address files.
+    pub fn name(self) -> &'static str {
+        match self {
+            LockSignal::Timer => "timer",
+            LockSignal::Field => "field",
+        }
+    }
+}
+
 fn timing_source() -> String {
     "not in the file: the default (the next pair's bytes are valid at the spawn)".into()
 }
 
 impl Default for Timing {
     fn default() -> Timing {
-        Timing { next_lag: 0, source: timing_source(), verified: false }
+        Timing {
+            next_lag: 0,
+            pose_lag: 0,
+            lock_signal: LockSignal::Timer,
+            source: timing_source(),
+            verified: false,
+        }
     }
 }
 

@@ -468,7 +468,7 @@ impl<M: Machine> Session<M> {
                     learned.codes.colors,
                     learned.codes.empty
                 );
-                self.decoder = Decoder::new(learned);
+                self.decoder = self.decoder.replaced_by(learned);
             } else if cal.failed()
                 && let Some(cause) = self.health_cause.take()
             {
