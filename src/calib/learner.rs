@@ -24,6 +24,15 @@ const NUISANCE_FRAMES: u32 = 60;
 /// Pair locks kept as evidence for the colour mapping (the oldest are dropped).
 const KEPT_LOCKS: usize = 64;
 
+/// `field` with byte `k` of every cell read through `mask`.
+fn masked_field(field: &RawField, k: usize, mask: u8) -> RawField {
+    let mut out = *field;
+    for c in &mut out {
+        c[k] &= mask;
+    }
+    out
+}
+
 /// What kind of item a piece code is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ItemKind {
@@ -114,6 +123,9 @@ pub struct Learner {
     pub(crate) xy_shift: (i16, i16),
     /// Locks that arrived while the X / Y bases were ambiguous, to read once they are not.
     pending_bases: Vec<LockSeen>,
+    /// The colour byte's bits that carry the code: those seen changing in a cell that kept its puyo
+    /// (link bits, animation) are cleared.
+    pub(crate) colour_mask: u8,
 }
 
 impl Learner {
@@ -166,6 +178,7 @@ impl Learner {
             bases: BaseLearner::default(),
             xy_shift: (start.movement.x_base as i16 - 1, start.movement.y_base as i16),
             pending_bases: Vec::new(),
+            colour_mask: start.codes.color_mask,
         };
         if trusted.offset
             && let Some(p) = start.player.first()
@@ -227,6 +240,7 @@ impl Learner {
             }
             self.normalise(&mut view);
             self.cell_bytes = view.cell_bytes;
+            self.recoded_cells(i, &view);
             let events = self.observers[i].step(view, pad);
             for e in events {
                 self.event(e);
@@ -293,6 +307,70 @@ impl Learner {
         self.settled_at = None;
         for l in std::mem::take(&mut self.pending_bases) {
             self.lock(&l);
+        }
+    }
+
+    /// Bits of the colour byte that changed between the last frame and `view` in cells that held a puyo
+    /// in both while no cell was filled or emptied (nothing moved): link bits or animation, not colour.
+    fn recoded_cells(&mut self, player: usize, view: &View) {
+        if self.trusted.codes {
+            return;
+        }
+        let (Some(k), Some(empty)) = (self.offset(), self.empty_code()) else { return };
+        let Some(prev) = self.observers.get(player).and_then(|o| o.view()) else { return };
+        let m = self.colour_mask;
+        let mut bits = 0u8;
+        for (a, b) in prev.cells.iter().zip(view.cells.iter()) {
+            let (was, is) = (a[k] & m != empty & m, b[k] & m != empty & m);
+            if was != is {
+                return;
+            }
+            if was {
+                bits |= a[k] ^ b[k];
+            }
+        }
+        self.note_varying(bits);
+    }
+
+    /// `bits` of the colour byte change in a cell that kept its puyo: leaves them out of every code read
+    /// from now on, unless that would make two codes already told apart equal (then they carry colour:
+    /// the change was something else, such as a piece's cells moving).
+    fn note_varying(&mut self, bits: u8) {
+        let mask = self.colour_mask & !bits;
+        if mask == self.colour_mask {
+            return;
+        }
+        let mut known: Vec<u8> = self.locks.iter().flat_map(|l| [l.tracked, l.other]).collect();
+        known.extend(self.mono.pairs.values());
+        known.extend(self.nuisance);
+        known.extend(self.empty_code());
+        known.sort_unstable();
+        known.dedup();
+        let mut masked: Vec<u8> = known.iter().map(|v| v & mask).collect();
+        masked.sort_unstable();
+        masked.dedup();
+        if masked.len() != known.len() || mask == 0 {
+            log::debug!("calibration: bits {bits:#04x} changed in a kept cell but tell codes apart; kept");
+            return;
+        }
+        log::info!(
+            "calibration: bits {:#04x} of the colour byte change with neighbours or animation; codes are read \
+             through the mask {mask:#04x}",
+            self.colour_mask & bits
+        );
+        self.colour_mask = mask;
+        for l in &mut self.locks {
+            l.tracked &= mask;
+            l.other &= mask;
+        }
+        let mut mono = Mapping::default();
+        for (&p, &f) in &self.mono.pairs {
+            mono.add(p, f & mask);
+        }
+        self.mono = mono;
+        self.nuisance = self.nuisance.map(|n| n & mask);
+        for s in &mut self.stable {
+            s.iter_mut().for_each(|c| *c = (0, 0));
         }
     }
 
@@ -396,6 +474,21 @@ impl Learner {
 
     fn lock(&mut self, l: &LockSeen) {
         let (Some(k), Some(empty)) = (self.offset(), self.empty_code()) else { return };
+        // Cells that kept a puyo but changed show bits that follow the neighbours (the pair's arrival).
+        let kept = |m: u8, i: usize| l.before[i][k] & m != empty & m && l.after[i][k] & m != empty & m;
+        let m = self.colour_mask;
+        let bits = (0..CELLS).filter(|&i| kept(m, i)).fold(0, |b, i| b | (l.before[i][k] ^ l.after[i][k]));
+        self.note_varying(bits);
+        if l.pivot == l.child {
+            // One piece code: its two new cells differ only in bits that are not colour.
+            let new: Vec<usize> = (0..CELLS).filter(|&i| l.before[i][k] & m == empty & m && l.after[i][k] & m != empty & m).collect();
+            if let [a, b] = new[..] {
+                self.note_varying(l.after[a][k] ^ l.after[b][k]);
+            }
+        }
+        let m = self.colour_mask;
+        let (before, after) = (masked_field(&l.before, k, m), masked_field(&l.after, k, m));
+        let l = &LockSeen { before: Box::new(before), after: Box::new(after), ..l.clone() };
         let ch = Self::changed(&l.before, &l.after, k);
         let filled = ch.len() == 2 && ch.iter().all(|&i| l.before[i][k] == empty && l.after[i][k] != empty);
         if !filled {
@@ -441,8 +534,26 @@ impl Learner {
         } else {
             return;
         };
-        let tracked = l.after[idx(t.0, t.1)][k];
-        let other = l.after[idx(o.0, o.1)][k];
+        let (mut tracked, mut other) = (l.after[idx(t.0, t.1)][k], l.after[idx(o.0, o.1)][k]);
+        if let Some(tracks) = self.motion.tracks() {
+            // A puyo of a known colour that landed as its code with more bits set: those bits follow the
+            // neighbours (a new cell's link towards a puyo of its colour), not the colour.
+            let (pt, po) = match tracks {
+                XyTracks::Pivot => (l.pivot, l.child),
+                XyTracks::Child => (l.child, l.pivot),
+            };
+            let known = self.mapping(tracks).unwrap_or_default();
+            for (piece, seen) in [(pt, tracked), (po, other)] {
+                if let Some(f) = known.field(piece).or_else(|| self.mono.field(piece))
+                    && seen != f
+                    && seen & f == f
+                {
+                    self.note_varying(seen ^ f);
+                }
+            }
+            tracked &= self.colour_mask;
+            other &= self.colour_mask;
+        }
         if l.pivot == l.child {
             if tracked != other {
                 // One piece code, two field codes: not a pair of one colour. Nothing to learn here.
@@ -649,7 +760,7 @@ impl Learner {
         let complete = self.pair_codes.iter().all(|&p| map.field(p).is_some());
         let mut found = None;
         for (c, s) in view.cells.iter().zip(self.stable[i].iter_mut()) {
-            let v = c[k];
+            let v = c[k] & self.colour_mask;
             if v == empty || colours.contains(&v) || self.pair_codes.contains(&v) {
                 *s = (v, 0);
                 continue;

@@ -2,9 +2,12 @@
 //! seats while the contract is not settled, and once it is, the session switches to the learned
 //! address file.
 
-use crate::memmap::schema::AddressFile;
+use crate::memmap::schema::{AddressFile, LockSignal};
 
 use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
+
+/// How the learner reads RAM beyond the codes: colour mask, pose lag, lock signal, X / Y bases.
+type Reading = (u8, u32, LockSignal, (u8, u8));
 
 /// Pieces per seat the opening spends on the kick test after the contract settles, while a kick fact is
 /// still unknown (a test piece can end without evidence, e.g. when the pair locks before its turn).
@@ -46,6 +49,8 @@ pub struct OnlineCalibration {
     applied_specials: Specials,
     /// The next pair's table and lag in the file last taken (often known only some pieces after settling).
     applied_next: (super::next::NextTable, u32),
+    /// How RAM was read in the file last handed out: colour mask, pose lag, lock signal, X / Y bases.
+    applied_reading: Reading,
 }
 
 /// The codes a learner can find late: nuisance, Big Puyo and Carbuncle.
@@ -71,6 +76,7 @@ impl OnlineCalibration {
             applied_kicks: (None, None),
             applied_specials: (None, None, None),
             applied_next: (super::next::NextTable::Unknown, 0),
+            applied_reading: (0xFF, 0, LockSignal::Timer, (1, 0)),
         })
     }
 
@@ -157,6 +163,8 @@ impl OnlineCalibration {
         let kicks = self.learner.kicks();
         let specials = self.learner.special_codes();
         let next = (self.learner.next_table(), self.learner.next_lag());
+        let l = &self.learner;
+        let reading = (l.colour_mask, l.pose_lag(), l.lock_signal(), l.xy_bases());
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
             // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.
@@ -164,7 +172,18 @@ impl OnlineCalibration {
             let kicked = self.applied_colours > 0 && kicks != self.applied_kicks;
             let found = self.applied_colours > 0 && specials != self.applied_specials;
             let next_seen = self.applied_colours > 0 && next != self.applied_next;
-            if self.applied_colours == 0 || !(grown || kicked || found || next_seen) {
+            let reread = self.applied_colours > 0 && reading != self.applied_reading;
+            if reread {
+                log::info!(
+                    "calibration: reading RAM with what was learned since (colour mask {:#04x}, pose lag {}, locks \
+                     marked by the {}, X / Y bases {:?})",
+                    reading.0,
+                    reading.1,
+                    reading.2.name(),
+                    reading.3
+                );
+            }
+            if self.applied_colours == 0 || !(grown || kicked || found || next_seen || reread) {
                 return None;
             }
             if found {
@@ -182,6 +201,7 @@ impl OnlineCalibration {
         self.applied_kicks = kicks;
         self.applied_specials = specials;
         self.applied_next = next;
+        self.applied_reading = reading;
         Some(f)
     }
 

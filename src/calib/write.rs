@@ -54,6 +54,8 @@ impl Learner {
             let map = self.colour_codes()?;
             let c = &mut f.codes;
             c.empty = self.empty_code()?;
+            c.color_mask = self.colour_mask;
+            c.empty &= c.color_mask;
             let mut pieces: Vec<u8> = self.colour_order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
             pieces.extend(map.pairs.keys().filter(|p| !self.colour_order.contains(p)));
             pieces.truncate(6);

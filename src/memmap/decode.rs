@@ -250,6 +250,7 @@ impl Decoder {
     /// The meaning of a raw field code.
     pub fn cell(&mut self, raw: u8) -> Cell {
         let c = &self.map.codes;
+        let raw = raw & c.color_mask;
         if raw == c.empty {
             return Cell::Empty;
         }

@@ -146,6 +146,10 @@ pub struct Codes {
     /// `[next code, piece code]`, one-to-one. Absent: the next bytes hold piece codes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_codes: Option<Vec<[u8; 2]>>,
+    /// The bits of a field cell's colour byte that carry its code; the others (link bits towards
+    /// same-colour neighbours, animation) are ignored. Absent: all eight.
+    #[serde(default = "all_bits", skip_serializing_if = "is_all_bits")]
+    pub color_mask: u8,
     /// Where this comes from.
     pub source: String,
     /// Whether it has been checked.
@@ -250,6 +254,14 @@ pub struct Movement {
     pub source: String,
     /// Whether it has been checked.
     pub verified: bool,
+}
+
+fn all_bits() -> u8 {
+    0xFF
+}
+
+fn is_all_bits(v: &u8) -> bool {
+    *v == 0xFF
 }
 
 fn yes() -> bool {
