@@ -22,6 +22,11 @@ use super::seat::{FrameContext, Seat};
 /// slow human beside a fast bot does not look like an empty field.
 const MODE_CHECK_PIECES: u32 = 8;
 
+/// Cursor moves tried, one per attempt, in place of a `seek` step whose byte does not follow the menu,
+/// when a 2-player mode came out as a 1-player game: the game is ended (pairs dropped in place until it
+/// tops out) and the restart script runs again with the next of these.
+const MODE_RETRY_MOVES: [(&str, u32); 4] = [("DOWN", 1), ("RIGHT", 1), ("DOWN", 2), ("UP", 1)];
+
 /// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
 fn rules_for(spawn: &Option<Orientation>) -> Rules {
     Rules { spawn_orientation: spawn.unwrap_or(Orientation::Up), ..Rules::puyo1() }
@@ -94,6 +99,10 @@ pub struct Session<M: Machine> {
     game_start_pieces: Vec<u32>,
     /// Both fields of the game under way have had pieces: the mode asked for is the one played.
     mode_confirmed: bool,
+    /// Menu attempts made after a game came out in the wrong mode (see [`MODE_RETRY_MOVES`]).
+    mode_attempts: u32,
+    /// The game under way is in the wrong mode: it is being ended to try the menus again.
+    abandoning: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -145,6 +154,8 @@ impl<M: Machine> Session<M> {
             log_health_stop: true,
             game_start_pieces: Vec::new(),
             mode_confirmed: false,
+            mode_attempts: 0,
+            abandoning: false,
         }
     }
 
@@ -255,6 +266,35 @@ impl<M: Machine> Session<M> {
             self.ready_timeout = r.ready_timeout;
             self.phase = Phase::Menu(self.script_runner(r.steps));
         }
+    }
+
+    /// The game in the wrong mode is over: the restart script runs again with its `seek` steps replaced by
+    /// this attempt's cursor move; the game it reaches is checked like the first.
+    fn retry_menus(&mut self) {
+        self.abandoning = false;
+        let Some(mut r) = self.decoder.map().restart.clone() else { return };
+        let (button, times) = MODE_RETRY_MOVES[(self.mode_attempts as usize).saturating_sub(1)];
+        r.steps = r
+            .steps
+            .into_iter()
+            .flat_map(|step| {
+                if step.seek.is_none() {
+                    return vec![step];
+                }
+                let press = crate::memmap::schema::MenuStep {
+                    press: Some(vec![button.to_string()]),
+                    note: Some("cursor move tried after the game came out in another mode".into()),
+                    ..Default::default()
+                };
+                let wait = crate::memmap::schema::MenuStep { wait: Some(12), ..Default::default() };
+                std::iter::repeat_n([press, wait], times as usize).flatten().collect()
+            })
+            .collect();
+        for s in &mut self.seats {
+            s.stats.topped_out = false;
+        }
+        self.ready_timeout = r.ready_timeout;
+        self.phase = Phase::Menu(self.script_runner(r.steps));
     }
 
     /// The message for a script that ended without reaching the game.
@@ -533,7 +573,13 @@ impl<M: Machine> Session<M> {
                 *p |= buttons;
             }
         }
-        if !calibrating {
+        if self.abandoning {
+            // Pairs dropped where they spawn fill the middle column: the wrong game ends in a few pieces.
+            for s in &mut self.seats {
+                s.health.reset();
+            }
+            pads = [crate::emu::pad::DOWN; 2];
+        } else if !calibrating {
             self.check_health();
         }
         self.check_mode();
@@ -597,10 +643,29 @@ impl<M: Machine> Session<M> {
             (Some(e), Some(v)) => format!(" (the mode byte ${:04X} reads {v})", e.addr),
             _ => String::new(),
         };
-        let seen = format!(
+        let mut seen = format!(
             "{} had {} pieces and {} none: the game plays one field, not the {} game asked for{mode_byte}",
             self.seats[busy].label, placed[busy], self.seats[idle].label, self.mode
         );
+        if self.abandoning {
+            return;
+        }
+        let can_retry = self.decoder.map().restart.is_some();
+        if can_retry && (self.mode_attempts as usize) < MODE_RETRY_MOVES.len() {
+            let (button, times) = MODE_RETRY_MOVES[self.mode_attempts as usize];
+            self.mode_attempts += 1;
+            log::warn!(
+                "mode: {seen}; ending this game and trying the menu again with {button} × {times} in place of the \
+                 mode byte's seek (attempt {} of {})",
+                self.mode_attempts,
+                MODE_RETRY_MOVES.len()
+            );
+            self.abandoning = true;
+            return;
+        }
+        if self.mode_attempts > 0 {
+            seen += &format!("; {} menu attempts with other cursor moves did not reach it", self.mode_attempts);
+        }
         self.stop_bots(Failure { player: self.seats[idle].label.clone(), fact: Fact::Mode, seen });
     }
 
@@ -630,6 +695,10 @@ impl<M: Machine> Session<M> {
         }
         let out: Vec<usize> = (0..self.seats.len()).filter(|&i| self.seats[i].stats.topped_out).collect();
         if out.is_empty() {
+            return;
+        }
+        if self.abandoning {
+            self.retry_menus();
             return;
         }
         let winner =
