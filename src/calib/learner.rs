@@ -481,7 +481,8 @@ impl Learner {
         self.note_varying(bits);
         if l.pivot == l.child {
             // One piece code: its two new cells differ only in bits that are not colour.
-            let new: Vec<usize> = (0..CELLS).filter(|&i| l.before[i][k] & m == empty & m && l.after[i][k] & m != empty & m).collect();
+            let new: Vec<usize> =
+                (0..CELLS).filter(|&i| l.before[i][k] & m == empty & m && l.after[i][k] & m != empty & m).collect();
             if let [a, b] = new[..] {
                 self.note_varying(l.after[a][k] ^ l.after[b][k]);
             }

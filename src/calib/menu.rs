@@ -103,6 +103,9 @@ pub struct MenuWatcher {
     stats: Vec<Stats>,
     presses: u32,
     started: Option<(u64, u8)>,
+    /// Some player's spawn-delay timer has been seen non-zero (a countdown): until then a 0 is power-on
+    /// RAM or a menu, not a piece.
+    counted: bool,
 }
 
 impl MenuWatcher {
@@ -118,15 +121,17 @@ impl MenuWatcher {
             stats: vec![Stats::default(); 2048],
             presses: 0,
             started: None,
+            counted: false,
         }
     }
 
-    fn active(&self, ram: &[u8; 2048]) -> bool {
-        self.start.player.iter().any(|p| {
-            let x = byte(ram, p.x.addr as usize);
-            let y = byte(ram, p.y.addr as usize);
-            byte(ram, p.spawn_delay.addr as usize) == 0 && (1..=6).contains(&x) && y < 14
-        })
+    /// A piece can move: a spawn-delay timer reached 0 after counting down. X / Y are not read: their
+    /// bases are learned later.
+    fn active(&mut self, ram: &[u8; 2048]) -> bool {
+        let timers: Vec<u8> = self.start.player.iter().map(|p| byte(ram, p.spawn_delay.addr as usize)).collect();
+        let active = self.counted && timers.contains(&0);
+        self.counted |= timers.iter().any(|&t| t != 0);
+        active
     }
 
     /// Feeds one frame (RAM at its start, pads held during it). Frames after play started are ignored.

@@ -24,6 +24,9 @@ pub struct CodesReport {
     pub carbuncle: Option<u8>,
     /// Piece codes that did not land as pairs but whose item kind is not known yet.
     pub unknown_items: Vec<u8>,
+    /// The colour byte's bits that carry the code (255: all; the others were seen changing with the
+    /// neighbours or an animation in a cell that kept its puyo).
+    pub color_mask: u8,
 }
 
 /// The value of each direction in the orientation byte; each `None` until settled.
@@ -133,6 +136,7 @@ impl Learner {
             big_puyo: item(ItemKind::BigPuyo),
             carbuncle: item(ItemKind::Carbuncle),
             unknown_items: self.items.iter().filter(|(_, k)| **k == ItemKind::Unknown).map(|(&c, _)| c).collect(),
+            color_mask: self.colour_mask,
         };
         let m = &self.motion;
         let orientation = OrientationReport {

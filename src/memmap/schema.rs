@@ -341,13 +341,7 @@ fn timing_source() -> String {
 
 impl Default for Timing {
     fn default() -> Timing {
-        Timing {
-            next_lag: 0,
-            pose_lag: 0,
-            lock_signal: LockSignal::Timer,
-            source: timing_source(),
-            verified: false,
-        }
+        Timing { next_lag: 0, pose_lag: 0, lock_signal: LockSignal::Timer, source: timing_source(), verified: false }
     }
 }
 

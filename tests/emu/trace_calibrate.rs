@@ -236,6 +236,42 @@ fn a_person_trace_on_a_contract_build_teaches_that_contract() {
 }
 
 #[test]
+fn a_person_trace_teaches_the_timing_and_the_xy_bases() {
+    let dir = scratch("timing-person");
+    // The timer at 0 while a lock resolves, pose bytes written 2 frames late, X counted from 8, Y from 2.
+    let c = Contract { timer_resolve0: true, pose_late: 2, x_base: 8, y_base: 2, ..Contract::random(0x7ACE_0009) };
+    c.validate().expect("valid contract");
+    let rom_path = dir.join("timing.nes");
+    match c.build(&rom_path) {
+        Ok(()) => {}
+        Err(BuildError::NoAssembler) => {
+            common::tools::missing_ca65("trace_calibrate::a_person_trace_teaches_the_timing_and_the_xy_bases");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    }
+    println!("contract: {c}");
+    let rom = RomImage::from_path(&rom_path).expect("built ROM");
+    let trace = dir.join("person.trace");
+    person_trace(&rom, &trace, 6, 16);
+    let j = ok_json(&["calibrate", trace.to_str().expect("utf-8"), "--json"]);
+    let cal = &j["calibration"];
+    assert_eq!(cal["xy_bases"], serde_json::json!([8, 2]), "{cal:#}");
+    assert_eq!(cal["pose_lag"], 2, "{cal:#}");
+    assert_eq!(cal["lock_signal"], "field", "{cal:#}");
+    let o = c.orients;
+    let e = Expected {
+        empty: c.empty,
+        colours: c.colours().to_vec(),
+        orients: [o.down, o.left, o.up, o.right],
+        a_clockwise: c.a_clockwise,
+        xy_child: c.xy_child,
+        offset: c.color_offset,
+    };
+    check_contract(&j, &e, &format!("contract {c}"));
+}
+
+#[test]
 fn a_bot_trace_writes_addresses_that_play_with_no_mismatch() {
     let dir = scratch("bot");
     let trace = dir.join("bot.trace");
