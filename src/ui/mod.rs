@@ -135,6 +135,8 @@ pub struct HudInfo {
     /// The running tally of a match (games, wins per side, largest chains), drawn on the status line
     /// when no message is up; `None` before a match has a game to count.
     pub tally: Option<String>,
+    /// The game waits for the person to press Start on pad 1; the window says which key and button do.
+    pub awaiting_start: bool,
 }
 
 /// HUD data for one player.

@@ -6,7 +6,7 @@ use puyobot::emu::{Emu, RomImage, rom};
 use puyobot::memmap::AddressSource;
 use puyobot::play::{Session, seats_for};
 use puyobot::ui::session_view::WindowSession;
-use puyobot::ui::{FRAME_RGBA_LEN, Viewable};
+use puyobot::ui::{FRAME_RGBA_LEN, PAD_A, PAD_START, Viewable};
 
 fn view(mode: Mode) -> WindowSession {
     let image: RomImage = rom::labcart().expect("built-in labcart");
@@ -91,6 +91,52 @@ fn vs_human_starts_with_the_person_on_pad_1() {
     let p1 = v.hud().players[0].speed;
     assert!(v.change_player_bot_speed(1, -1).is_some());
     assert_eq!(v.hud().players[0].speed, p1);
+}
+
+#[test]
+fn vs_human_waits_for_the_person_s_start_then_the_game_starts_and_the_bot_plays() {
+    let mut v = view(Mode::VsHuman);
+    v.session.set_hold_for_start(true);
+    // The labcart's script reaches its last Start within about 270 frames; wait four times as long.
+    for _ in 0..1200 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.awaiting_start() && v.hud().awaiting_start, "the script waits for the person");
+    assert!(v.session.in_menus() && v.session.game_number() == 0 && v.session.menu_error.is_none());
+    assert!(v.session.seats.iter().all(|s| s.stats.pieces == 0), "no game started: {:?}", v.session.seats);
+    // Other buttons do not start it.
+    v.set_keyboard_pad(0, PAD_A);
+    for _ in 0..60 {
+        v.step_frame().unwrap();
+    }
+    v.set_keyboard_pad(0, 0);
+    for _ in 0..60 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.awaiting_start());
+    // Start on pad 1 (keyboard or controller: the window hands both over as one pad).
+    v.set_keyboard_pad(0, PAD_START);
+    for _ in 0..3 {
+        v.step_frame().unwrap();
+    }
+    v.set_keyboard_pad(0, 0);
+    assert!(!v.session.awaiting_start() && !v.hud().awaiting_start);
+    for _ in 0..900 {
+        v.step_frame().unwrap();
+    }
+    assert!(!v.session.in_menus() && v.session.game_number() == 1, "the game started");
+    assert!(v.session.seats[1].stats.pieces > 0, "the bot on pad 2 plays: {:?}", v.session.seats[1]);
+    assert!(v.session.menu_error.is_none(), "{:?}", v.session.menu_error);
+}
+
+#[test]
+fn without_the_hold_vs_human_starts_by_itself() {
+    let mut v = view(Mode::VsHuman);
+    for _ in 0..900 {
+        v.step_frame().unwrap();
+        assert!(!v.session.awaiting_start());
+    }
+    assert!(!v.session.in_menus() && v.session.game_number() == 1);
 }
 
 #[test]
