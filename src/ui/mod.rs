@@ -22,8 +22,11 @@
 //! - [`session_view`]: [`Viewable`] for a session on the real emulator, with
 //!   save-state slots on disk (the window adapter; it lives here so `play` needs no `ui`).
 //! - [`states`]: save-state files, one folder per ROM.
+//! - [`replay_view`]: [`Viewable`] for a replay file's pads played back on the emulator (`puyobot replay`).
+//! - [`clip`]: animated GIF clips of the game picture (`puyobot replay --gif`).
 
 pub mod audio;
+pub mod clip;
 pub mod demo;
 pub mod font;
 pub mod gamepad;
@@ -31,6 +34,7 @@ pub mod hud;
 pub mod key_script;
 pub mod keys;
 pub mod pacing;
+pub mod replay_view;
 pub mod scale;
 pub mod screenshot;
 pub mod session_view;

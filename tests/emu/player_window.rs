@@ -166,6 +166,41 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
 }
 
 #[test]
+fn vs_human_in_the_window_starts_when_the_person_presses_enter() {
+    if !crate::common::tools::xvfb_run("player_window::vs_human_in_the_window_starts_when_the_person_presses_enter") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("puyobot-vs-human-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (script, trace) = (dir.join("keys.txt"), dir.join("run.trace"));
+    // Enter (pad 1 Start) at frame 700, long after the menu script (about 270 frames) reached its last Start.
+    std::fs::write(&script, "700 Enter down\n703 Enter up\n").unwrap();
+    let xvfb = crate::common::xvfb::lock();
+    let out = std::process::Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "--mode", "vs-human", "--emu-speed", "max", "--frames", "1500", "--config", "/dev/null"])
+        .args(["--p2-ai", "greedy", "--record", &trace.display().to_string()])
+        .env("PUYOBOT_KEY_SCRIPT", &script)
+        .env("PUYOBOT_DATA_DIR", dir.join("data"))
+        .output()
+        .expect("xvfb-run");
+    drop(xvfb);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut reader = puyobot::trace::TraceReader::open(&trace).expect("trace");
+    let mut pads = Vec::new();
+    while let Some((p, _)) = reader.next_frame().expect("frame") {
+        pads.push(p);
+    }
+    assert_eq!(pads.len(), 1500);
+    // Nothing pressed Start, and the bot on pad 2 did nothing, until the person's Enter.
+    assert!(pads[300..700].iter().all(|p| *p == [0, 0]), "the game waited: {:?}", &pads[300..700]);
+    assert!(pads[700..703].iter().all(|p| p[0] == PAD_START), "{:?}", &pads[700..703]);
+    assert!(pads[703..].iter().any(|p| p[1] != 0), "after Start the bot on pad 2 plays");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn play_help_lists_every_window_key_from_the_bindings_table() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot")).args(["play", "--help"]).output().unwrap();
     assert!(out.status.success());
