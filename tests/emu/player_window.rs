@@ -127,6 +127,17 @@ fn vs_human_waits_for_the_person_s_start_then_the_game_starts_and_the_bot_plays(
     assert!(!v.session.in_menus() && v.session.game_number() == 1, "the game started");
     assert!(v.session.seats[1].stats.pieces > 0, "the bot on pad 2 plays: {:?}", v.session.seats[1]);
     assert!(v.session.menu_error.is_none(), "{:?}", v.session.menu_error);
+    // The idle person tops out; with restarts on, the restart script waits for Start again.
+    v.session.set_restart(true);
+    let waited = (0..20_000).find(|_| {
+        v.step_frame().unwrap();
+        v.session.awaiting_start()
+    });
+    assert!(waited.is_some() && v.session.finished_games().len() == 1, "no wait after the game over");
+    for _ in 0..600 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.awaiting_start() && v.session.in_menus(), "the next game waits for the person");
 }
 
 #[test]
