@@ -200,13 +200,13 @@ fn without_a_display_or_with_headless_replay_checks_as_before() {
 
 #[test]
 fn a_gif_clip_holds_every_second_picture_of_the_frames_asked_for() {
-    let (file, pads) = saved_run("gif", 300);
+    let (file, pads) = saved_run("gif", 600);
     let f = file.display().to_string();
     let gif_path = file.with_file_name("clip.gif");
     let g = gif_path.display().to_string();
-    let (ok, _, err) = puyobot(&["replay", &f, "--gif", &g, "--from", "101", "--to", "160"]);
+    let (ok, _, err) = puyobot(&["replay", &f, "--gif", &g, "--from", "451", "--to", "510"]);
     assert!(ok, "{err}");
-    assert!(err.contains("frames 101 to 160") && err.contains("30 pictures"), "{err}");
+    assert!(err.contains("frames 451 to 510") && err.contains("30 pictures"), "{err}");
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
     let mut decoder = options.read_info(std::fs::File::open(&gif_path).expect("the GIF")).expect("a GIF");
@@ -217,15 +217,15 @@ fn a_gif_clip_holds_every_second_picture_of_the_frames_asked_for() {
         frames.push(frame.buffer.to_vec());
     }
     assert_eq!(frames.len(), 30);
-    assert!(frames.windows(2).any(|w| w[0] != w[1]), "the clip moves");
-    let at: Vec<usize> = (0..30).map(|k| 101 + 2 * k).collect();
+    assert!(frames.windows(2).any(|w| w[0] != w[1]), "the clip moves (pairs fall by frame 451)");
+    let at: Vec<usize> = (0..30).map(|k| 451 + 2 * k).collect();
     let want = pictures_at(&pads, &at);
     for (k, (got, want)) in frames.iter().zip(&want).enumerate() {
         assert!(got == want, "GIF frame {k} is the console's picture after frame {}", at[k]);
     }
     // Defaults: the whole run.
     let (ok, _, err) = puyobot(&["replay", &f, "--gif", &g]);
-    assert!(ok && err.contains("frames 1 to 300") && err.contains("150 pictures"), "{err}");
+    assert!(ok && err.contains("frames 1 to 600") && err.contains("300 pictures"), "{err}");
 
     // Refusals, each before any work, naming the flag.
     let refused = |args: &[&str], words: &[&str]| {
@@ -236,7 +236,7 @@ fn a_gif_clip_holds_every_second_picture_of_the_frames_asked_for() {
     };
     refused(&["--gif", &g, "--from", "0"], &["--from 0", "count from 1"]);
     refused(&["--gif", &g, "--from", "200", "--to", "100"], &["--from 200 is after --to 100"]);
-    refused(&["--gif", &g, "--to", "301"], &["--to 301", "has 300 frames"]);
+    refused(&["--gif", &g, "--to", "601"], &["--to 601", "has 600 frames"]);
     let nowhere = file.with_file_name("no/such/folder/clip.gif");
     refused(&["--gif", &nowhere.display().to_string()], &["--gif", "does not exist"]);
     refused(&["--from", "5"], &["--gif"]);
