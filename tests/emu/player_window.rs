@@ -97,8 +97,8 @@ fn vs_human_starts_with_the_person_on_pad_1() {
 fn vs_human_waits_for_the_person_s_start_then_the_game_starts_and_the_bot_plays() {
     let mut v = view(Mode::VsHuman);
     v.session.set_hold_for_start(true);
-    // The labcart's script reaches its last Start within about 270 frames; wait four times as long.
-    for _ in 0..1200 {
+    // The labcart's script reaches its last Start within about 270 frames; the person takes a minute.
+    for _ in 0..3600 {
         v.step_frame().unwrap();
     }
     assert!(v.session.awaiting_start() && v.hud().awaiting_start, "the script waits for the person");
