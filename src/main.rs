@@ -24,7 +24,8 @@ enum Command {
     Record(cli::record::RecordArgs),
     /// Run the self-calibrating learner on a recorded trace: what it learned, what stays unknown.
     Calibrate(cli::calibrate::CalibrateArgs),
-    /// Run a saved headless run again (`play --save-inputs`) and check it matches bit for bit.
+    /// Watch a saved headless run (`play --save-inputs`) in the window, check it matches bit for bit
+    /// (--headless), or write a GIF clip of it (--gif).
     Replay(cli::replay::ReplayArgs),
     /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.
     Soak(cli::soak::SoakArgs),

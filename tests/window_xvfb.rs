@@ -117,7 +117,7 @@ impl Viewable for StillView {
                 ..HudPlayer::default()
             })
             .collect();
-        HudInfo { players, message: None, tally: None }
+        HudInfo { players, ..HudInfo::default() }
     }
     fn set_keyboard_pad(&mut self, _pad: u8, _buttons: u8) {}
     fn toggle_bot(&mut self, _player: usize) -> bool {

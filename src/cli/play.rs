@@ -369,6 +369,8 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
     session.set_restart(cfg.play.menu);
     session.set_manual_menu_fallback(true);
+    // A person on pad 1 starts each game with Start, when ready, rather than 4 seconds after launch.
+    session.set_hold_for_start(mode == Mode::VsHuman && cfg.play.menu);
     let result = run_window(session, &cfg, &name, args.frames);
     let mut session = result?;
     finish_trace(session.machine_mut(), args)?;

@@ -1,17 +1,23 @@
-//! `puyobot replay FILE`: runs a saved headless run again and checks it comes out bit for bit the same:
-//! the pads of every frame, the final RAM hash and the JSON report (timings aside).
+//! `puyobot replay FILE`: shows a saved headless run in the window (when a display is available), or
+//! runs it again and checks it comes out bit for bit the same (`--headless`, `--json`, or no display):
+//! the pads of every frame, the final RAM hash and the JSON report (timings aside). `--gif OUT` writes a
+//! clip of the game picture instead.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::config::Config;
 use crate::emu::replay::Replay;
-use crate::emu::{RomImage, rom};
+use crate::emu::{Emu, EmuSpeed, RomImage, rom};
 use crate::play::Limits;
+use crate::ui::Viewable;
+use crate::ui::clip::{GifClip, gif_frames};
+use crate::ui::replay_view::ReplayView;
 
 use super::headless;
+use super::output;
 use super::play::load_game;
 
 /// Arguments of `puyobot replay`.
@@ -22,14 +28,87 @@ pub struct ReplayArgs {
     /// The ROM, when the one named in the file's configuration is elsewhere (its hash must match).
     #[arg(long)]
     pub rom: Option<PathBuf>,
-    /// Print the report as JSON.
+    /// Print the report as JSON (checks the replay without a window).
     #[arg(long)]
     pub json: bool,
+    /// No window: run the replay again and check the pads, the final RAM hash and the report match the
+    /// file (also what happens when no display is available).
+    #[arg(long)]
+    pub headless: bool,
+    /// In the window: close it after N emulated frames.
+    #[arg(long, value_name = "N", conflicts_with_all = ["headless", "json", "gif"])]
+    pub frames: Option<u64>,
+    /// Emulator speed in the window (default: play.emu_speed of the configuration).
+    #[arg(long, value_enum, conflicts_with_all = ["headless", "json", "gif"])]
+    pub emu_speed: Option<EmuSpeed>,
+    /// Configuration file for the window's keys, sound and controllers (default: ./config.toml when it
+    /// exists, else the user's config.toml; the game itself follows the file's recorded configuration).
+    #[arg(long, conflicts_with_all = ["headless", "json", "gif"])]
+    pub config: Option<PathBuf>,
+    /// Write the game picture (256x240, no HUD) of frames --from..=--to as an animated GIF, at the game's
+    /// speed (every second frame, 30 a second); no window, no check.
+    #[arg(long, value_name = "OUT.gif", conflicts_with_all = ["headless", "json"])]
+    pub gif: Option<PathBuf>,
+    /// First frame of the GIF, counted from 1 (the first frame after power-on); default 1.
+    #[arg(long, value_name = "F", requires = "gif")]
+    pub from: Option<u64>,
+    /// Last frame of the GIF (included); default the replay's last.
+    #[arg(long, value_name = "F", requires = "gif")]
+    pub to: Option<u64>,
 }
 
-/// Runs `puyobot replay`.
+/// Runs `puyobot replay`: the GIF, the window, or the check.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+    if let Some(out) = &args.gif {
+        output::check_file("--gif", out)?;
+    }
     let (replay, log) = Replay::load(&args.file)?;
+    let clip = args.gif.as_ref().map(|out| clip_range(args, log.len() as u64).map(|r| (out, r))).transpose()?;
+    let watch = clip.is_none() && !args.headless && !args.json;
+    if (clip.is_some() || watch) && replay.games.is_some_and(|n| n > 1) {
+        bail!(
+            "{}: key `games`: the file holds {} games, each from its own power-on; the window and --gif show              one power-on (save a run of --games 1, or --frames N); --headless checks it",
+            args.file.display(),
+            replay.games.unwrap_or(0)
+        );
+    }
+    let (cfg, image) = recorded_game(args, &replay)?;
+    if let Some((out, (from, to))) = clip {
+        return write_gif(args, out, &image, log, from, to);
+    }
+    if watch {
+        if display_available() {
+            return watch_window(args, &replay, &image, log);
+        }
+        eprintln!("no display (DISPLAY and WAYLAND_DISPLAY are unset): checking the replay instead of showing it");
+    }
+    check(args, &replay, &log, cfg, image)
+}
+
+/// Whether a window can be opened: an X11 or Wayland display is named.
+fn display_available() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
+}
+
+/// The frames of the clip, 1-based and inclusive, checked against the replay's `len` frames.
+fn clip_range(args: &ReplayArgs, len: u64) -> anyhow::Result<(u64, u64)> {
+    let from = args.from.unwrap_or(1);
+    let to = args.to.unwrap_or(len);
+    if from == 0 {
+        bail!("--from 0: frames count from 1 (the first frame after power-on)");
+    }
+    if to > len {
+        bail!("--to {to}: {} has {len} frames", args.file.display());
+    }
+    if from > to {
+        bail!("--from {from} is after --to {to}; give --from F --to T with F <= T");
+    }
+    Ok((from, to))
+}
+
+/// The recorded run's configuration (the file's `config`, with `--rom`) and its ROM, whose hash must be
+/// the file's.
+fn recorded_game(args: &ReplayArgs, replay: &Replay) -> anyhow::Result<(Config, RomImage)> {
     let label = format!("{} (key `config`)", args.file.display());
     let mut cfg = Config::parse(&label, &replay.config)?;
     if let Some(r) = &args.rom {
@@ -49,6 +128,72 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             image.hash.sha1
         );
     }
+    Ok((cfg, image))
+}
+
+/// `--gif OUT`: plays the pads up to frame `to` and writes the pictures of frames `from..=to`.
+fn write_gif(
+    args: &ReplayArgs,
+    out: &Path,
+    image: &RomImage,
+    log: Vec<[u8; 2]>,
+    from: u64,
+    to: u64,
+) -> anyhow::Result<()> {
+    let file = std::fs::File::create(out).with_context(|| format!("--gif {}: cannot create it", out.display()))?;
+    let mut clip = GifClip::new(std::io::BufWriter::new(file))?;
+    let mut view = ReplayView::new(Emu::new(image, false)?, log);
+    for frame in 1..=to {
+        view.step_frame()?;
+        if frame >= from {
+            clip.push(view.frame_rgba())?;
+        }
+    }
+    let written = clip.frames();
+    debug_assert_eq!(written, gif_frames(to - from + 1));
+    let mut w = clip.finish()?;
+    std::io::Write::flush(&mut w).with_context(|| format!("--gif {}: writing it", out.display()))?;
+    eprintln!(
+        "wrote {} (frames {from} to {to} of {}: {written} pictures, 256x240)",
+        out.display(),
+        args.file.display()
+    );
+    Ok(())
+}
+
+/// Shows the replay in the window; at its end, checks the final RAM hash against the file.
+fn watch_window(args: &ReplayArgs, replay: &Replay, image: &RomImage, log: Vec<[u8; 2]>) -> anyhow::Result<()> {
+    use crate::ui::{WindowOptions, run_window};
+    let user = super::config_file::load(args.config.as_deref())?.config;
+    let opts = WindowOptions {
+        title: format!("puyobot - replay {}", args.file.display()),
+        emu_speed: args.emu_speed.unwrap_or(user.play.emu_speed),
+        keys: user.keys,
+        audio: user.audio,
+        gamepad: user.gamepad,
+        max_frames: args.frames,
+        screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
+        key_script: match std::env::var_os("PUYOBOT_KEY_SCRIPT") {
+            Some(path) => crate::ui::key_script::KeyScript::from_file(Path::new(&path))?,
+            None => Default::default(),
+        },
+        ..WindowOptions::default()
+    };
+    let mut view = ReplayView::new(Emu::new(image, false)?, log);
+    run_window(&mut view, opts)?;
+    eprintln!("watched {} of {} frames of {}", view.played(), view.len(), args.file.display());
+    if view.finished() {
+        let want = replay.ram_hash.to_ascii_lowercase();
+        if view.ram_hash() != want {
+            bail!("the replay ended on RAM hash {}, but the file says {want}", view.ram_hash());
+        }
+        eprintln!("final RAM hash {want} matches the file");
+    }
+    Ok(())
+}
+
+/// The check: runs the file's configuration again headless and compares pads, RAM hash and report.
+fn check(args: &ReplayArgs, replay: &Replay, log: &[[u8; 2]], cfg: Config, image: RomImage) -> anyhow::Result<()> {
     let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
     let limits = match replay.games {
         Some(_) => {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub enum Mode {
     /// 1P Endless, the bot on pad 1.
     Endless,
-    /// 2P, a person on pad 1 and the bot on pad 2.
+    /// 2P, a person on pad 1 and the bot on pad 2; the game starts when the person presses Start.
     VsHuman,
     /// 2P, a bot on each pad.
     AiVsAi,

@@ -59,6 +59,10 @@ pub struct MenuRunner {
     failed_seek: Option<(usize, u16, u8)>,
     /// Stop the script at a failed `seek` instead of going on.
     stop_on_failed_seek: bool,
+    /// The step (0-based) the script waits at until the person presses Start ([`MenuRunner::hold_before_final_start`]).
+    hold: Option<usize>,
+    /// Start was held on pad 1 by the person last frame (a press is a new hold of it).
+    person_start: bool,
 }
 
 /// The frames a `seed_wait = most` step waits for game `game` (0 = the first, from power-on) of a run
@@ -111,6 +115,14 @@ fn bits_of(names: &[String]) -> u8 {
     names.iter().filter_map(|b| pad::from_name(b)).fold(0, |a, b| a | b)
 }
 
+/// The last step that presses Start on pad 1 (`press` or `start_play`), 0-based.
+fn final_start(steps: &[MenuStep]) -> Option<usize> {
+    steps.iter().rposition(|s| {
+        let buttons = s.press.as_ref().or(s.start_play.as_ref());
+        s.pad.unwrap_or(1) == 1 && buttons.is_some_and(|b| bits_of(b) & pad::START != 0)
+    })
+}
+
 impl MenuRunner {
     /// A runner at the first step.
     pub fn new(steps: Vec<MenuStep>) -> MenuRunner {
@@ -123,6 +135,37 @@ impl MenuRunner {
             seed_waits: Vec::new(),
             failed_seek: None,
             stop_on_failed_seek: false,
+            hold: None,
+            person_start: false,
+        }
+    }
+
+    /// Makes the script stop before its last step that presses Start on pad 1 (a `press` or `start_play`
+    /// step) until the person presses Start there ([`MenuRunner::person_pad`]): the game starts when the
+    /// person is ready. The person's press does a `press` step's work; a `start_play` step then runs as
+    /// usual (it presses only while no pair falls). A script with no such step does not wait.
+    pub fn hold_before_final_start(mut self, on: bool) -> MenuRunner {
+        self.hold = if on { final_start(&self.steps) } else { None };
+        self
+    }
+
+    /// Whether the script is waiting for the person's Start now.
+    pub fn holding(&self) -> bool {
+        self.hold == Some(self.index)
+    }
+
+    /// The buttons the person holds on pad 1 this frame (call before [`MenuRunner::step`]). A new press
+    /// of Start while the script waits for it ends the wait; Start already held when the wait began does
+    /// not count (the console, too, starts on a press).
+    pub fn person_pad(&mut self, pad1: u8) {
+        let held = pad1 & pad::START != 0;
+        let pressed = held && !self.person_start;
+        self.person_start = held;
+        if pressed && self.holding() {
+            self.hold = None;
+            if self.steps.get(self.index).is_some_and(|s| s.press.is_some()) {
+                self.next_step();
+            }
         }
     }
 
@@ -154,6 +197,9 @@ impl MenuRunner {
     pub fn step(&mut self, ram: &[u8; 2048], playing: bool) -> MenuStatus {
         loop {
             let Some(s) = self.steps.get(self.index) else { return MenuStatus::Done };
+            if self.holding() {
+                return MenuStatus::Running([0; 2]);
+            }
             let pad_index = (s.pad.unwrap_or(1).clamp(1, 2) - 1) as usize;
             if let Some(goal) = &s.seek {
                 match Self::seek_frame(&mut self.closed, s, goal.addr as usize, goal.equals, ram) {
@@ -372,6 +418,65 @@ mod tests {
         let ram = [0u8; 2048];
         let end = (0..20).map(|_| m.step(&ram, false)).find(|s| !matches!(s, MenuStatus::Running(_)));
         assert_eq!(end, Some(MenuStatus::TimedOut { step: 3 }));
+    }
+
+    #[test]
+    fn a_held_script_waits_at_its_last_start_until_the_person_presses_start() {
+        let steps = vec![
+            MenuStep { press: Some(vec!["START".into()]), frames: Some(1), ..Default::default() },
+            MenuStep { wait: Some(1), ..Default::default() },
+            MenuStep { press: Some(vec!["START".into()]), frames: Some(1), ..Default::default() },
+        ];
+        let ram = [0u8; 2048];
+        let mut m = MenuRunner::new(steps.clone()).hold_before_final_start(true);
+        // The first Start and the wait run; then the script holds and presses nothing, however long.
+        assert_eq!(m.step(&ram, false), MenuStatus::Running([pad::START, 0]));
+        assert_eq!(m.step(&ram, false), MenuStatus::Running([0, 0]));
+        for _ in 0..1000 {
+            m.person_pad(0);
+            assert_eq!(m.step(&ram, false), MenuStatus::Running([0, 0]));
+        }
+        assert!(m.holding());
+        // Start held since before the wait began is not a press; a new press ends the wait, and its
+        // press step is the person's: the script does not press Start again.
+        let mut m2 = MenuRunner::new(steps.clone()).hold_before_final_start(true);
+        m2.person_pad(pad::START);
+        for _ in 0..10 {
+            m2.person_pad(pad::START);
+            m2.step(&ram, false);
+        }
+        assert!(m2.holding(), "Start held all along does not start the game");
+        m.person_pad(pad::A);
+        assert!(m.holding(), "only Start ends the wait");
+        m.person_pad(pad::START);
+        assert!(!m.holding());
+        assert_eq!(m.step(&ram, false), MenuStatus::Done);
+        // Off (the default), the same script presses its last Start itself.
+        let mut m = MenuRunner::new(steps);
+        let seq: Vec<_> = (0..5).map(|_| m.step(&ram, false)).collect();
+        assert_eq!(seq[3], MenuStatus::Running([pad::START, 0]));
+        assert!(!m.holding());
+    }
+
+    #[test]
+    fn a_held_start_play_step_runs_after_the_person_s_start_and_a_script_without_start_never_holds() {
+        let step = MenuStep { start_play: Some(vec!["START".into()]), gap: Some(3), ..Default::default() };
+        let ram = [0u8; 2048];
+        let mut m = MenuRunner::new(vec![step]).hold_before_final_start(true);
+        for _ in 0..50 {
+            assert_eq!(m.step(&ram, false), MenuStatus::Running([0, 0]));
+        }
+        m.person_pad(pad::START);
+        // The closed loop goes on: a second screen still needs Start, and the step presses it.
+        let pressed = (0..10).any(|_| m.step(&ram, false) == MenuStatus::Running([pad::START, 0]));
+        assert!(pressed);
+        let end = (0..10).map(|_| m.step(&ram, true)).find(|s| !matches!(s, MenuStatus::Running(_)));
+        assert_eq!(end, Some(MenuStatus::Done), "a pair falls: the step ends");
+        let m = MenuRunner::new(vec![MenuStep { wait: Some(1), ..Default::default() }]).hold_before_final_start(true);
+        assert!(!m.holding());
+        let pad2 = MenuStep { press: Some(vec!["START".into()]), pad: Some(2), ..Default::default() };
+        let m = MenuRunner::new(vec![pad2]).hold_before_final_start(true);
+        assert!(!m.holding(), "a Start on pad 2 is not the person's");
     }
 
     /// Runs `runner` against a toy menu that reacts to newly pressed buttons; returns the end status

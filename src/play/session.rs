@@ -103,6 +103,8 @@ pub struct Session<M: Machine> {
     mode_attempts: u32,
     /// The game under way is in the wrong mode: it is being ended to try the menus again.
     abandoning: bool,
+    /// The scripts wait before their last Start for the person's ([`Session::set_hold_for_start`]).
+    hold_for_start: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -156,6 +158,7 @@ impl<M: Machine> Session<M> {
             mode_confirmed: false,
             mode_attempts: 0,
             abandoning: false,
+            hold_for_start: false,
         }
     }
 
@@ -215,6 +218,18 @@ impl<M: Machine> Session<M> {
         self.renew_menu_runner();
     }
 
+    /// A person on pad 1 starts each game: the menu and restart scripts stop before their last Start
+    /// press until the person presses Start on pad 1 (`vs-human` in a window). Call before the first frame.
+    pub fn set_hold_for_start(&mut self, on: bool) {
+        self.hold_for_start = on;
+        self.renew_menu_runner();
+    }
+
+    /// Whether a script is waiting for the person to press Start on pad 1.
+    pub fn awaiting_start(&self) -> bool {
+        matches!(&self.phase, Phase::Menu(r) if r.holding())
+    }
+
     /// The games that ended, in order.
     pub fn finished_games(&self) -> &[GameResult] {
         &self.matches.results
@@ -238,7 +253,9 @@ impl<M: Machine> Session<M> {
 
     /// A runner for `steps`, seeded for the next game.
     fn script_runner(&self, steps: Vec<crate::memmap::schema::MenuStep>) -> MenuRunner {
-        let mut r = MenuRunner::new(steps).stop_on_failed_seek(self.matches.manual_fallback);
+        let mut r = MenuRunner::new(steps)
+            .stop_on_failed_seek(self.matches.manual_fallback)
+            .hold_before_final_start(self.hold_for_start);
         if let Some(seed) = self.matches.seed {
             r = r.with_seed(seed, self.matches.begun);
         }
@@ -424,6 +441,7 @@ impl<M: Machine> Session<M> {
         let menu_sees_play = before_play.as_ref().is_some_and(|(_, f)| *f);
         let mut pads = match &mut self.phase {
             Phase::Menu(runner) => {
+                runner.person_pad(self.keyboard[0]);
                 let status = runner.step(self.machine.ram(), menu_sees_play);
                 let script = if self.matches.begun == 0 { "menu" } else { "restart" };
                 if !matches!(status, MenuStatus::Running(_)) {

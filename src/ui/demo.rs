@@ -154,7 +154,7 @@ impl Viewable for DemoView {
                 }
             })
             .collect();
-        HudInfo { players, message: (self.frame < 180).then(|| "DEMO - NO ROM".to_string()), tally: None }
+        HudInfo { players, message: (self.frame < 180).then(|| "DEMO - NO ROM".to_string()), ..HudInfo::default() }
     }
 
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {

@@ -11,8 +11,8 @@
 //!   state, speed, the chain its plan expects and its thinking time; a person's panel shows the pad
 //!   buttons held. Both show the score and the largest chain.
 //! - Status line 1: emulator speed and measured rate, pause, sound; the save-state slot at the right.
-//! - Status line 2: the latest message (saved paths, errors, "P2 WINS"), else the start hint, else the
-//!   match tally.
+//! - Status line 2: what starts the game while it waits for the person's Start, else the latest message
+//!   (saved paths, errors, "P2 WINS"), else the start hint, else the match tally.
 
 use super::font::{self, ADVANCE, LINE_H};
 use super::pacing::EmuSpeed;
@@ -82,6 +82,9 @@ pub struct WindowStatus {
     pub message: Option<String>,
     /// The start hint ("F1: KEYS ..."), shown while no message is up.
     pub hint: Option<String>,
+    /// What starts the game while it waits for the person's Start ("PRESS ENTER OR ..."): shown on the
+    /// second status line before anything else.
+    pub prompt: Option<String>,
     /// The state of the sound ("SOUND ON", "MUTED", "NO SOUND DEVICE", ...).
     pub sound: String,
     /// NES pad 1 buttons the person holds (keyboard and controllers together).
@@ -223,7 +226,9 @@ fn draw_status(out: &mut [u8], c: Canvas, info: &HudInfo, status: &WindowStatus)
     let slot = format!("SLOT {}", status.slot);
     text(out, c, c.width as i32 - 3 - font::text_width(&slot) as i32, y1, &slot, TEXT);
     let messages: Vec<&str> = [status.message.as_deref(), info.message.as_deref()].into_iter().flatten().collect();
-    let (line, rgb) = if !messages.is_empty() {
+    let (line, rgb) = if let Some(p) = &status.prompt {
+        (p.clone(), ON)
+    } else if !messages.is_empty() {
         (messages.join("  "), MESSAGE)
     } else if let Some(h) = &status.hint {
         (h.clone(), MESSAGE)
@@ -296,6 +301,7 @@ mod tests {
             ],
             message: Some("P2 WINS".into()),
             tally: None,
+            awaiting_start: false,
         }
     }
 
@@ -362,6 +368,20 @@ mod tests {
         assert_eq!(px(&out, c, x0 + 2 * ADVANCE, y), DIM, "Right not held");
         // Left panel, line 2: "BOT ON" in green.
         assert_eq!(px(&out, c, 3 + 1, 3 + PITCH as usize), ON);
+    }
+
+    #[test]
+    fn the_start_prompt_outranks_messages_on_the_second_status_line() {
+        let f = frame();
+        let mut out = Vec::new();
+        let y2 = NES_HEIGHT + 2 + PITCH as usize;
+        let line = |out: &[u8], c: Canvas| (0..c.width).map(|x| px(out, c, x, y2)).collect::<Vec<_>>();
+        let status = WindowStatus { message: Some("SLOT 2".into()), ..Default::default() };
+        let c = compose(&mut out, &f, &info(), &status, Layers { hud: true, ghost: false }, None);
+        assert!(line(&out, c).contains(&MESSAGE) && !line(&out, c).contains(&ON), "the message, in its colour");
+        let status = WindowStatus { prompt: Some("PRESS ENTER TO START THE GAME".into()), ..status };
+        let c = compose(&mut out, &f, &info(), &status, Layers { hud: true, ghost: false }, None);
+        assert!(line(&out, c).contains(&ON) && !line(&out, c).contains(&MESSAGE), "the prompt alone, in green");
     }
 
     #[test]

@@ -388,6 +388,23 @@ impl KeyBindings {
     }
 }
 
+impl KeyBindings {
+    /// The status line's prompt while the game waits for the person's Start on pad 1: the key bound to
+    /// pad 1 Start and, when controllers are read, the controller button mapped to it (`pad_start`, a
+    /// `[gamepad]` button name).
+    pub fn start_prompt(&self, pad_start: Option<&str>) -> String {
+        let key = self.pad_start.trim();
+        let pad = pad_start.map(str::trim).filter(|p| !p.is_empty());
+        let what = match (key.is_empty(), pad) {
+            (false, Some(p)) => format!("{key} OR CONTROLLER {p}"),
+            (false, None) => key.to_string(),
+            (true, Some(p)) => format!("CONTROLLER {p}"),
+            (true, None) => return "NO KEY PRESSES START: SET KEYS.PAD_START".to_string(),
+        };
+        format!("PRESS {} TO START THE GAME", what.to_uppercase())
+    }
+}
+
 /// The key list for `puyobot play --help`: the default bindings, and where to change them.
 pub fn key_help() -> String {
     let mut out = KeyBindings::default().help_text();
@@ -433,6 +450,18 @@ mod tests {
         for name in valid_key_names() {
             assert!(parse_key_name(&name).is_some(), "{name}");
         }
+    }
+
+    #[test]
+    fn the_start_prompt_names_the_bound_key_and_the_controller_button() {
+        let keys = KeyBindings::default();
+        assert_eq!(keys.start_prompt(Some("Start")), "PRESS ENTER OR CONTROLLER START TO START THE GAME");
+        assert_eq!(keys.start_prompt(None), "PRESS ENTER TO START THE GAME");
+        let remapped = KeyBindings { pad_start: "Space".into(), ..KeyBindings::default() };
+        assert_eq!(remapped.start_prompt(Some("South")), "PRESS SPACE OR CONTROLLER SOUTH TO START THE GAME");
+        let unbound = KeyBindings { pad_start: String::new(), ..KeyBindings::default() };
+        assert_eq!(unbound.start_prompt(Some("Start")), "PRESS CONTROLLER START TO START THE GAME");
+        assert!(unbound.start_prompt(None).contains("KEYS.PAD_START"));
     }
 
     #[test]

@@ -22,8 +22,11 @@
 //! - [`session_view`]: [`Viewable`] for a session on the real emulator, with
 //!   save-state slots on disk (the window adapter; it lives here so `play` needs no `ui`).
 //! - [`states`]: save-state files, one folder per ROM.
+//! - [`replay_view`]: [`Viewable`] for a replay file's pads played back on the emulator (`puyobot replay`).
+//! - [`clip`]: animated GIF clips of the game picture (`puyobot replay --gif`).
 
 pub mod audio;
+pub mod clip;
 pub mod demo;
 pub mod font;
 pub mod gamepad;
@@ -31,6 +34,7 @@ pub mod hud;
 pub mod key_script;
 pub mod keys;
 pub mod pacing;
+pub mod replay_view;
 pub mod scale;
 pub mod screenshot;
 pub mod session_view;
@@ -135,6 +139,8 @@ pub struct HudInfo {
     /// The running tally of a match (games, wins per side, largest chains), drawn on the status line
     /// when no message is up; `None` before a match has a game to count.
     pub tally: Option<String>,
+    /// The game waits for the person to press Start on pad 1; the window says which key and button do.
+    pub awaiting_start: bool,
 }
 
 /// HUD data for one player.

@@ -192,7 +192,7 @@ impl<M: Screen> Viewable for WindowSession<M> {
         let games = self.session.game_results();
         let tally =
             (self.session.game_number() > 0).then(|| Tally::of(&labels, &games).hud_line(self.session.game_number()));
-        HudInfo { players, message, tally }
+        HudInfo { players, message, tally, awaiting_start: self.session.awaiting_start() }
     }
 
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {

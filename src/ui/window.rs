@@ -429,6 +429,10 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             slot: self.slot,
             message: self.message.as_ref().map(|(m, _)| m.clone()),
             hint: (Instant::now() < self.hint_until).then(|| self.opts.keys.hint()).filter(|h| !h.is_empty()),
+            prompt: info.awaiting_start.then(|| {
+                let pad = self.opts.gamepad.enabled.then_some(self.opts.gamepad.start.as_str());
+                self.opts.keys.start_prompt(pad)
+            }),
             sound: self.sound_status(),
             pad1: self.pad,
         };

@@ -6,7 +6,7 @@ use puyobot::emu::{Emu, RomImage, rom};
 use puyobot::memmap::AddressSource;
 use puyobot::play::{Session, seats_for};
 use puyobot::ui::session_view::WindowSession;
-use puyobot::ui::{FRAME_RGBA_LEN, Viewable};
+use puyobot::ui::{FRAME_RGBA_LEN, PAD_A, PAD_START, Viewable};
 
 fn view(mode: Mode) -> WindowSession {
     let image: RomImage = rom::labcart().expect("built-in labcart");
@@ -94,6 +94,63 @@ fn vs_human_starts_with_the_person_on_pad_1() {
 }
 
 #[test]
+fn vs_human_waits_for_the_person_s_start_then_the_game_starts_and_the_bot_plays() {
+    let mut v = view(Mode::VsHuman);
+    v.session.set_hold_for_start(true);
+    // The labcart's script reaches its last Start within about 270 frames; the person takes a minute.
+    for _ in 0..3600 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.awaiting_start() && v.hud().awaiting_start, "the script waits for the person");
+    assert!(v.session.in_menus() && v.session.game_number() == 0 && v.session.menu_error.is_none());
+    assert!(v.session.seats.iter().all(|s| s.stats.pieces == 0), "no game started: {:?}", v.session.seats);
+    // Other buttons do not start it.
+    v.set_keyboard_pad(0, PAD_A);
+    for _ in 0..60 {
+        v.step_frame().unwrap();
+    }
+    v.set_keyboard_pad(0, 0);
+    for _ in 0..60 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.awaiting_start());
+    // Start on pad 1 (keyboard or controller: the window hands both over as one pad).
+    v.set_keyboard_pad(0, PAD_START);
+    for _ in 0..3 {
+        v.step_frame().unwrap();
+    }
+    v.set_keyboard_pad(0, 0);
+    assert!(!v.session.awaiting_start() && !v.hud().awaiting_start);
+    for _ in 0..900 {
+        v.step_frame().unwrap();
+    }
+    assert!(!v.session.in_menus() && v.session.game_number() == 1, "the game started");
+    assert!(v.session.seats[1].stats.pieces > 0, "the bot on pad 2 plays: {:?}", v.session.seats[1]);
+    assert!(v.session.menu_error.is_none(), "{:?}", v.session.menu_error);
+    // The idle person tops out; with restarts on, the restart script waits for Start again.
+    v.session.set_restart(true);
+    let waited = (0..20_000).find(|_| {
+        v.step_frame().unwrap();
+        v.session.awaiting_start()
+    });
+    assert!(waited.is_some() && v.session.finished_games().len() == 1, "no wait after the game over");
+    for _ in 0..600 {
+        v.step_frame().unwrap();
+    }
+    assert!(v.session.awaiting_start() && v.session.in_menus(), "the next game waits for the person");
+}
+
+#[test]
+fn without_the_hold_vs_human_starts_by_itself() {
+    let mut v = view(Mode::VsHuman);
+    for _ in 0..900 {
+        v.step_frame().unwrap();
+        assert!(!v.session.awaiting_start());
+    }
+    assert!(!v.session.in_menus() && v.session.game_number() == 1);
+}
+
+#[test]
 fn the_play_command_runs_in_a_window_under_xvfb() {
     if !crate::common::tools::xvfb_run("player_window::the_play_command_runs_in_a_window_under_xvfb") {
         return;
@@ -117,6 +174,41 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
     let png = std::fs::read(&shot).expect("exit screenshot");
     assert_eq!(&png[1..4], b"PNG");
     let _ = std::fs::remove_file(&shot);
+}
+
+#[test]
+fn vs_human_in_the_window_starts_when_the_person_presses_enter() {
+    if !crate::common::tools::xvfb_run("player_window::vs_human_in_the_window_starts_when_the_person_presses_enter") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("puyobot-vs-human-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (script, trace) = (dir.join("keys.txt"), dir.join("run.trace"));
+    // Enter (pad 1 Start) at frame 700, long after the menu script (about 270 frames) reached its last Start.
+    std::fs::write(&script, "700 Enter down\n703 Enter up\n").unwrap();
+    let xvfb = crate::common::xvfb::lock();
+    let out = std::process::Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "--mode", "vs-human", "--emu-speed", "max", "--frames", "1500", "--config", "/dev/null"])
+        .args(["--p2-ai", "greedy", "--record", &trace.display().to_string()])
+        .env("PUYOBOT_KEY_SCRIPT", &script)
+        .env("PUYOBOT_DATA_DIR", dir.join("data"))
+        .output()
+        .expect("xvfb-run");
+    drop(xvfb);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut reader = puyobot::trace::TraceReader::open(&trace).expect("trace");
+    let mut pads = Vec::new();
+    while let Some((p, _)) = reader.next_frame().expect("frame") {
+        pads.push(p);
+    }
+    assert_eq!(pads.len(), 1500);
+    // Nothing pressed Start, and the bot on pad 2 did nothing, until the person's Enter.
+    assert!(pads[300..700].iter().all(|p| *p == [0, 0]), "the game waited: {:?}", &pads[300..700]);
+    assert!(pads[700..703].iter().all(|p| p[0] == PAD_START), "{:?}", &pads[700..703]);
+    assert!(pads[703..].iter().any(|p| p[1] != 0), "after Start the bot on pad 2 plays");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
