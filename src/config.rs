@@ -52,6 +52,10 @@ pub struct PlaySettings {
     /// Pad faults injected between the session and the console, e.g. `"drop=0.05,delay=2,extra=0.01"`;
     /// empty = none. See [`crate::emu::faults::FaultSpec::parse`].
     pub faults: String,
+    /// Game option the menu scripts set and the deal confirms: `"off"`, `"big-puyo"` or `"carbuncle"`;
+    /// absent = leave the game's option as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<crate::play::options::ItemsChoice>,
 }
 
 impl Default for PlaySettings {
@@ -70,6 +74,7 @@ impl Default for PlaySettings {
             threaded_bots: true,
             stop_at_game_over: true,
             faults: String::new(),
+            items: None,
         }
     }
 }

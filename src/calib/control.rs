@@ -6,7 +6,8 @@
 //!   from the first frame those bytes differ from the frame before the timer reached 0; each such wait is
 //!   a sample of the cartridge's pose lag;
 //! - the timer may stay 0 while a lock resolves. The lock is then the field gaining two or more occupied
-//!   cells while the timer is still 0; each such lock is a sample of a field-marked lock.
+//!   cells (or losing some, as Big Puyo clears them) while the timer is still 0; each such lock is a sample
+//!   of a field-marked lock.
 //!
 //! No range of X / Y is assumed: any base works.
 
@@ -77,7 +78,11 @@ impl ControlWatch {
                     sample = Some(TimingSample::PoseLag(self.zero_frames - 1));
                 }
             }
-        } else if self.active && self.occupied(&view.cells) >= self.baseline + 2 {
+        } else if self.active && {
+            // A pair adds two cells; Big Puyo clears some. While a piece falls the field does not change.
+            let now = self.occupied(&view.cells);
+            now >= self.baseline + 2 || now < self.baseline
+        } {
             self.active = false;
             self.locked = true;
             sample = Some(TimingSample::FieldLock);

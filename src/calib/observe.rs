@@ -139,6 +139,9 @@ pub struct Observer {
     last_active_next: Option<(u8, u8)>,
     /// Movable frames of the piece under way (its first is 0).
     active_frames: u32,
+    /// The field on the piece's first movable frame: what its lock changed is measured from it (an item
+    /// whose lock the timer marks only later has changed the field by then).
+    spawn_field: Option<Box<RawField>>,
 }
 
 impl Observer {
@@ -199,7 +202,7 @@ impl Observer {
                         x: prev.x,
                         y: prev.y,
                         o: prev.o,
-                        before: Box::new(prev.cells),
+                        before: self.spawn_field.take().unwrap_or_else(|| Box::new(prev.cells)),
                         after: Box::new(prev.cells),
                     },
                     frames: 0,
@@ -239,6 +242,7 @@ impl Observer {
         let first = !self.seen_piece;
         self.seen_piece = true;
         self.active_frames = 0;
+        self.spawn_field = Some(Box::new(view.cells));
         let next_before = self.last_active_next;
         Event::Spawn {
             seen: SpawnSeen { pivot: view.pivot, child: view.child, x: view.x, y: view.y, o: view.o, next_before },

@@ -266,6 +266,7 @@ fn empty_summary(plan: &Plan<'_>) -> Summary {
         players: Vec::new(),
         calibration: Learner::new(plan.map, crate::calib::CalibrateMode::Off).report(),
         health: crate::play::report::HealthReport::empty(),
+        items: None,
         tally: Tally::default(),
         games: Vec::new(),
     }
@@ -306,6 +307,7 @@ fn match_summary(
     s.stalled = runs.iter().any(|r| r.summary.stalled);
     s.calibration = last.summary.calibration.clone();
     s.health = crate::play::report::HealthReport::merged(runs.iter().map(|r| &r.summary.health));
+    s.items = crate::play::options::ItemsReport::merged(runs.iter().filter_map(|r| r.summary.items.as_ref()));
     if s.health.failure.is_some() && s.calibration.state == "settled" {
         s.calibration.state = "failed".into();
     }

@@ -45,6 +45,10 @@ pub struct PlayArgs {
     /// Game mode.
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
+    /// Items: the menu script sets the game's option (where the address file knows it) and the deal
+    /// confirms it; the run stops naming the option when the game deals otherwise.
+    #[arg(long, value_enum)]
+    pub items: Option<crate::play::options::ItemsChoice>,
     /// Bot speed, 0 (slow, human-paced) to 10 (as fast as the game accepts).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=10))]
     pub speed: Option<u8>,
@@ -148,6 +152,9 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
     }
     if args.no_menu {
         p.menu = false;
+    }
+    if let Some(i) = args.items {
+        p.items = Some(i);
     }
     if args.allow_unknown_rom {
         p.allow_unknown_rom = true;
@@ -366,6 +373,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
     session.set_seed(cfg.play.seed);
+    if let Some(items) = cfg.play.items {
+        session.set_items(items).map_err(anyhow::Error::msg)?;
+    }
     // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
     session.set_restart(cfg.play.menu);
     session.set_manual_menu_fallback(true);
@@ -490,6 +500,9 @@ pub fn run_headless_observed(
     let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
     session.set_seed(cfg.play.seed);
+    if let Some(items) = cfg.play.items {
+        session.set_items(items).map_err(anyhow::Error::msg)?;
+    }
     let summary =
         crate::play::headless::run_observed(&mut session, limits, name, cfg.play.seed, cfg.play.speed, observe)?;
     Ok((session, summary))

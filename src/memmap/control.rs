@@ -1,11 +1,13 @@
 //! When a piece is under the player's control, by the cartridge's timing facts (`[timing]`): the
 //! spawn-delay timer reaching 0 opens a piece's life; the pose bytes are the new piece's `pose_lag` frames
-//! later; the life ends when the timer turns non-zero, or (`lock_signal = "field"`) when the field gains
-//! two or more occupied cells while the timer stays 0.
+//! later; the life ends when the timer turns non-zero, or (`lock_signal = "field"`) when the field changes
+//! while the timer stays 0 (the field does not change while a piece falls: a pair adds its cells, an item
+//! clears or recolours some).
 //!
 //! With the default timing (`pose_lag = 0`, `lock_signal = "timer"`) this is exactly "the timer reads 0".
 
 use super::schema::{LockSignal, Timing};
+use crate::game::Field;
 
 /// One player's piece life, followed frame by frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,16 +17,16 @@ pub struct PieceClock {
     /// The timer was seen non-zero since this clock started (until then a lag cannot be counted, so a
     /// clock started in the middle of a piece trusts the timer).
     counted: bool,
-    /// Occupied cells on the piece's first controllable frame.
-    baseline: Option<usize>,
-    /// The field gained cells while the timer stayed 0: the piece locked.
+    /// The field on the piece's first controllable frame.
+    baseline: Option<Field>,
+    /// The field changed while the timer stayed 0: the piece locked.
     locked: bool,
 }
 
 impl PieceClock {
-    /// Feeds one frame: whether the timer reads 0 and how many field cells are occupied. Returns whether a
-    /// piece can be under control in this frame (the decoder adds its own checks of the pose bytes).
-    pub fn step(&mut self, timer_zero: bool, occupied: usize, timing: &Timing) -> bool {
+    /// Feeds one frame: whether the timer reads 0 and the decoded field. Returns whether a piece can be
+    /// under control in this frame (the decoder adds its own checks of the pose bytes).
+    pub fn step(&mut self, timer_zero: bool, field: &Field, timing: &Timing) -> bool {
         if !timer_zero {
             *self = PieceClock { counted: true, ..PieceClock::default() };
             return false;
@@ -34,8 +36,8 @@ impl PieceClock {
             return false;
         }
         if timing.lock_signal == LockSignal::Field {
-            let baseline = *self.baseline.get_or_insert(occupied);
-            self.locked |= occupied >= baseline + 2;
+            let baseline = *self.baseline.get_or_insert(*field);
+            self.locked |= baseline != *field;
         }
         !self.locked
     }
@@ -44,6 +46,16 @@ impl PieceClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Cell;
+
+    /// A field with `n` nuisance puyos in the bottom rows.
+    fn with(n: usize) -> Field {
+        let mut f = Field::new();
+        for i in 0..n {
+            f.set(1 + i % 6, 13 - i / 6, Cell::Nuisance);
+        }
+        f
+    }
 
     fn timing(pose_lag: u32, lock_signal: LockSignal) -> Timing {
         Timing { pose_lag, lock_signal, ..Timing::default() }
@@ -53,33 +65,33 @@ mod tests {
     fn the_default_timing_is_the_timer_alone() {
         let t = Timing::default();
         let mut c = PieceClock::default();
-        assert!(c.step(true, 0, &t));
-        assert!(c.step(true, 9, &t));
-        assert!(!c.step(false, 9, &t));
-        assert!(c.step(true, 9, &t));
+        assert!(c.step(true, &with(0), &t));
+        assert!(c.step(true, &with(9), &t));
+        assert!(!c.step(false, &with(9), &t));
+        assert!(c.step(true, &with(9), &t));
     }
 
     #[test]
     fn a_pose_lag_waits_after_the_countdown() {
         let t = timing(2, LockSignal::Timer);
         let mut c = PieceClock::default();
-        assert!(!c.step(false, 0, &t));
-        assert!(!c.step(true, 0, &t));
-        assert!(!c.step(true, 0, &t));
-        assert!(c.step(true, 0, &t));
+        assert!(!c.step(false, &with(0), &t));
+        assert!(!c.step(true, &with(0), &t));
+        assert!(!c.step(true, &with(0), &t));
+        assert!(c.step(true, &with(0), &t));
     }
 
     #[test]
     fn a_field_lock_ends_control_until_the_next_countdown() {
         let t = timing(0, LockSignal::Field);
         let mut c = PieceClock::default();
-        c.step(false, 4, &t);
-        assert!(c.step(true, 4, &t));
-        assert!(c.step(true, 4, &t));
-        assert!(!c.step(true, 6, &t));
+        c.step(false, &with(4), &t);
+        assert!(c.step(true, &with(4), &t));
+        assert!(c.step(true, &with(4), &t));
+        assert!(!c.step(true, &with(6), &t));
         // A chain pops the cells: still resolving.
-        assert!(!c.step(true, 2, &t));
-        assert!(!c.step(false, 2, &t));
-        assert!(c.step(true, 2, &t));
+        assert!(!c.step(true, &with(2), &t));
+        assert!(!c.step(false, &with(2), &t));
+        assert!(c.step(true, &with(2), &t));
     }
 }

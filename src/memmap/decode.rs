@@ -208,9 +208,8 @@ impl Decoder {
         let m = &self.map.movement;
         let (fx, fy) = (raw_x.wrapping_sub(m.x_base).wrapping_add(1), raw_y.wrapping_sub(m.y_base));
         let (x, y) = pivot_xy(m.xy_tracks, fx, fy, orientation, current);
-        let occupied = field.count() as usize;
         let timing = &self.map.timing;
-        let live = self.clocks.get_mut(i).is_none_or(|c| c.step(spawn_delay == 0, occupied, timing));
+        let live = self.clocks.get_mut(i).is_none_or(|c| c.step(spawn_delay == 0, &field, timing));
         let controllable = live
             && current.is_some()
             && orientation.is_some()

@@ -33,6 +33,49 @@ pub struct AddressFile {
     /// Absent: the session stops at game over (or leaves the next game to the person).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<Menu>,
+    /// Where the game's options live on its menus (for `--items`). Absent: not known.
+    #[serde(default, skip_serializing_if = "GameOptions::is_empty")]
+    pub options: GameOptions,
+}
+
+/// The game's options the menu scripts can set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameOptions {
+    /// The items option (Big Puyo / Carbuncle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<ItemsOption>,
+}
+
+impl GameOptions {
+    /// True when no option is known.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_none()
+    }
+}
+
+/// Where the items option is: its byte, its values, and how to reach its line on the options screen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemsOption {
+    /// The RAM byte that holds the option.
+    pub addr: u16,
+    /// Its value with items off.
+    pub off: u8,
+    /// Its value with Big Puyo.
+    pub big_puyo: u8,
+    /// Its value with Carbuncle.
+    pub carbuncle: u8,
+    /// Down presses from the cursor's place when the mode is chosen to the option's line.
+    #[serde(default)]
+    pub line: u8,
+    /// Buttons that change the option (tried in turn while they move the byte; default RIGHT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buttons: Option<Vec<String>>,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
 }
 
 /// Description of an address file.

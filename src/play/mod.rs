@@ -5,6 +5,7 @@ pub mod headless;
 pub mod health;
 pub mod matches;
 pub mod menu;
+pub mod options;
 pub mod report;
 pub mod seat;
 pub mod session;

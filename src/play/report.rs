@@ -260,6 +260,9 @@ pub struct Summary {
     pub calibration: CalibrationReport,
     /// Whether the contract predicted the game, checked piece after piece.
     pub health: HealthReport,
+    /// The items asked for (`--items`) and what the game dealt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<super::options::ItemsReport>,
     /// The totals over `games`.
     pub tally: Tally,
     /// Every game of the run, in order (one still under way when the run stopped is `stopped`).
@@ -331,6 +334,7 @@ impl Summary {
                 c
             },
             health: HealthReport::of(s),
+            items: s.items_report(),
             tally: Tally::of(&labels, &games),
             games,
         }

@@ -113,6 +113,10 @@ pub struct Seat {
     next_lag: u32,
     /// Pieces that became controllable (a person's slow piece counts as soon as it appears).
     pub spawns: u32,
+    /// Items dealt to the bot, (Big Puyo, Carbuncle), and pieces it was dealt in all.
+    pub items_dealt: (u32, u32),
+    /// Pieces dealt to the bot (spawns the bot, not the calibration opening, handled).
+    pub bot_spawns: u32,
 }
 
 impl std::fmt::Debug for Seat {
@@ -159,6 +163,8 @@ impl Seat {
             driver_at_spawn: DriverStats::default(),
             next_lag: 0,
             spawns: 0,
+            items_dealt: (0, 0),
+            bot_spawns: 0,
         }
     }
 
@@ -284,6 +290,12 @@ impl Seat {
             self.verifier.reset();
         }
         self.spawns += 1;
+        self.bot_spawns += 1;
+        match st.item() {
+            Some(crate::game::Item::BigPuyo) => self.items_dealt.0 += 1,
+            Some(crate::game::Item::Carbuncle) => self.items_dealt.1 += 1,
+            None => {}
+        }
         let lock_matched = self.check_last_lock(&st.field);
         // The next pair read during the last piece should be the one that spawned: a pair is the same pair
         // either way round (the bot plans both), so only which two colours it holds is compared.

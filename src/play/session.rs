@@ -15,6 +15,7 @@ use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
 use super::health::{Fact, Failure};
 use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
+use super::options::{self, ItemsChoice, ItemsReport};
 use super::seat::{FrameContext, Seat};
 
 /// Pieces that appear for one player in a game, while none appears for the other, before a 2-player mode
@@ -105,6 +106,10 @@ pub struct Session<M: Machine> {
     abandoning: bool,
     /// The scripts wait before their last Start for the person's ([`Session::set_hold_for_start`]).
     hold_for_start: bool,
+    /// The items option asked for (`--items`), set by the scripts and confirmed by the deal.
+    items: Option<ItemsChoice>,
+    /// The deal has confirmed the items asked for.
+    items_confirmed: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -159,6 +164,8 @@ impl<M: Machine> Session<M> {
             mode_attempts: 0,
             abandoning: false,
             hold_for_start: false,
+            items: None,
+            items_confirmed: false,
         }
     }
 
@@ -195,8 +202,61 @@ impl<M: Machine> Session<M> {
     /// Builds the power-on menu runner again with the current settings (before the first frame).
     fn renew_menu_runner(&mut self) {
         if self.frames == 0 && matches!(self.phase, Phase::Menu(_)) {
-            self.phase = Phase::Menu(self.script_runner(self.decoder.map().menu.steps.clone()));
+            self.phase = Phase::Menu(self.script_runner(self.script_steps(&self.decoder.map().menu.steps)));
         }
+    }
+
+    /// Asks the menu scripts to set the items option (`--items`) and the deal to confirm it. Errors when the
+    /// address file does not say where the option is.
+    pub fn set_items(&mut self, choice: ItemsChoice) -> Result<(), String> {
+        if self.decoder.map().options.items.is_none() {
+            return Err(format!(
+                "--items {}: the address file ({}) does not say where the game keeps its items option \
+                 ([options.items]), so the menu script cannot set it; set it on the game's menus yourself in the \
+                 window (`puyobot play --no-menu`), or add [options.items] (docs/address-files.md)",
+                choice.name(),
+                self.decoder.map().meta.name
+            ));
+        }
+        self.items = Some(choice);
+        self.renew_menu_runner();
+        Ok(())
+    }
+
+    /// `steps` of a menu or restart script with the options asked for set before the game starts.
+    fn script_steps(&self, steps: &[crate::memmap::schema::MenuStep]) -> Vec<crate::memmap::schema::MenuStep> {
+        match (self.items, &self.decoder.map().options.items) {
+            (Some(choice), Some(option)) => options::with_items(steps, option, choice),
+            _ => steps.to_vec(),
+        }
+    }
+
+    /// The JSON `items` object, when `--items` was given.
+    pub fn items_report(&self) -> Option<ItemsReport> {
+        let choice = self.items?;
+        let (big, carbuncle) = self.seats.iter().fold((0, 0), |a, s| (a.0 + s.items_dealt.0, a.1 + s.items_dealt.1));
+        Some(ItemsReport { asked: choice.name().into(), big_puyo: big, carbuncle, confirmed: self.items_confirmed })
+    }
+
+    /// Holds the items asked for against what the bots were dealt: a seat dealt the wrong kind, or none of
+    /// the kind asked for in [`options::ITEMS_CONFIRM_PIECES`] pieces, stops the bots naming the option.
+    fn check_items(&mut self) {
+        let Some(choice) = self.items else { return };
+        if self.items_confirmed || self.health_stop.is_some() {
+            return;
+        }
+        let mut all = true;
+        for s in &self.seats {
+            match options::judge(choice, s.items_dealt, s.bot_spawns) {
+                Ok(ok) => all &= ok,
+                Err(seen) => {
+                    let failure = Failure { player: s.label.clone(), fact: Fact::Items, seen };
+                    self.stop_bots(failure);
+                    return;
+                }
+            }
+        }
+        self.items_confirmed = all;
     }
 
     /// After a game over, start the next game with the address file's `[restart]` script (when it has
@@ -281,7 +341,7 @@ impl<M: Machine> Session<M> {
             && let Some(r) = self.decoder.map().restart.clone()
         {
             self.ready_timeout = r.ready_timeout;
-            self.phase = Phase::Menu(self.script_runner(r.steps));
+            self.phase = Phase::Menu(self.script_runner(self.script_steps(&r.steps)));
         }
     }
 
@@ -311,7 +371,7 @@ impl<M: Machine> Session<M> {
             s.stats.topped_out = false;
         }
         self.ready_timeout = r.ready_timeout;
-        self.phase = Phase::Menu(self.script_runner(r.steps));
+        self.phase = Phase::Menu(self.script_runner(self.script_steps(&r.steps)));
     }
 
     /// The message for a script that ended without reaching the game.
@@ -601,6 +661,9 @@ impl<M: Machine> Session<M> {
             self.check_health();
         }
         self.check_mode();
+        if !calibrating && !self.abandoning {
+            self.check_items();
+        }
         self.update_outcome();
         self.last = Some(snap);
         pads

@@ -13,6 +13,7 @@ mod contract_classes;
 mod cpu_report;
 mod fault_recovery;
 mod health;
+mod items_option;
 mod labcart_contract;
 mod labcart_crosscheck;
 mod labcart_game;
