@@ -11,7 +11,7 @@ use super::ignition::Reason;
 use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Orientation, Placement, Rules};
-use crate::sim::{Decision, FireReason, Player, View};
+use crate::game::{Decision, FireReason, Player, View};
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
 /// uniformly random mover (`random`) and the small two-ply [`super::greedy`] bot (`greedy`).

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::eval::FireThreshold;
 use crate::game::{ChainSummary, Field, Rules};
-use crate::sim::View;
+use crate::game::View;
 
 /// Thresholds of the ignition policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,8 +107,8 @@ impl Default for IgnitionPolicy {
     }
 }
 
-/// Why the policy fires (the decision carries it, so it lives with [`crate::sim::Decision`]).
-pub use crate::sim::FireReason as Reason;
+/// Why the policy fires (the decision carries it, so it lives with [`crate::game::Decision`]).
+pub use crate::game::FireReason as Reason;
 
 impl IgnitionPolicy {
     /// Whether a build keeping a potential of `potential` links rides out a danger that is only the
@@ -234,7 +234,7 @@ mod tests {
         assert_eq!(four.should_fire(&view, &one_link), None);
         assert_eq!(four.should_fire(&view, &four_links), Some(Reason::Danger));
         // In a battle any chain still fires in danger.
-        let opponent = crate::sim::OpponentView {
+        let opponent = crate::game::OpponentView {
             field: &field,
             pending_nuisance: 0,
             chain_frames_left: 0,

@@ -8,7 +8,7 @@
 //! - [`ignition`]: when to fire;
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
-//! - [`bot`]: [`Bot`], a [`crate::sim::Player`], and the one list of bot names ([`NAMES`]);
+//! - [`bot`]: [`Bot`], a [`crate::game::Player`], and the one list of bot names ([`NAMES`]);
 //! - [`config`]: the `[ai]` table of `config.toml`.
 
 pub mod beam;

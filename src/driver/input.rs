@@ -10,7 +10,7 @@
 use crate::emu::pad;
 use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
 use crate::game::{Field, Orientation, Piece, Placement, Step};
-use crate::sim::Decision;
+use crate::game::Decision;
 
 use super::speed::SpeedProfile;
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Field, Rules, nuisance_from_score};
 
-use super::player::{OpponentView, Player, View};
+use crate::game::player::{OpponentView, Player, View};
 use crate::game::deal::PieceSource;
 
 /// How many frames things take. Rough figures for the cartridge at the bots' top speed; they only set

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use crate::game::{Field, Piece, Rules};
 
-use super::player::{Player, View};
+use crate::game::player::{Player, View};
 use crate::game::deal::PieceSource;
 
 /// Pieces after the next one each endless view carries for the search's `reveal` diagnostic.

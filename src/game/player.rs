@@ -1,6 +1,9 @@
-//! The interface between a game loop and whoever decides where pieces go (a bot, a script, the emulator).
+//! The interface between a game loop and whoever decides where pieces go (a bot, a script, a person at
+//! the emulator): what a player sees ([`View`]), what it answers ([`Decision`]) and the [`Player`] trait.
+//! It sits in the model layer beside the movement model, so the self-play loops, the bots and the
+//! emulator's driver all share it without depending on one another.
 
-use crate::game::{ChainSummary, Field, InputPath, MoveRules, Piece, Placement, Rules};
+use super::{ChainSummary, Field, InputPath, MoveRules, Piece, Placement, Rules};
 
 /// What a player sees when it must place a piece. The Famicom shows the current and one next piece.
 #[derive(Clone, Copy, Debug)]
@@ -128,7 +131,7 @@ pub trait Player: Send {
     fn set_movement(&mut self, _moves: MoveRules) {}
 }
 
-/// A borrowed player plays as itself, so wrappers (e.g. [`super::CpuTimed`]) can take `&mut bot`.
+/// A borrowed player plays as itself, so wrappers (e.g. `sim::CpuTimed`) can take `&mut bot`.
 impl<P: Player + ?Sized> Player for &mut P {
     fn name(&self) -> &str {
         (**self).name()
