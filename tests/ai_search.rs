@@ -233,37 +233,6 @@ fn in_battle_the_chain_bot_fires_a_small_chain_when_nuisance_is_coming() {
     assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Answer));
 }
 
-#[test]
-fn a_stalled_build_fires_its_chain_after_stall_moves_without_growth() {
-    let rules = Rules::puyo1();
-    let f = two_chain(false);
-    let mut config = AiConfig::default();
-    config.ignition.stall_chain = 2;
-    config.ignition.stall_moves = 2;
-    let mut bot = Bot::new("chain", &config, 1).expect("bot");
-    let mut no_stall = AiConfig::default();
-    no_stall.ignition.stall_moves = 0;
-    no_stall.ignition.stall_chain = 2;
-    let mut off = Bot::new("chain", &no_stall, 1).expect("bot");
-    // The same field three moves running (a potential of 2 links that does not grow): hold, hold, fire.
-    for played in 0..3 {
-        let mut v = view(&f, pair(0, 4), pair(4, 3), &rules);
-        v.pieces_played = played;
-        let plan = bot.plan(&v).expect("plan");
-        if played < 2 {
-            assert_eq!(plan.fired, None, "fired after {played} stalled moves");
-        } else {
-            assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Stall));
-            assert_eq!(plan.chain.chains, 2);
-        }
-        // With the rule off (stall_moves = 0) the 2-chain is held.
-        assert_eq!(off.plan(&v).expect("plan").fired, None);
-    }
-    // A new game (fewer pieces played) starts the count again.
-    let v = view(&f, pair(0, 4), pair(4, 3), &rules);
-    assert_eq!(bot.plan(&v).expect("plan").fired, None);
-}
-
 /// Left: the GTR base whose yellow key on column 1 fires 3 links. Right (purple and red, away from it):
 /// a purple pair on column 5 fires 2 links now.
 fn two_now_three_next() -> Field {

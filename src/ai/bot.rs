@@ -65,39 +65,6 @@ pub struct Bot {
     ignition: Option<IgnitionPolicy>,
     rng: Xoshiro256PlusPlus,
     pool: Option<rayon::ThreadPool>,
-    stall: Stall,
-}
-
-/// Puyos a field must lose from one decision to the next for the stall rule to see a fire (a single
-/// link pops 4 puyos while the piece adds 2).
-const STALL_RESET_PUYOS: u32 = 8;
-
-/// How long the best potential chain has gone without growing (the ignition policy's stall rule).
-#[derive(Clone, Copy, Debug, Default)]
-struct Stall {
-    /// Longest potential chain seen since the last pop.
-    best: u32,
-    /// Moves since it last grew.
-    moves: u32,
-    /// Puyos on the field at the previous decision (far fewer now: a chain fired, start over; a small
-    /// pop that makes room does not count, since stalled builds pop singles to make room).
-    count: u32,
-    /// Pieces played at the previous decision (fewer now: a new game).
-    pieces: u32,
-}
-
-impl Stall {
-    /// Records the potential the move about to be played keeps.
-    fn update(&mut self, potential: u32, count: u32, pieces: u32) {
-        if pieces < self.pieces || count + STALL_RESET_PUYOS < self.count || potential > self.best {
-            self.best = potential;
-            self.moves = 0;
-        } else {
-            self.moves += 1;
-        }
-        self.count = count;
-        self.pieces = pieces;
-    }
 }
 
 impl std::fmt::Debug for Bot {
@@ -145,7 +112,6 @@ impl Bot {
             ignition,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             pool,
-            stall: Stall::default(),
         })
     }
 
@@ -211,10 +177,10 @@ impl Bot {
         }?;
         let mut pick = result.best;
         let mut fired = None;
-        // The potential the build keeps: that of the field the search's best placement leaves (the stall,
-        // stuck and danger-keep rules need it). The field as it stands may lack a key the current piece brings.
+        // The potential the build keeps: that of the field the search's best placement leaves (the stuck
+        // and danger-keep rules need it). The field as it stands may lack a key the current piece brings.
         let potential = match (&self.eval, &self.ignition) {
-            (Evaluation::Chain(e), Some(p)) if p.stall_moves > 0 || p.stuck_puyos > 0 || p.danger_keep_chain > 0 => {
+            (Evaluation::Chain(e), Some(p)) if p.stuck_puyos > 0 || p.danger_keep_chain > 0 => {
                 Some(e.breakdown(&result.best().field, 0, view.rules).potential_chains)
             }
             _ => None,
@@ -227,11 +193,6 @@ impl Bot {
             result.futures,
             opts.samples
         );
-        if let (Some(p), Some(policy)) = (potential, &self.ignition)
-            && policy.stall_moves > 0
-        {
-            self.stall.update(p, view.field.count(), view.pieces_played);
-        }
         // The potential of the field as it stands, worked out at most once, and only when a rule needs it.
         let mut standing_cache = None;
         let mut standing = || match &self.eval {
@@ -264,13 +225,7 @@ impl Bot {
                         .then(a.value.total_cmp(&b.value))
                 });
             let reason = strongest
-                .and_then(|(_, c)| {
-                    policy.should_fire(view, &c.chain).or_else(|| {
-                        policy
-                            .should_fire_stalled(view, &c.chain, self.stall.moves, self.stall.best)
-                            .then_some(Reason::Stall)
-                    })
-                })
+                .and_then(|(_, c)| policy.should_fire(view, &c.chain))
                 .filter(|r| !(keep_build && *r == Reason::Danger));
             let wait = match (strongest, reason) {
                 (Some((_, c)), Some(Reason::Threshold)) if policy.wait_for_longer && view.opponent.is_none() => {
@@ -295,7 +250,7 @@ impl Bot {
                             seed,
                         );
                         log::debug!("{}: waiting on {} links ends on {links:.2} links", self.name, c.chain.chains);
-                        links > c.chain.chains as f64 + policy.playout_margin
+                        links > c.chain.chains as f64
                     })
                 }
                 _ => None,
@@ -435,27 +390,5 @@ impl Player for Bot {
 
     fn set_movement(&mut self, moves: MoveRules) {
         self.search.moves = moves;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_stall_survives_small_pops_and_ends_with_a_fire_or_growth() {
-        let mut stall = Stall::default();
-        stall.update(11, 54, 27);
-        for (count, pieces) in [(56, 28), (58, 29), (56, 30), (58, 31)] {
-            stall.update(11, count, pieces);
-        }
-        // A single-link pop (58 -> 56) made room; the build has still not grown for four moves.
-        assert_eq!((stall.best, stall.moves), (11, 4));
-        stall.update(12, 60, 32);
-        assert_eq!((stall.best, stall.moves), (12, 0));
-        stall.update(12, 62, 33);
-        // A fire empties the field: a new build starts from its own potential.
-        stall.update(3, 14, 34);
-        assert_eq!((stall.best, stall.moves), (3, 0));
     }
 }

@@ -74,8 +74,6 @@ pub enum FireReason {
     Answer,
     /// Battle: the opponent is nearly full.
     Finish,
-    /// Endless: the build has stopped growing; its chain is fired rather than buried in junk.
-    Stall,
     /// Endless with a fixed length: the last pieces cash in the build (a chain never fired scores nothing).
     LastPieces,
 }
