@@ -1,5 +1,6 @@
 //! Search and bot behaviour: forced chain fires, top-out avoidance, determinism of both evaluations.
 
+use puyobot::ai::choice::Observation;
 use puyobot::ai::eval::{ChainEval, ChainWeights, ClassicWeights, Evaluation, classic};
 use puyobot::ai::search::{SearchInput, SearchOptions, search};
 use puyobot::ai::{AiConfig, Bot};
@@ -76,32 +77,30 @@ fn the_chain_bot_holds_a_small_chain_on_a_roomy_field() {
 fn each_look_brings_its_own_extension_keys_to_the_chain_evaluation() {
     let rules = Rules::puyo1();
     let mut config = AiConfig::default();
-    // One sampled future each: this test is about the options, not the search's strength.
     config.search.samples = 1;
-    config.search.beam_width = 2;
     config.search.detect_extend_keys = 1;
     config.search.late.samples = 1;
-    config.search.late.beam_width = 2;
     config.search.late.detect_extend_keys = 0;
-    let keys = |bot: &Bot| match bot.evaluation() {
-        Evaluation::Chain(e) => e.extend_keys,
-        other => panic!("the chain bot evaluates with the chain evaluation, got {other:?}"),
+    let keys = |field: &Field, opts: &SearchOptions| {
+        let v = view(field, pair(0, 1), pair(2, 3), &rules);
+        let obs = Observation::new(&v, PiecePosition::spawn(&rules), opts, 1);
+        obs.eval_context(Some(&config.ignition)).extend_keys
     };
     let open = two_chain(false);
     // Eight rows in which no two neighbours share a colour: 48 puyos, past the late look's 44.
     let rows = ["RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY"];
     let full = Field::from_rows(&rows);
     assert!(full.count() >= config.search.late.puyos);
-    let mut bot = Bot::new("chain", &config, 1).expect("bot");
-    bot.plan(&view(&open, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
-    assert_eq!(keys(&bot), Some(1), "below the late look: the plain look's key count");
-    bot.plan(&view(&full, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
-    assert_eq!(keys(&bot), None, "from the late look on: the evaluation's own count");
+    assert_eq!(keys(&open, &config.search), Some(1), "below the late look: the plain look's key count");
+    assert_eq!(keys(&full, &config.search), None, "from the late look on: the evaluation's own count");
     // Emulator play's two-ply search samples no futures and keeps the evaluation's count.
-    config.search.samples = 0;
-    let mut two_ply = Bot::new("chain", &config, 1).expect("bot");
-    two_ply.plan(&view(&open, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
-    assert_eq!(keys(&two_ply), None, "without futures: the evaluation's own count");
+    let two_ply = SearchOptions { samples: 0, ..config.search.clone() };
+    assert_eq!(keys(&open, &two_ply), None, "without futures: the evaluation's own count");
+    // The bot plays both looks without changing its own evaluation.
+    let mut bot = Bot::new("chain", &config, 1).expect("bot");
+    bot.plan(&view(&full, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
+    let Evaluation::Chain(e) = bot.evaluation() else { panic!("the chain bot evaluates with the chain evaluation") };
+    assert_eq!(*e.context(), Default::default());
 }
 
 /// Column 3 stands to row 2: anything dropped on it tops out.

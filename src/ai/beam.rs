@@ -247,7 +247,7 @@ pub fn search(
 mod tests {
     use super::*;
     use crate::ai::eval::ChainEval;
-    use crate::ai::eval::{ChainWeights, FireThreshold};
+    use crate::ai::eval::{ChainWeights, EvalContext, FireThreshold};
     use crate::game::{Cell, Color, Pair};
 
     fn pair(a: usize, b: usize) -> Piece {
@@ -287,8 +287,9 @@ mod tests {
         let weights = ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() };
         let opts = SearchOptions { samples: 2, colors: 1, beam_width: 6, beam_depth: 2, ..SearchOptions::default() };
         let best = |fire_at| {
-            let mut e = ChainEval::new(weights.clone()).expect("gtr exists");
-            e.fire_at = fire_at;
+            let e = ChainEval::new(weights.clone())
+                .expect("gtr exists")
+                .in_context(EvalContext { fire_at, ..EvalContext::default() });
             let eval = Evaluation::Chain(Box::new(e));
             let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
             search(&f, pair(2, 3), pair(2, 3), &[], moves, &eval, &rules, &opts, 9).expect("placements").best().clone()
@@ -313,8 +314,10 @@ mod tests {
         // (one colour in play). Only a revealed green pair after the next one makes the fire plannable.
         let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
         let rules = Rules::puyo1();
-        let mut e = ChainEval::new(ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() }).expect("gtr");
-        e.fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        let fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        let e = ChainEval::new(ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() })
+            .expect("gtr")
+            .in_context(EvalContext { fire_at, ..EvalContext::default() });
         let eval = Evaluation::Chain(Box::new(e));
         let best = |reveal: u32, revealed: &[Piece]| {
             let opts = SearchOptions {

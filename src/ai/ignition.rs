@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::eval::FireThreshold;
-use crate::game::{ChainSummary, Field, Rules};
 use crate::game::View;
+use crate::game::{ChainSummary, Field, Rules};
 
 /// Thresholds of the ignition policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@
 //! - [`eval`]: `classic` (the original Famicom bot) and `chain` (potential-chain builder);
 //! - [`greedy`]: a cheap two-ply bot for tests;
 //! - [`ignition`]: when to fire;
+//! - [`choice`]: the `chain` bot's choice after the search, as a pipeline of named rules;
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
 //! - [`bot`]: [`Bot`], a [`crate::game::Player`], and the one list of bot names ([`NAMES`]);
@@ -13,6 +14,7 @@
 
 pub mod beam;
 pub mod bot;
+pub mod choice;
 pub mod config;
 pub mod eval;
 pub mod greedy;

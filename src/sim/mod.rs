@@ -11,10 +11,10 @@ pub mod stats;
 pub mod summary;
 
 pub use crate::game::deal::{PieceSource, QueuePieces, RandomPieces, game_rng};
-pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
-pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
 /// The player interface lives in the model layer ([`crate::game::player`]); re-exported for the loops' users.
 pub use crate::game::player::{Decision, FireReason, OpponentView, Player, View};
+pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
+pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{
