@@ -203,14 +203,14 @@ fn an_unknown_ai_or_template_is_an_error() {
 }
 
 #[test]
-fn the_ai_table_parses_with_defaults_and_rejects_unknown_keys() {
-    let c = AiConfig::from_toml("[ai.chain]\nchain = 5.0\n[other]\nx = 1\n").expect("parses");
+fn a_profile_file_parses_with_the_full_profile_for_what_it_leaves_out_and_rejects_unknown_keys() {
+    let c = AiConfig::from_toml("[ai.chain]\nchain = 5.0\n").expect("parses");
     assert_eq!(c.chain.chain, 5.0);
     assert_eq!(c.classic, ClassicWeights::default());
     assert!(AiConfig::from_toml("[ai.chain]\nchian = 5.0\n").is_err());
-    // The documented snippet is itself a valid config.
-    let s = AiConfig::from_toml(puyobot::ai::config::CONFIG_SNIPPET).expect("snippet parses");
-    assert_eq!(s, AiConfig::default());
+    assert!(AiConfig::from_toml("[ai.chain]\nchain = 5.0\n[other]\nx = 1\n").is_err(), "[ai.*] tables only");
+    let full = AiConfig::named("full").expect("the full profile");
+    assert_eq!(AiConfig::from_toml(&full.to_toml()).expect("printed profile parses"), full);
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
 //! - [`bot`]: [`Bot`], a [`crate::game::Player`], and the one list of bot names ([`NAMES`]);
-//! - [`config`]: the `[ai]` table of `config.toml`.
+//! - [`config`]: the bots' settings ([`AiConfig`]) and the named AI profiles ([`PROFILES`]).
 
 pub mod beam;
 pub mod bot;
@@ -27,6 +27,6 @@ pub mod search;
 pub use crate::game::movegen;
 
 pub use bot::{Bot, BotError, NAMES, OFFERED, check_name};
-pub use config::AiConfig;
+pub use config::{AiConfig, PROFILES};
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};
