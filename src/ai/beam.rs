@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, Line, LineEnd, SearchOptions, SearchResult, balanced_pairs, sample_pairs};
+use super::search::{Candidate, DEATH, Line, LineEnd, SearchOptions, SearchResult, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
@@ -169,11 +169,7 @@ pub fn search(
         for i in 0..opts.samples as u64 {
             let run = {
                 let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let mut future = if opts.balanced {
-                    balanced_pairs(opts.beam_depth, opts.colors, future_seed)
-                } else {
-                    sample_pairs(opts.beam_depth, opts.colors, future_seed)
-                };
+                let mut future = sample_pairs(opts.beam_depth, opts.colors, future_seed);
                 // Revealed pairs (a diagnostic) replace the sampled ones they stand for.
                 let known = revealed.len().min(opts.reveal as usize).min(future.len());
                 future[..known].copy_from_slice(&revealed[..known]);
