@@ -201,7 +201,8 @@ fn profile_text(profile: &str) -> anyhow::Result<String> {
     for (name, about) in crate::ai::PROFILES {
         out.push_str(&format!("#   {name}: {about}\n"));
     }
-    out.push_str("# What each key does: the doc comments of AiConfig's types (cargo doc), docs/simulation.md.\n\n");
+    out.push_str("# What each key does: the doc comments of AiConfig's types (cargo doc) and the bots' section of\n");
+    out.push_str("# docs/architecture.md.\n\n");
     out.push_str(&p.to_toml());
     Ok(out)
 }
