@@ -1,10 +1,13 @@
-//! `config.toml`: every default of `puyobot play`, overridable by flags; `--print-config` shows the merge.
+//! `config.toml`: what a user sets for `puyobot play` (mode, ROM, speeds, seed, bots, keys, pads, sound),
+//! overridable by flags; `--print-config` shows the merge. The bots' weights and search settings are not
+//! here: they are named AI profiles ([`AiConfig::named`]), and `sim` and `train` read a profile file
+//! ([`load_profile`]).
 //!
 //! Every table is typed once, here, when the file is read, and refuses unknown keys: the player's own
 //! tables (`[play]`, `[bots]`) are defined here; `[keys]`, `[audio]` and `[gamepad]` are the window's
-//! ([`KeyBindings`], [`AudioSettings`], [`GamepadBindings`]) and `[ai.*]`
-//! the AI's [`AiConfig`], defined by their modules and composed here. Errors name the file, the dotted
-//! key and what was expected. The session gets only what it needs ([`Config::seat_config`]).
+//! ([`KeyBindings`], [`AudioSettings`], [`GamepadBindings`]), defined by their modules and composed here.
+//! Errors name the file, the dotted key and what was expected. The session gets only what it needs
+//! ([`Config::seat_config`]).
 
 use std::path::{Path, PathBuf};
 
@@ -87,15 +90,13 @@ pub struct BotSettings {
     pub p1: String,
     /// Evaluation of player 2's bot.
     pub p2: String,
-    /// Sampled unseen pairs for the averaged third ply in emulator play, replacing `[ai.search].samples`
-    /// (which `puyobot sim` uses). Eight sampled futures make a `chain` decision about 15 times as costly;
-    /// without them headless AI-vs-AI keeps the emulator's pace.
-    pub samples: u32,
+    // The bots play the `two-ply` AI profile ([`Config::seat_config`]); a strength setting that picks
+    // the search settings belongs in this table.
 }
 
 impl Default for BotSettings {
     fn default() -> Self {
-        BotSettings { p1: "chain".into(), p2: "classic".into(), samples: 0 }
+        BotSettings { p1: "chain".into(), p2: "classic".into() }
     }
 }
 
@@ -113,9 +114,6 @@ pub struct Config {
     pub audio: AudioSettings,
     /// Game controllers for a person on pad 1 (`[gamepad]`).
     pub gamepad: GamepadBindings,
-    /// The bots' weights, search options and ignition policy (`[ai.classic]`, `[ai.chain]`,
-    /// `[ai.search]`, `[ai.ignition]`).
-    pub ai: AiConfig,
 }
 
 /// A config file that could not be used.
@@ -138,7 +136,14 @@ impl Config {
     pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
             let key = toml_error_key(text, &e).unwrap_or_else(|| "(parse)".into());
-            ConfigError { file: file.into(), key, message: e.message().trim().to_string() }
+            let mut message = e.message().trim().to_string();
+            if key == "ai" || key.starts_with("ai.") {
+                message.push_str(
+                    "; the bots' weights and search settings are AI profiles, not part of config.toml \
+                     (`puyobot sim profile`, `sim --profile FILE`)",
+                );
+            }
+            ConfigError { file: file.into(), key, message }
         })?;
         cfg.validate(file)?;
         Ok(cfg)
@@ -195,23 +200,15 @@ impl Config {
             key: format!("gamepad.{}", e.field),
             message: e.to_string(),
         })?;
-        // What serde cannot check in [ai]: the chain bot's template name.
-        crate::ai::eval::ChainEval::new(self.ai.chain.clone()).map_err(|message| ConfigError {
-            file: file.into(),
-            key: "ai.chain".into(),
-            message,
-        })?;
         Ok(())
     }
 
-    /// What the session's seats are made from: `[bots]`, `[ai]` with `[bots].samples` in place of
-    /// `[ai.search].samples` (emulator play's own value), and `[play]`'s speed, seed and threading.
+    /// What the session's seats are made from: `[bots]`, the `two-ply` AI profile (emulator play's),
+    /// and `[play]`'s speed, seed and threading.
     pub fn seat_config(&self) -> SeatConfig {
-        let mut ai = self.ai.clone();
-        ai.search.samples = self.bots.samples;
         SeatConfig {
             bots: [self.bots.p1.clone(), self.bots.p2.clone()],
-            ai,
+            ai: AiConfig::two_ply(),
             speed: self.play.speed,
             seed: self.play.seed,
             threaded: self.play.threaded_bots,
@@ -227,6 +224,38 @@ impl Config {
     pub fn rom_path(&self) -> Option<PathBuf> {
         (!self.play.rom.is_empty()).then(|| PathBuf::from(&self.play.rom))
     }
+}
+
+/// The AI profile `name_or_file`: a named profile ([`crate::ai::PROFILES`]), else a profile file of
+/// `[ai.*]` tables. Errors name the file and the key.
+pub fn load_profile(name_or_file: &str) -> Result<AiConfig, ConfigError> {
+    if let Some(p) = AiConfig::named(name_or_file) {
+        return Ok(p);
+    }
+    let text = std::fs::read_to_string(name_or_file).map_err(|e| {
+        let names: Vec<&str> = crate::ai::PROFILES.iter().map(|(n, _)| *n).collect();
+        ConfigError {
+            file: name_or_file.into(),
+            key: "(file)".into(),
+            message: format!("{e} (not a profile name either: the profiles are {})", names.join(", ")),
+        }
+    })?;
+    parse_profile(name_or_file, &text)
+}
+
+/// Parses a profile file's text; `file` names it in errors.
+pub fn parse_profile(file: &str, text: &str) -> Result<AiConfig, ConfigError> {
+    let profile = AiConfig::from_toml(text).map_err(|e| {
+        let key = toml_error_key(text, &e).unwrap_or_else(|| "(parse)".into());
+        ConfigError { file: file.into(), key, message: e.message().trim().to_string() }
+    })?;
+    // What serde cannot check: the chain bot's template name.
+    crate::ai::eval::ChainEval::new(profile.chain.clone()).map_err(|message| ConfigError {
+        file: file.into(),
+        key: "ai.chain.template_name".into(),
+        message,
+    })?;
+    Ok(profile)
 }
 
 /// Finds the dotted key a TOML error points at, from its byte span: the table header above it and the key
@@ -317,50 +346,63 @@ mod tests {
     }
 
     #[test]
-    fn the_window_and_ai_tables_are_typed_at_load() {
-        let c = Config::parse("c.toml", "[keys]\nquit = \"Q\"\n[ai.chain]\nchain = 1.5\n").unwrap();
+    fn the_window_tables_are_typed_at_load() {
+        let c = Config::parse("c.toml", "[keys]\nquit = \"Q\"\n").unwrap();
         assert_eq!(c.keys.quit, "Q");
         assert_eq!(c.keys.pause, KeyBindings::default().pause);
-        assert_eq!(c.ai.chain.chain, 1.5);
-        assert_eq!(c.ai.classic, AiConfig::default().classic);
-        assert!(c.to_toml().contains("[ai.chain]"));
     }
 
     #[test]
-    fn a_bad_ai_key_names_the_table_and_the_key() {
-        let e = Config::parse("c.toml", "[ai.chain]\nw = 1.5\n").unwrap_err();
+    fn ai_tables_are_refused_with_a_pointer_to_the_profiles() {
+        let e = Config::parse("c.toml", "[ai.chain]\nchain = 1.5\n").unwrap_err();
+        assert_eq!(e.key, "ai", "{e}");
+        assert!(e.to_string().starts_with("c.toml: ai: ") && e.message.contains("AI profiles"), "{e}");
+        let e = Config::parse("c.toml", "[bots]\nsamples = 2\n").unwrap_err();
+        assert_eq!(e.key, "bots.samples", "{e}");
+    }
+
+    #[test]
+    fn a_bad_profile_key_names_the_file_the_table_and_the_key() {
+        let e = parse_profile("p.toml", "[ai.chain]\nw = 1.5\n").unwrap_err();
         assert_eq!(e.key, "ai.chain.w", "{e}");
-        assert!(e.message.contains("unknown field"), "{e}");
-        let e = Config::parse("c.toml", "[ai.search]\ndepth = \"deep\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("p.toml: ai.chain.w: ") && e.message.contains("unknown field"), "{e}");
+        let e = parse_profile("p.toml", "[ai.search]\ndepth = \"deep\"\n").unwrap_err();
         assert_eq!(e.key, "ai.search.depth", "{e}");
-        let e = Config::parse("c.toml", "[ai.nope]\nx = 1\n").unwrap_err();
+        let e = parse_profile("p.toml", "[ai.nope]\nx = 1\n").unwrap_err();
         assert_eq!(e.key, "ai.nope", "{e}");
-        // A comment after a header (as config.toml has them) is not part of the table's name.
-        let e = Config::parse("c.toml", "[ai.chain]   # the chain builder\nw = 1.5\n").unwrap_err();
+        let e = parse_profile("p.toml", "[ai.chain]   # the chain builder\nw = 1.5\n").unwrap_err();
         assert_eq!(e.key, "ai.chain.w", "{e}");
-        let e = Config::parse("c.toml", "[ai.nope] # a table\nx = 1\n").unwrap_err();
-        assert_eq!(e.key, "ai.nope", "{e}");
-        let e = Config::parse("c.toml", "[ai.chain]\ntemplate_name = \"zigzag\"\n").unwrap_err();
-        assert_eq!(e.key, "ai.chain", "{e}");
+        let e = parse_profile("p.toml", "[ai.chain]\ntemplate_name = \"zigzag\"\n").unwrap_err();
+        assert_eq!(e.key, "ai.chain.template_name", "{e}");
         assert!(e.message.contains("zigzag") && e.message.contains("gtr"), "{e}");
+        let e = parse_profile("p.toml", "[play]\nspeed = 3\n").unwrap_err();
+        assert_eq!(e.key, "play", "{e}");
+    }
+
+    #[test]
+    fn a_profile_is_a_name_or_a_file() {
+        assert_eq!(load_profile("full").unwrap(), AiConfig::default());
+        assert_eq!(load_profile("two-ply").unwrap(), AiConfig::two_ply());
+        let e = load_profile("/nonexistent/profile.toml").unwrap_err();
+        assert!(e.to_string().starts_with("/nonexistent/profile.toml: (file): ") && e.message.contains("full"), "{e}");
+        let p = parse_profile("p.toml", "[ai.chain]\nchain = 7.5\n").unwrap();
+        assert_eq!(p.chain.chain, 7.5);
+        assert_eq!(p.search, AiConfig::default().search, "a key not set is the full profile's");
     }
 
     #[test]
     fn print_config_round_trips() {
-        let text = "[play]\nspeed = 3\n[keys]\nhud = \"\"\n[ai.chain]\nchain = 7.5\n[ai.search]\ndepth = 1\n";
+        let text = "[play]\nspeed = 3\n[keys]\nhud = \"\"\n[bots]\np2 = \"chain\"\n";
         let c = Config::parse("c.toml", text).unwrap();
         assert_eq!(Config::parse("printed", &c.to_toml()).unwrap(), c);
         assert_eq!(Config::parse("printed", &Config::default().to_toml()).unwrap(), Config::default());
     }
 
     #[test]
-    fn seats_get_the_play_samples_and_keep_the_other_ai_keys() {
-        let c = Config::parse("c.toml", "[bots]\nsamples = 2\np2 = \"greedy\"\n[ai.search]\nsamples = 8\ndepth = 1\n")
-            .unwrap();
+    fn seats_get_the_bots_and_the_two_ply_profile() {
+        let c = Config::parse("c.toml", "[bots]\np2 = \"greedy\"\n").unwrap();
         let s = c.seat_config();
-        assert_eq!(s.ai.search.samples, 2);
-        assert_eq!(s.ai.search.depth, 1);
+        assert_eq!(s.ai, AiConfig::two_ply());
         assert_eq!(s.bots, ["chain".to_string(), "greedy".to_string()]);
-        assert_eq!(c.ai.search.samples, 8, "sim and train keep [ai.search].samples");
     }
 }

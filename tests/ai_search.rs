@@ -1,5 +1,6 @@
 //! Search and bot behaviour: forced chain fires, top-out avoidance, determinism of both evaluations.
 
+use puyobot::ai::choice::Observation;
 use puyobot::ai::eval::{ChainEval, ChainWeights, ClassicWeights, Evaluation, classic};
 use puyobot::ai::search::{SearchInput, SearchOptions, search};
 use puyobot::ai::{AiConfig, Bot};
@@ -76,32 +77,30 @@ fn the_chain_bot_holds_a_small_chain_on_a_roomy_field() {
 fn each_look_brings_its_own_extension_keys_to_the_chain_evaluation() {
     let rules = Rules::puyo1();
     let mut config = AiConfig::default();
-    // One sampled future each: this test is about the options, not the search's strength.
     config.search.samples = 1;
-    config.search.beam_width = 2;
     config.search.detect_extend_keys = 1;
     config.search.late.samples = 1;
-    config.search.late.beam_width = 2;
     config.search.late.detect_extend_keys = 0;
-    let keys = |bot: &Bot| match bot.evaluation() {
-        Evaluation::Chain(e) => e.extend_keys,
-        other => panic!("the chain bot evaluates with the chain evaluation, got {other:?}"),
+    let keys = |field: &Field, opts: &SearchOptions| {
+        let v = view(field, pair(0, 1), pair(2, 3), &rules);
+        let obs = Observation::new(&v, PiecePosition::spawn(&rules), opts, 1);
+        obs.eval_context(Some(&config.ignition)).extend_keys
     };
     let open = two_chain(false);
     // Eight rows in which no two neighbours share a colour: 48 puyos, past the late look's 44.
     let rows = ["RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY", "RGBYRG", "BYRGBY"];
     let full = Field::from_rows(&rows);
     assert!(full.count() >= config.search.late.puyos);
-    let mut bot = Bot::new("chain", &config, 1).expect("bot");
-    bot.plan(&view(&open, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
-    assert_eq!(keys(&bot), Some(1), "below the late look: the plain look's key count");
-    bot.plan(&view(&full, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
-    assert_eq!(keys(&bot), None, "from the late look on: the evaluation's own count");
+    assert_eq!(keys(&open, &config.search), Some(1), "below the late look: the plain look's key count");
+    assert_eq!(keys(&full, &config.search), None, "from the late look on: the evaluation's own count");
     // Emulator play's two-ply search samples no futures and keeps the evaluation's count.
-    config.search.samples = 0;
-    let mut two_ply = Bot::new("chain", &config, 1).expect("bot");
-    two_ply.plan(&view(&open, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
-    assert_eq!(keys(&two_ply), None, "without futures: the evaluation's own count");
+    let two_ply = SearchOptions { samples: 0, ..config.search.clone() };
+    assert_eq!(keys(&open, &two_ply), None, "without futures: the evaluation's own count");
+    // The bot plays both looks without changing its own evaluation.
+    let mut bot = Bot::new("chain", &config, 1).expect("bot");
+    bot.plan(&view(&full, pair(0, 1), pair(2, 3), &rules)).expect("a placement");
+    let Evaluation::Chain(e) = bot.evaluation() else { panic!("the chain bot evaluates with the chain evaluation") };
+    assert_eq!(*e.context(), Default::default());
 }
 
 /// Column 3 stands to row 2: anything dropped on it tops out.
@@ -204,14 +203,14 @@ fn an_unknown_ai_or_template_is_an_error() {
 }
 
 #[test]
-fn the_ai_table_parses_with_defaults_and_rejects_unknown_keys() {
-    let c = AiConfig::from_toml("[ai.chain]\nchain = 5.0\n[other]\nx = 1\n").expect("parses");
+fn a_profile_file_parses_with_the_full_profile_for_what_it_leaves_out_and_rejects_unknown_keys() {
+    let c = AiConfig::from_toml("[ai.chain]\nchain = 5.0\n").expect("parses");
     assert_eq!(c.chain.chain, 5.0);
     assert_eq!(c.classic, ClassicWeights::default());
     assert!(AiConfig::from_toml("[ai.chain]\nchian = 5.0\n").is_err());
-    // The documented snippet is itself a valid config.
-    let s = AiConfig::from_toml(puyobot::ai::config::CONFIG_SNIPPET).expect("snippet parses");
-    assert_eq!(s, AiConfig::default());
+    assert!(AiConfig::from_toml("[ai.chain]\nchain = 5.0\n[other]\nx = 1\n").is_err(), "[ai.*] tables only");
+    let full = AiConfig::named("full").expect("the full profile");
+    assert_eq!(AiConfig::from_toml(&full.to_toml()).expect("printed profile parses"), full);
 }
 
 #[test]
@@ -231,37 +230,6 @@ fn in_battle_the_chain_bot_fires_a_small_chain_when_nuisance_is_coming() {
     let plan = bot.plan(&v).expect("plan");
     assert_eq!(plan.chain.chains, 2);
     assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Answer));
-}
-
-#[test]
-fn a_stalled_build_fires_its_chain_after_stall_moves_without_growth() {
-    let rules = Rules::puyo1();
-    let f = two_chain(false);
-    let mut config = AiConfig::default();
-    config.ignition.stall_chain = 2;
-    config.ignition.stall_moves = 2;
-    let mut bot = Bot::new("chain", &config, 1).expect("bot");
-    let mut no_stall = AiConfig::default();
-    no_stall.ignition.stall_moves = 0;
-    no_stall.ignition.stall_chain = 2;
-    let mut off = Bot::new("chain", &no_stall, 1).expect("bot");
-    // The same field three moves running (a potential of 2 links that does not grow): hold, hold, fire.
-    for played in 0..3 {
-        let mut v = view(&f, pair(0, 4), pair(4, 3), &rules);
-        v.pieces_played = played;
-        let plan = bot.plan(&v).expect("plan");
-        if played < 2 {
-            assert_eq!(plan.fired, None, "fired after {played} stalled moves");
-        } else {
-            assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Stall));
-            assert_eq!(plan.chain.chains, 2);
-        }
-        // With the rule off (stall_moves = 0) the 2-chain is held.
-        assert_eq!(off.plan(&v).expect("plan").fired, None);
-    }
-    // A new game (fewer pieces played) starts the count again.
-    let v = view(&f, pair(0, 4), pair(4, 3), &rules);
-    assert_eq!(bot.plan(&v).expect("plan").fired, None);
 }
 
 /// Left: the GTR base whose yellow key on column 1 fires 3 links. Right (purple and red, away from it):

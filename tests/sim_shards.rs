@@ -109,26 +109,32 @@ fn plot_draws_the_chain_histogram_and_the_puyo_curve() {
     assert!(text.contains("chains fired by length") && text.contains("Gaussian: mean"), "both panels and the fit");
 }
 
-/// `sim` reads `./config.toml` as `play` does: a bad `[ai]` key in the working directory's file is named.
+/// `sim` plays an AI profile, never `./config.toml` (the user's `play` settings): a bad key in a profile
+/// file is named with the file; a config.toml in the working directory changes nothing; `sim profile`
+/// prints a file that plays the same games as the name.
 #[test]
-fn sim_reads_the_working_directory_config_like_play() {
-    let dir = tmp("cwd-config");
+fn sim_plays_the_profile_it_is_given_and_names_a_bad_key() {
+    let dir = tmp("profiles");
     std::fs::create_dir_all(&dir).expect("dir");
-    std::fs::write(dir.join("config.toml"), "[ai.chain]\nno_such_weight = 1.0\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .current_dir(&dir)
-        .args(["sim", "endless", "--games", "1", "--pieces", "5", "--json"])
-        .output()
-        .expect("puyobot runs");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_puyobot")).current_dir(&dir).args(args).output().expect("puyobot runs")
+    };
+    std::fs::write(dir.join("bad.toml"), "[ai.chain]\nno_such_weight = 1.0\n").expect("write");
+    let out = run(&["sim", "endless", "--games", "1", "--pieces", "5", "--json", "--profile", "bad.toml"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "a bad config.toml in the working directory must stop sim");
-    assert!(err.contains("config.toml") && err.contains("no_such_weight"), "{err}");
-    // Without the file, the same command runs on the defaults.
-    std::fs::remove_file(dir.join("config.toml")).expect("remove");
-    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .current_dir(&dir)
-        .args(["sim", "endless", "--games", "1", "--pieces", "5", "--json"])
-        .output()
-        .expect("puyobot runs");
+    assert!(!out.status.success(), "a bad profile must stop sim");
+    assert!(err.contains("bad.toml") && err.contains("ai.chain.no_such_weight"), "{err}");
+    let out = run(&["sim", "profile", "full"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(dir.join("full.toml"), &out.stdout).expect("write");
+    let game = |profile: &str| {
+        let out = run(&["sim", "endless", "--games", "1", "--pieces", "12", "--json", "--profile", profile]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        (v["score_mean"].clone(), v["config_crc"].clone())
+    };
+    let named = game("full");
+    assert_eq!(game("full.toml"), named, "the printed profile is the profile");
+    std::fs::write(dir.join("config.toml"), "[play]\nspeed = 3\n").expect("write");
+    assert_eq!(game("full"), named, "config.toml plays no part in sim");
 }

@@ -289,8 +289,9 @@ impl Target for AddressFileTarget {
 
 // ---- config ----
 
-/// Mutated `config.toml` (and the AI's documented snippet) through `Config::parse`; what passes must print
-/// (`--print-config`) to a text that parses again to the same configuration (`[keys]` and `[ai]` typed).
+/// Mutated `config.toml` through `Config::parse`, and the printed `full` AI profile through
+/// `parse_profile`; what passes must print (`--print-config`, `sim profile`) to a text that parses again
+/// to the same configuration.
 struct ConfigTarget {
     seeds: Vec<String>,
     raw: Vec<Vec<u8>>,
@@ -299,7 +300,7 @@ struct ConfigTarget {
 impl ConfigTarget {
     fn new(root: &Path) -> Result<ConfigTarget, String> {
         let main = std::fs::read_to_string(root.join("config.toml")).map_err(|e| format!("config.toml: {e}"))?;
-        let seeds = vec![main, puyobot::ai::config::CONFIG_SNIPPET.to_string()];
+        let seeds = vec![main, puyobot::ai::AiConfig::default().to_toml()];
         let raw = seeds.iter().map(|s| s.clone().into_bytes()).collect();
         Ok(ConfigTarget { seeds, raw })
     }
@@ -307,7 +308,7 @@ impl ConfigTarget {
 
 impl Target for ConfigTarget {
     fn generate(&self, rng: &mut FuzzRng) -> Case {
-        // The real file most of the time; the snippet is a smaller, [ai]-only seed.
+        // The real file most of the time; the profile is the [ai]-only seed.
         let pick = if rng.random_ratio(4, 5) { 0 } else { 1 };
         let seed = &self.seeds[pick];
         let bytes =
@@ -317,6 +318,15 @@ impl Target for ConfigTarget {
 
     fn run(&self, case: &Case) -> bool {
         let text = String::from_utf8_lossy(&case.parts[0].1);
+        if case.pick == 1 {
+            let Ok(profile) = puyobot::config::parse_profile("fuzz/profile.toml", &text) else { return false };
+            let printed = profile.to_toml();
+            match puyobot::config::parse_profile("printed", &printed) {
+                Ok(again) => assert_eq!(again.to_toml(), printed, "sim profile does not round-trip"),
+                Err(e) => panic!("sim profile output does not parse again: {e}\n{printed}"),
+            }
+            return true;
+        }
         let Ok(cfg) = Config::parse("fuzz/config.toml", &text) else { return false };
         let printed = cfg.to_toml();
         match Config::parse("printed", &printed) {

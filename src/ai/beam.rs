@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, Line, LineEnd, SearchOptions, SearchResult, balanced_pairs, sample_pairs};
+use super::search::{Candidate, DEATH, Line, LineEnd, SearchOptions, SearchResult, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
@@ -169,11 +169,7 @@ pub fn search(
         for i in 0..opts.samples as u64 {
             let run = {
                 let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let mut future = if opts.balanced {
-                    balanced_pairs(opts.beam_depth, opts.colors, future_seed)
-                } else {
-                    sample_pairs(opts.beam_depth, opts.colors, future_seed)
-                };
+                let mut future = sample_pairs(opts.beam_depth, opts.colors, future_seed);
                 // Revealed pairs (a diagnostic) replace the sampled ones they stand for.
                 let known = revealed.len().min(opts.reveal as usize).min(future.len());
                 future[..known].copy_from_slice(&revealed[..known]);
@@ -247,7 +243,7 @@ pub fn search(
 mod tests {
     use super::*;
     use crate::ai::eval::ChainEval;
-    use crate::ai::eval::{ChainWeights, FireThreshold};
+    use crate::ai::eval::{ChainWeights, EvalContext, FireThreshold};
     use crate::game::{Cell, Color, Pair};
 
     fn pair(a: usize, b: usize) -> Piece {
@@ -287,8 +283,9 @@ mod tests {
         let weights = ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() };
         let opts = SearchOptions { samples: 2, colors: 1, beam_width: 6, beam_depth: 2, ..SearchOptions::default() };
         let best = |fire_at| {
-            let mut e = ChainEval::new(weights.clone()).expect("gtr exists");
-            e.fire_at = fire_at;
+            let e = ChainEval::new(weights.clone())
+                .expect("gtr exists")
+                .in_context(EvalContext { fire_at, ..EvalContext::default() });
             let eval = Evaluation::Chain(Box::new(e));
             let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
             search(&f, pair(2, 3), pair(2, 3), &[], moves, &eval, &rules, &opts, 9).expect("placements").best().clone()
@@ -313,8 +310,10 @@ mod tests {
         // (one colour in play). Only a revealed green pair after the next one makes the fire plannable.
         let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
         let rules = Rules::puyo1();
-        let mut e = ChainEval::new(ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() }).expect("gtr");
-        e.fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        let fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        let e = ChainEval::new(ChainWeights { planned_fire: 5000.0, ..ChainWeights::default() })
+            .expect("gtr")
+            .in_context(EvalContext { fire_at, ..EvalContext::default() });
         let eval = Evaluation::Chain(Box::new(e));
         let best = |reveal: u32, revealed: &[Piece]| {
             let opts = SearchOptions {

@@ -4,14 +4,14 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::choice::{self, Facts, Observation};
 use super::config::AiConfig;
 use super::eval::{ChainEval, Evaluation};
 use super::ignition::IgnitionPolicy;
-use super::ignition::Reason;
-use super::search::{self, Candidate, SearchInput, SearchOptions, SearchResult};
+use super::search::{self, SearchOptions};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Orientation, Placement, Rules};
-use crate::sim::{Decision, FireReason, Player, View};
+use crate::game::{Decision, Player, View};
+use crate::game::{Orientation, Placement};
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
 /// uniformly random mover (`random`) and the small two-ply [`super::greedy`] bot (`greedy`).
@@ -65,39 +65,6 @@ pub struct Bot {
     ignition: Option<IgnitionPolicy>,
     rng: Xoshiro256PlusPlus,
     pool: Option<rayon::ThreadPool>,
-    stall: Stall,
-}
-
-/// Puyos a field must lose from one decision to the next for the stall rule to see a fire (a single
-/// link pops 4 puyos while the piece adds 2).
-const STALL_RESET_PUYOS: u32 = 8;
-
-/// How long the best potential chain has gone without growing (the ignition policy's stall rule).
-#[derive(Clone, Copy, Debug, Default)]
-struct Stall {
-    /// Longest potential chain seen since the last pop.
-    best: u32,
-    /// Moves since it last grew.
-    moves: u32,
-    /// Puyos on the field at the previous decision (far fewer now: a chain fired, start over; a small
-    /// pop that makes room does not count, since stalled builds pop singles to make room).
-    count: u32,
-    /// Pieces played at the previous decision (fewer now: a new game).
-    pieces: u32,
-}
-
-impl Stall {
-    /// Records the potential the move about to be played keeps.
-    fn update(&mut self, potential: u32, count: u32, pieces: u32) {
-        if pieces < self.pieces || count + STALL_RESET_PUYOS < self.count || potential > self.best {
-            self.best = potential;
-            self.moves = 0;
-        } else {
-            self.moves += 1;
-        }
-        self.count = count;
-        self.pieces = pieces;
-    }
 }
 
 impl std::fmt::Debug for Bot {
@@ -145,7 +112,6 @@ impl Bot {
             ignition,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             pool,
-            stall: Stall::default(),
         })
     }
 
@@ -164,263 +130,51 @@ impl Bot {
     pub fn plan_from(&mut self, view: &View<'_>, start: PiecePosition) -> Option<Decision> {
         let seed: u64 = self.rng.random();
         match self.kind {
-            Kind::Search => {}
-            Kind::Greedy => return super::greedy::decide(view, start, &self.search.moves),
-            Kind::Random => {
-                let moves = movegen::generate(view.field, view.current, start, &self.search.moves);
-                if moves.is_empty() {
-                    return None;
-                }
-                let m = &moves[self.rng.random_range(0..moves.len())];
-                let mut f = *view.field;
-                let chain = f.play(view.current, m.placement, view.rules).ok()?;
-                return Some(Decision { path: m.path.clone(), chain, ..Decision::at(m.placement) });
-            }
+            Kind::Search => self.searched(view, start, seed),
+            Kind::Greedy => super::greedy::decide(view, start, &self.search.moves),
+            Kind::Random => self.random(view, start),
         }
-        // The late look shapes endless builds; in a battle a full field is mostly nuisance, and the extra
-        // look measured no gain there (192 of 200 battles won against 196 without it).
-        let opts = match view.opponent {
-            None => self.search.for_puyos(view.field.count()),
-            Some(_) => self.search.clone(),
-        };
-        if let Evaluation::Chain(e) = &mut self.eval {
-            e.battle = view.opponent.is_some();
-            e.extend_keys = opts.extend_keys();
-            e.fire_at = match &self.ignition {
-                Some(policy) if policy.plan_fire && view.opponent.is_none() => Some(policy.threshold()),
-                _ => None,
-            };
+    }
+
+    /// Any reachable placement, uniformly.
+    fn random(&mut self, view: &View<'_>, start: PiecePosition) -> Option<Decision> {
+        let moves = movegen::generate(view.field, view.current, start, &self.search.moves);
+        if moves.is_empty() {
+            return None;
         }
+        let m = &moves[self.rng.random_range(0..moves.len())];
+        let mut f = *view.field;
+        let chain = f.play(view.current, m.placement, view.rules).ok()?;
+        Some(Decision { path: m.path.clone(), chain, ..Decision::at(m.placement) })
+    }
+
+    /// The search, then (for a bot with an ignition policy) the rules of [`choice`] over its answer.
+    fn searched(&self, view: &View<'_>, start: PiecePosition, seed: u64) -> Option<Decision> {
+        let obs = Observation::new(view, start, &self.search, seed);
+        let eval = self.eval.in_context(obs.eval_context(self.ignition.as_ref()));
         // A game of known length about to end: what is not fired by then scores nothing.
         if self.ignition.is_some()
             && let Some(d) = super::last_pieces::cash_in(view, start, &self.search.moves, self.search.colors)
         {
             return Some(d);
         }
-        let input = SearchInput {
-            field: view.field,
-            current: view.current,
-            next: Some(view.next),
-            revealed: view.revealed,
-            start,
-            rules: view.rules,
-        };
+        let input = obs.search_input();
         let result = match &self.pool {
-            Some(pool) => pool.install(|| search::search(&input, &self.eval, &opts, seed)),
-            None => search::search(&input, &self.eval, &opts, seed),
+            Some(pool) => pool.install(|| search::search(&input, &eval, &obs.look, seed)),
+            None => search::search(&input, &eval, &obs.look, seed),
         }?;
-        let mut pick = result.best;
-        let mut fired = None;
-        // The potential the build keeps: that of the field the search's best placement leaves (the stall,
-        // stuck and danger-keep rules need it). The field as it stands may lack a key the current piece brings.
-        let potential = match (&self.eval, &self.ignition) {
-            (Evaluation::Chain(e), Some(p)) if p.stall_moves > 0 || p.stuck_puyos > 0 || p.danger_keep_chain > 0 => {
-                Some(e.breakdown(&result.best().field, 0, view.rules).potential_chains)
-            }
-            _ => None,
-        };
+        let Some(policy) = &self.ignition else { return Some(choice::decision(&result, result.best, None)) };
+        let facts = Facts::new(&obs, &eval, policy, &self.search, &result);
         log::trace!(
             "{}: {} puyos on the field, potential chain {:?}, {} of {} futures searched",
             self.name,
             view.field.count(),
-            potential,
+            facts.potential,
             result.futures,
-            opts.samples
+            obs.look.samples
         );
-        if let (Some(p), Some(policy)) = (potential, &self.ignition)
-            && policy.stall_moves > 0
-        {
-            self.stall.update(p, view.field.count(), view.pieces_played);
-        }
-        // The potential of the field as it stands, worked out at most once, and only when a rule needs it.
-        let mut standing_cache = None;
-        let mut standing = || match &self.eval {
-            Evaluation::Chain(e) => {
-                *standing_cache.get_or_insert_with(|| Some(e.breakdown(view.field, 0, view.rules).potential_chains))
-            }
-            _ => None,
-        };
-        // A build in danger by height stands if the best placement keeps it, or if the field holds it now:
-        // the search may rate a placement that covers the trigger for a moment highest, because the next
-        // pair uncovers it (the potential of that placement's own field then reads as a 1-link chain).
-        let keep_build = match (&self.eval, &self.ignition) {
-            (Evaluation::Chain(_), Some(p)) => {
-                p.keeps_build_in_danger(view, potential)
-                    || (super::ignition::in_danger(view.field, view.pending_nuisance, view.rules, p)
-                        && p.keeps_build_in_danger(view, standing()))
-            }
-            _ => false,
-        };
-        if let Some(policy) = &self.ignition {
-            // The strongest chain on offer now; among equals, the better-valued line.
-            let strongest = result
-                .candidates
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.chain.chains > 0 && c.value > search::DEATH * 0.75)
-                .max_by(|(_, a), (_, b)| {
-                    (a.chain.chains, a.chain.score)
-                        .cmp(&(b.chain.chains, b.chain.score))
-                        .then(a.value.total_cmp(&b.value))
-                });
-            let reason = strongest
-                .and_then(|(_, c)| {
-                    policy.should_fire(view, &c.chain).or_else(|| {
-                        policy
-                            .should_fire_stalled(view, &c.chain, self.stall.moves, self.stall.best)
-                            .then_some(Reason::Stall)
-                    })
-                })
-                .filter(|r| !(keep_build && *r == Reason::Danger));
-            let wait = match (strongest, reason) {
-                (Some((_, c)), Some(Reason::Threshold)) if policy.wait_for_longer && view.opponent.is_none() => {
-                    longer_fire_next(view, &result, c.chain.chains, policy, &self.search.moves)
-                }
-                _ => None,
-            };
-            // Keep building when play-outs of waiting end on longer chains than this fire.
-            let hold = match (strongest, reason) {
-                (Some((_, c)), Some(Reason::Threshold))
-                    if wait.is_none() && policy.playouts > 0 && view.opponent.is_none() =>
-                {
-                    best_quiet(&result).filter(|&i| {
-                        let links = super::playout::waiting_links(
-                            &result.candidates[i].field,
-                            view.next,
-                            c.chain.chains,
-                            &self.eval,
-                            &self.search,
-                            policy,
-                            view.rules,
-                            seed,
-                        );
-                        log::debug!("{}: waiting on {} links ends on {links:.2} links", self.name, c.chain.chains);
-                        links > c.chain.chains as f64 + policy.playout_margin
-                    })
-                }
-                _ => None,
-            };
-            if let Some(i) = hold {
-                return Some(decision(&result, i, None));
-            }
-            if let Some(w) = wait {
-                log::debug!(
-                    "{}: wait: the next pair fires {} links after {}",
-                    self.name,
-                    w.1,
-                    result.candidates[w.0].placement
-                );
-                return Some(decision(&result, w.0, None));
-            }
-            if let Some((i, c)) = strongest
-                && let Some(reason) = reason
-            {
-                // In danger any chain helps, but a better-valued one that also fires is fine too.
-                pick = i;
-                fired = Some(reason);
-                log::debug!(
-                    "{}: fire {:?}: {} links, {} points, {} puyos on the field{:?}",
-                    self.name,
-                    reason,
-                    c.chain.chains,
-                    c.chain.score,
-                    view.field.count(),
-                    view.field
-                );
-            }
-        }
-        if fired.is_none()
-            && let Some(policy) = &self.ignition
-        {
-            let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
-            // Stuck only when neither the best placement's field nor the field as it stands holds a
-            // build: that placement may cover the trigger for one move because the next pair uncovers it.
-            // Nor when the search's lines find the build again: a trigger the next pieces uncover or
-            // complete is no build to the detector on this field, but it is at the end of those lines.
-            let below = |p: Option<u32>| p.is_some_and(|p| p < policy.stuck_chain);
-            let stuck = policy.stuck_puyos > 0
-                && view.field.count() >= policy.stuck_puyos
-                && below(potential)
-                && below(standing())
-                && !builds_ahead(&self.eval, result.best(), policy, view.rules);
-            let danger = super::ignition::in_danger(view.field, incoming, view.rules, policy) && !keep_build;
-            if stuck || danger {
-                // Nothing to fire and the field is nearly full: play for survival (pop anything, stay low).
-                let mut opts = self.search.clone();
-                opts.samples = opts.samples.max(policy.survival_samples);
-                let survival = search::search(&input, &Evaluation::Survival, &opts, seed)?;
-                log::debug!(
-                    "{}: survival move {} ({} puyos on the field, potential chain {:?}{})",
-                    self.name,
-                    survival.best().placement,
-                    view.field.count(),
-                    potential,
-                    if stuck { ", stuck" } else { "" }
-                );
-                return Some(decision(&survival, survival.best, None));
-            }
-        }
-        Some(decision(&result, pick, fired))
+        Some(choice::decide(&facts))
     }
-}
-
-/// Whether the search's best lines through `candidate` fire a planned chain, or end on a field with a
-/// potential chain of `stuck_chain` links, in at least `stuck_ahead_percent` of its looks ahead.
-fn builds_ahead(eval: &Evaluation, candidate: &Candidate, policy: &IgnitionPolicy, rules: &Rules) -> bool {
-    let Evaluation::Chain(e) = eval else { return false };
-    if policy.stuck_ahead_percent == 0 || candidate.ahead.is_empty() {
-        return false;
-    }
-    let building = candidate
-        .ahead
-        .iter()
-        .filter(|end| end.fired || e.breakdown(&end.field, 0, rules).potential_chains >= policy.stuck_chain)
-        .count();
-    building * 100 >= policy.stuck_ahead_percent as usize * candidate.ahead.len()
-}
-
-/// Endless: among the placements that fire nothing now, the one after which the known next pair fires the
-/// longest chain, with that chain's length, when it is longer than `now` and worth firing on the field it
-/// fires from. Ties go to the better-valued placement.
-fn longer_fire_next(
-    view: &View<'_>,
-    result: &SearchResult,
-    now: u32,
-    policy: &IgnitionPolicy,
-    moves: &MoveRules,
-) -> Option<(usize, u32)> {
-    let spawn = PiecePosition::spawn(view.rules);
-    let mut best: Option<(usize, u32)> = None;
-    for (i, c) in result.candidates.iter().enumerate() {
-        if c.chain.chains > 0 || c.value <= search::DEATH * 0.75 {
-            continue;
-        }
-        let need = policy.required_chain(&c.field).max(now + 1);
-        for &p in movegen::placements(&c.field, view.next, spawn, moves).as_slice() {
-            let mut field = c.field;
-            let Ok(chain) = field.play(view.next, p, view.rules) else { continue };
-            let better = best.is_none_or(|(j, links)| (chain.chains, c.value) > (links, result.candidates[j].value));
-            if chain.chains >= need && !field.is_game_over(view.rules) && better {
-                best = Some((i, chain.chains));
-            }
-        }
-    }
-    best
-}
-
-/// The best-valued placement that pops nothing and does not top out.
-fn best_quiet(result: &SearchResult) -> Option<usize> {
-    (0..result.candidates.len())
-        .filter(|&i| result.candidates[i].chain.chains == 0 && result.candidates[i].value > search::DEATH * 0.75)
-        .max_by(|&a, &b| result.candidates[a].value.total_cmp(&result.candidates[b].value))
-}
-
-/// The decision for candidate `pick` of a search, with every candidate ranked behind it.
-fn decision(result: &SearchResult, pick: usize, fired: Option<FireReason>) -> Decision {
-    let mut ranking: Vec<(Placement, f64)> = result.candidates.iter().map(|c| (c.placement, c.value)).collect();
-    ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let c: &Candidate = &result.candidates[pick];
-    Decision { placement: c.placement, path: c.path.clone(), chain: c.chain, value: c.value, fired, ranking }
 }
 
 impl Player for Bot {
@@ -435,27 +189,5 @@ impl Player for Bot {
 
     fn set_movement(&mut self, moves: MoveRules) {
         self.search.moves = moves;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_stall_survives_small_pops_and_ends_with_a_fire_or_growth() {
-        let mut stall = Stall::default();
-        stall.update(11, 54, 27);
-        for (count, pieces) in [(56, 28), (58, 29), (56, 30), (58, 31)] {
-            stall.update(11, count, pieces);
-        }
-        // A single-link pop (58 -> 56) made room; the build has still not grown for four moves.
-        assert_eq!((stall.best, stall.moves), (11, 4));
-        stall.update(12, 60, 32);
-        assert_eq!((stall.best, stall.moves), (12, 0));
-        stall.update(12, 62, 33);
-        // A fire empties the field: a new build starts from its own potential.
-        stall.update(3, 14, 34);
-        assert_eq!((stall.best, stall.moves), (3, 0));
     }
 }

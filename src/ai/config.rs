@@ -1,5 +1,8 @@
-//! Configuration of the bots: the `[ai]` table of `config.toml` (weights per evaluation, search options,
-//! ignition policy), every key optional.
+//! The bots' settings as one [`AiConfig`] (weights per evaluation, search options, ignition policy), and
+//! the named AI profiles built from them. The values of the `full` profile are the types' `Default`
+//! impls, the one place each default is kept; every other profile is written as its difference from it.
+//! A profile file (`puyobot sim --profile FILE`, `puyobot train --profile FILE`) holds `[ai.*]` tables;
+//! every key is optional (the `full` profile's value), an unknown key is an error.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,10 +10,7 @@ use super::eval::{ChainWeights, ClassicWeights};
 use super::ignition::IgnitionPolicy;
 use super::search::SearchOptions;
 
-/// The commented TOML snippet documenting the `[ai]` table (also in `src/ai/config_snippet.toml`).
-pub const CONFIG_SNIPPET: &str = include_str!("config_snippet.toml");
-
-/// The `[ai]` table.
+/// The bots' settings: what a profile sets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AiConfig {
@@ -24,18 +24,80 @@ pub struct AiConfig {
     pub ignition: IgnitionPolicy,
 }
 
-/// A whole config file, of which only `[ai]` is read here (other tables are left to their owners).
-#[derive(Debug, Default, Deserialize)]
-struct ConfigFile {
+/// The named profiles with what each is for, the default of `sim` and `train` first.
+pub const PROFILES: [(&str, &str); 2] = [
+    ("full", "the tuned weights with sampled futures, the beam and the late look: `sim` and `train`"),
+    ("two-ply", "the same weights, current and next pair only: emulator play (keeps the emulator's pace)"),
+];
+
+/// A profile file: its `[ai.*]` tables, and nothing else.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
     #[serde(default)]
     ai: AiConfig,
 }
 
 impl AiConfig {
-    /// Reads the `[ai]` table from a config file's text; a missing table gives the defaults, an unknown
-    /// key inside it is an error.
+    /// The profile called `name` (one of [`PROFILES`]).
+    pub fn named(name: &str) -> Option<AiConfig> {
+        match name {
+            "full" => Some(AiConfig::default()),
+            "two-ply" => Some(AiConfig::two_ply()),
+            _ => None,
+        }
+    }
+
+    /// The `two-ply` profile: the `full` profile without sampled futures. Eight sampled futures make a
+    /// `chain` decision about 15 times as costly; without them headless AI-vs-AI keeps the emulator's pace.
+    pub fn two_ply() -> AiConfig {
+        let mut c = AiConfig::default();
+        c.search.samples = 0;
+        c
+    }
+
+    /// Reads a profile file's text: `[ai.*]` tables only; a missing key takes the `full` profile's value,
+    /// an unknown key or table is an error.
     pub fn from_toml(text: &str) -> Result<AiConfig, toml::de::Error> {
-        let file: ConfigFile = toml::from_str(text)?;
+        let file: ProfileFile = toml::from_str(text)?;
         Ok(file.ai)
+    }
+
+    /// The profile as the text of a profile file (what [`AiConfig::from_toml`] reads back).
+    pub fn to_toml(&self) -> String {
+        let file = ProfileFile { ai: self.clone() };
+        toml::to_string_pretty(&file).unwrap_or_else(|e| format!("# cannot print the profile: {e}\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_profile_prints_to_a_file_that_reads_back_the_same() {
+        for (name, _) in PROFILES {
+            let p = AiConfig::named(name).expect("a named profile");
+            assert_eq!(AiConfig::from_toml(&p.to_toml()).expect("reads back"), p, "{name}");
+        }
+        assert_eq!(AiConfig::named("nope"), None);
+    }
+
+    #[test]
+    fn two_ply_differs_from_full_only_in_its_sampled_futures() {
+        let (full, two) = (AiConfig::named("full").unwrap(), AiConfig::named("two-ply").unwrap());
+        assert_eq!(two.search.samples, 0);
+        assert_ne!(full.search.samples, 0);
+        assert_eq!(
+            AiConfig { search: SearchOptions { samples: full.search.samples, ..two.search.clone() }, ..two },
+            full
+        );
+    }
+
+    #[test]
+    fn a_profile_file_holds_ai_tables_only() {
+        assert_eq!(AiConfig::from_toml("[ai.chain]\nchain = 5.0\n").expect("parses").chain.chain, 5.0);
+        assert!(AiConfig::from_toml("[ai.chain]\nchian = 5.0\n").is_err());
+        assert!(AiConfig::from_toml("[play]\nspeed = 3\n").is_err());
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Color, Field, Piece, Rules};
-use crate::sim::{Decision, View};
+use crate::game::{Decision, View};
 
 /// A field's greedy value: low stacks (the spawn column most), same-colour neighbours, little nuisance.
 fn evaluate(field: &Field, rules: &Rules) -> i64 {

@@ -1,14 +1,14 @@
 //! The ignition policy: when to fire the best chain available now instead of building on.
 //!
-//! Endless: fire a chain of at least `min_chain` links (or `min_score` points) — a requirement that
-//! drops as the field fills up — or anything when the field is about to top out. Battle: fire when the chain sends a full load of nuisance (the per-chain cap
+//! Endless: fire a chain of at least `min_chain` links — a requirement that drops as the field fills
+//! up — or anything when the field is about to top out. Battle: fire when the chain sends a full load of nuisance (the per-chain cap
 //! makes longer chains pointless), when nuisance is coming, or when the opponent is nearly full.
 
 use serde::{Deserialize, Serialize};
 
 use super::eval::FireThreshold;
+use crate::game::View;
 use crate::game::{ChainSummary, Field, Rules};
-use crate::sim::View;
 
 /// Thresholds of the ignition policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -16,8 +16,6 @@ use crate::sim::View;
 pub struct IgnitionPolicy {
     /// Fire a chain of at least this many links.
     pub min_chain: u32,
-    /// Or one worth at least this many points (0 = off).
-    pub min_score: u32,
     /// Above this many puyos on the field the required length drops (0 = never)...
     pub patience_puyos: u32,
     /// ...by one link per this many further puyos.
@@ -48,12 +46,6 @@ pub struct IgnitionPolicy {
     /// search's own `samples`; the survival evaluation is cheap, so a deeper look costs little and finds
     /// pops that take two or three pieces to set up).
     pub survival_samples: u32,
-    /// Endless: building has stalled when the field's best potential chain has not grown for this many
-    /// moves (0 = never)...
-    pub stall_moves: u32,
-    /// ...and a chain of at least this many links, no more than one link short of that potential, can
-    /// be fired now: fire it rather than add junk around a chain that no longer grows.
-    pub stall_chain: u32,
     /// Endless: the search values a line that fires a chain this policy would fire now as a planned fire
     /// (its links plus `[ai.chain] planned_fire`) rather than as waste, so the bot sets up the trigger for
     /// the next pieces instead of burying it.
@@ -64,12 +56,10 @@ pub struct IgnitionPolicy {
     pub wait_for_longer: bool,
     /// Endless: before the policy fires a chain because it reached the required length, play this many
     /// futures on with the cheap two-ply search, and keep building when they end, on average, on a chain
-    /// more than `playout_margin` links longer (0 = off; see [`super::playout`]).
+    /// longer (0 = off; see [`super::playout`]).
     pub playouts: u32,
     /// Pieces each such play-out places at most (the known next pair, then sampled ones).
     pub playout_pairs: u32,
-    /// Links the play-outs' mean must beat the chain on offer by.
-    pub playout_margin: f64,
     /// Battle: fire when the chain sends at least this much nuisance (capped by the rules' per-chain cap).
     pub battle_nuisance: u32,
     /// Battle: fire a chain of 2+ links when at least this much nuisance is on its way to us (0 = off).
@@ -82,7 +72,6 @@ impl Default for IgnitionPolicy {
     fn default() -> Self {
         IgnitionPolicy {
             min_chain: 14,
-            min_score: 0,
             patience_puyos: 58,
             patience_step: 3,
             danger_puyos: 72,
@@ -93,13 +82,10 @@ impl Default for IgnitionPolicy {
             danger_min_chain: 4,
             danger_keep_chain: 10,
             survival_samples: 4,
-            stall_moves: 0,
-            stall_chain: 12,
             plan_fire: true,
             wait_for_longer: true,
             playouts: 8,
             playout_pairs: 8,
-            playout_margin: 0.0,
             battle_nuisance: 24,
             answer_incoming: 6,
             finish_opponent_puyos: 36,
@@ -107,8 +93,8 @@ impl Default for IgnitionPolicy {
     }
 }
 
-/// Why the policy fires (the decision carries it, so it lives with [`crate::sim::Decision`]).
-pub use crate::sim::FireReason as Reason;
+/// Why the policy fires (the decision carries it, so it lives with [`crate::game::Decision`]).
+pub use crate::game::FireReason as Reason;
 
 impl IgnitionPolicy {
     /// Whether a build keeping a potential of `potential` links rides out a danger that is only the
@@ -135,29 +121,12 @@ impl IgnitionPolicy {
         }
     }
 
-    /// Whether a stalled build should fire `chain` now: endless only, after `stall_moves` moves without
-    /// the best potential chain (`potential`) growing, when `chain` is at least `stall_chain` links long
-    /// and at most one link short of that potential.
-    pub fn should_fire_stalled(
-        &self,
-        view: &View<'_>,
-        chain: &ChainSummary,
-        stalled_moves: u32,
-        potential: u32,
-    ) -> bool {
-        view.opponent.is_none()
-            && self.stall_moves > 0
-            && stalled_moves >= self.stall_moves
-            && chain.chains >= self.stall_chain
-            && chain.chains + 1 >= potential
-    }
-
     /// Whether to fire `chain` (the best chain a placement fires now) given what the player sees.
     pub fn should_fire(&self, view: &View<'_>, chain: &ChainSummary) -> Option<Reason> {
         if chain.chains == 0 {
             return None;
         }
-        if chain.chains >= self.required_chain(view.field) || (self.min_score > 0 && chain.score >= self.min_score) {
+        if chain.chains >= self.required_chain(view.field) {
             return Some(Reason::Threshold);
         }
         let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
@@ -234,7 +203,7 @@ mod tests {
         assert_eq!(four.should_fire(&view, &one_link), None);
         assert_eq!(four.should_fire(&view, &four_links), Some(Reason::Danger));
         // In a battle any chain still fires in danger.
-        let opponent = crate::sim::OpponentView {
+        let opponent = crate::game::OpponentView {
             field: &field,
             pending_nuisance: 0,
             chain_frames_left: 0,

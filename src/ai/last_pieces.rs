@@ -5,7 +5,7 @@
 
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Color, Field, Pair, Piece, Rules};
-use crate::sim::{Decision, FireReason, View};
+use crate::game::{Decision, FireReason, View};
 
 /// Pieces at the end of a fixed-length game that are placed for points alone: the current, the next and
 /// one unseen piece.

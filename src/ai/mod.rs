@@ -6,13 +6,15 @@
 //! - [`eval`]: `classic` (the original Famicom bot) and `chain` (potential-chain builder);
 //! - [`greedy`]: a cheap two-ply bot for tests;
 //! - [`ignition`]: when to fire;
+//! - [`choice`]: the `chain` bot's choice after the search, as a pipeline of named rules;
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
-//! - [`bot`]: [`Bot`], a [`crate::sim::Player`], and the one list of bot names ([`NAMES`]);
-//! - [`config`]: the `[ai]` table of `config.toml`.
+//! - [`bot`]: [`Bot`], a [`crate::game::Player`], and the one list of bot names ([`NAMES`]);
+//! - [`config`]: the bots' settings ([`AiConfig`]) and the named AI profiles ([`PROFILES`]).
 
 pub mod beam;
 pub mod bot;
+pub mod choice;
 pub mod config;
 pub mod eval;
 pub mod greedy;
@@ -25,6 +27,6 @@ pub mod search;
 pub use crate::game::movegen;
 
 pub use bot::{Bot, BotError, NAMES, OFFERED, check_name};
-pub use config::AiConfig;
+pub use config::{AiConfig, PROFILES};
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};

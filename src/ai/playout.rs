@@ -6,7 +6,7 @@
 //! average, on a longer chain than the one it could fire now. The cheap search builds worse than the bot
 //! and its play-outs are pessimistic, so most fires stand; the ones it holds back gain links.
 
-use super::eval::{Evaluation, FireThreshold};
+use super::eval::{EvalContext, Evaluation, FireThreshold};
 use super::ignition::{IgnitionPolicy, in_danger};
 use super::search::{self, DEATH, SearchInput, SearchOptions, sample_pairs};
 use crate::game::movegen::PiecePosition;
@@ -72,11 +72,8 @@ pub fn waiting_links(
 ) -> f64 {
     let target = now + 1;
     let opts = SearchOptions { samples: 0, depth: 2, threads: 1, ..search.clone() };
-    let mut eval = eval.clone();
-    if let Evaluation::Chain(e) = &mut eval {
-        e.fire_at = Some(FireThreshold { min_chain: target, patience_puyos: 0, patience_step: 1 });
-        e.extend_keys = None;
-    }
+    let fire_at = Some(FireThreshold { min_chain: target, patience_puyos: 0, patience_step: 1 });
+    let eval = eval.in_context(EvalContext { fire_at, ..EvalContext::default() });
     let ctx = Context { eval: &eval, opts: &opts, policy, rules };
     let futures = policy.playouts.max(1);
     let total: u32 = (0..futures as u64)

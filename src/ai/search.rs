@@ -2,7 +2,6 @@
 //! field (chains resolved in between), leaves scored by an evaluation; optionally a third ply averaged over
 //! a few sampled unseen pairs. Deterministic for a given seed; single-threaded unless asked otherwise.
 
-use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -35,10 +34,6 @@ pub struct SearchOptions {
     pub beam_width: usize,
     /// Sampled pairs each beam searches beyond the known current and next pair.
     pub beam_depth: u32,
-    /// With the beam: each sampled future deals every colour once before any repeats (a shuffled
-    /// colour order cut into pairs) instead of independent random pairs. Fewer futures then cover
-    /// what matters: whether each colour comes, not the luck of one draw.
-    pub balanced: bool,
     /// With the beam: stop sampling futures once one placement leads every other the beam kept by more
     /// than this many standard errors of their difference over the futures so far (0 = sample them all).
     /// Most decisions are clear after a few futures; the rest get all of them.
@@ -126,7 +121,6 @@ impl Default for SearchOptions {
             threads: 1,
             beam_width: 20,
             beam_depth: 2,
-            balanced: false,
             stop_z: 1.5,
             stop_after: 4,
             detect_extend_keys: 0,
@@ -310,16 +304,6 @@ pub fn sample_pairs(n: u32, colors: u8, seed: u64) -> Vec<Piece> {
         .collect()
 }
 
-/// Draws `n` pairs that deal the `colors` colours in a shuffled order, cycled: every colour comes once
-/// before any comes twice (deterministic from `seed`).
-pub fn balanced_pairs(n: u32, colors: u8, seed: u64) -> Vec<Piece> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let k = colors.clamp(1, 6) as usize;
-    let mut order: Vec<Color> = Color::ALL[..k].to_vec();
-    order.shuffle(&mut rng);
-    (0..n as usize).map(|i| Piece::Pair(Pair::new(order[(2 * i) % k], order[(2 * i + 1) % k]))).collect()
-}
-
 /// Searches the placements of `input.current`; `seed` fixes the sampled pairs. `None` when the piece has
 /// no reachable placement at all.
 pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, seed: u64) -> Option<SearchResult> {
@@ -434,33 +418,5 @@ mod tests {
         assert_eq!((one_key.extend_keys(), one_key.for_puyos(late.puyos).extend_keys()), (Some(1), None));
         let two_ply = SearchOptions { samples: 0, ..one_key };
         assert_eq!(two_ply.extend_keys(), None, "a search without futures keeps the evaluation's keys");
-    }
-
-    fn colors_of(pieces: &[Piece]) -> Vec<Color> {
-        let mut out: Vec<Color> = pieces
-            .iter()
-            .flat_map(|p| match p {
-                Piece::Pair(pair) => [pair.pivot, pair.child],
-                other => panic!("only pairs are sampled, got {other:?}"),
-            })
-            .collect();
-        out.sort_by_key(|c| c.index());
-        out
-    }
-
-    #[test]
-    fn a_balanced_future_deals_every_colour_once_before_any_repeats() {
-        for seed in 0..50 {
-            let two = balanced_pairs(2, 4, seed);
-            assert_eq!(colors_of(&two), Color::ALL[..4].to_vec(), "seed {seed}");
-            // Five colours in three pairs: all five, and one again.
-            let three = colors_of(&balanced_pairs(3, 5, seed));
-            for c in &Color::ALL[..5] {
-                assert!(three.contains(c), "seed {seed}: {c:?} missing from {three:?}");
-            }
-            assert_eq!(balanced_pairs(2, 4, seed), two, "deterministic for a seed");
-        }
-        let orders: std::collections::HashSet<Vec<Piece>> = (0..50).map(|s| balanced_pairs(2, 4, s)).collect();
-        assert!(orders.len() > 10, "the colour order depends on the seed: {} orders", orders.len());
     }
 }

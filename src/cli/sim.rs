@@ -42,6 +42,16 @@ pub enum SimMode {
     Battle(BattleArgs),
     /// Combine the JSON of a run's shards (--shard I/N --json) into the JSON of the whole run.
     Merge(MergeArgs),
+    /// Print an AI profile as a profile file (edit it and pass it back with --profile FILE).
+    Profile(ProfileArgs),
+}
+
+/// Arguments of `puyobot sim profile`.
+#[derive(Debug, clap::Args)]
+pub struct ProfileArgs {
+    /// The profile: a name (full, two-ply) or a profile file.
+    #[arg(default_value = "full", value_name = "NAME|FILE")]
+    pub profile: String,
 }
 
 /// Arguments of `puyobot sim endless`.
@@ -80,10 +90,10 @@ pub struct EndlessArgs {
     /// Draw the chain-length histogram and the puyos-on-field curve to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it
-    /// exists, else the user's config.toml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
+    /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
+    /// prints one to start from).
+    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    pub profile: String,
 }
 
 /// Arguments of `puyobot sim battle`.
@@ -119,10 +129,10 @@ pub struct BattleArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Config file whose [ai] table sets weights, search and ignition (default: ./config.toml when it
-    /// exists, else the user's config.toml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
+    /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
+    /// prints one to start from).
+    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    pub profile: String,
 }
 
 /// Arguments of `puyobot sim merge`.
@@ -158,6 +168,10 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
             print_summary(&Summary::Battle(Box::new(run_battle(a)?)), a.json);
             Ok(())
         }
+        SimMode::Profile(a) => {
+            print!("{}", profile_text(&a.profile)?);
+            Ok(())
+        }
         SimMode::Merge(a) => {
             if let Some(p) = &a.plot {
                 super::output::check_file("--plot", p)?;
@@ -172,10 +186,25 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Reads the `[ai]` table the way `puyobot play` does (`--config FILE`, else `./config.toml`, else the
-/// user's file, else the defaults; see [`super::config_file`]). The whole file is checked, not only `[ai]`.
-pub fn load_config(path: &Option<PathBuf>) -> anyhow::Result<AiConfig> {
-    Ok(super::config_file::load(path.as_deref())?.config.ai)
+/// The AI profile `--profile` names: a named profile or a profile file ([`crate::config::load_profile`]).
+/// `config.toml` plays no part: it holds what a user sets for `play`.
+pub fn load_profile(profile: &str) -> anyhow::Result<AiConfig> {
+    Ok(crate::config::load_profile(profile)?)
+}
+
+/// The text `puyobot sim profile` prints: where the profile comes from, what the named ones are, then
+/// its `[ai.*]` tables.
+fn profile_text(profile: &str) -> anyhow::Result<String> {
+    let p = load_profile(profile)?;
+    let mut out = format!("# puyobot AI profile: {profile}. Pass an edited copy back with --profile FILE;\n");
+    out.push_str("# a key left out takes the `full` profile's value. The named profiles:\n");
+    for (name, about) in crate::ai::PROFILES {
+        out.push_str(&format!("#   {name}: {about}\n"));
+    }
+    out.push_str("# What each key does: the doc comments of AiConfig's types (cargo doc) and the bots' section of\n");
+    out.push_str("# docs/architecture.md.\n\n");
+    out.push_str(&p.to_toml());
+    Ok(out)
 }
 
 /// A CRC32 of the bot configuration (and queue), so shards of different runs refuse to merge.
@@ -250,7 +279,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    let config = load_config(&args.config)?;
+    let config = load_profile(&args.profile)?;
     // Fail early on a bad bot name or weights.
     Bot::new(&args.ai, &config, 0)?;
     let queue = match &args.queue {
@@ -297,7 +326,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    let config = load_config(&args.config)?;
+    let config = load_profile(&args.profile)?;
     Bot::new(&args.p1, &config, 0)?;
     Bot::new(&args.p2, &config, 0)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);

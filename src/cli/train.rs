@@ -69,10 +69,10 @@ pub struct TrainArgs {
     /// Run directory: checkpoint.json, history.csv, weights.toml, progress.svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// Config file whose [ai] table gives the starting weights and everything else (default: ./config.toml
-    /// when it exists, else the user's config.toml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
+    /// AI profile that gives the starting weights and everything else: a name (full, two-ply) or a
+    /// profile file of [ai.*] tables.
+    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    pub profile: String,
     /// Only play slice I of N of the next generation and write it to a shard file.
     #[arg(long, value_name = "I/N", conflicts_with = "advance")]
     pub shard: Option<Shard>,
@@ -108,7 +108,7 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     super::output::check_dir("--out", &a.out)?;
     crate::interrupt::install();
-    let config = super::sim::load_config(&a.config)?;
+    let config = super::sim::load_profile(&a.profile)?;
     crate::ai::Bot::new(&a.ai, &config, 0)?;
     let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
     let crc = crc32fast::hash(serde_json::to_string(&config).context("cannot serialise the configuration")?.as_bytes());

@@ -8,9 +8,9 @@
 //! It never writes RAM.
 
 use crate::emu::pad;
+use crate::game::Decision;
 use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
 use crate::game::{Field, Orientation, Piece, Placement, Step};
-use crate::sim::Decision;
 
 use super::speed::SpeedProfile;
 

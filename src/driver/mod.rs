@@ -1,4 +1,4 @@
-//! The input driver: a [`crate::sim::Decision`] → buttons, frame by frame, checked against RAM and
+//! The input driver: a [`crate::game::Decision`] → buttons, frame by frame, checked against RAM and
 //! re-planned with the game's movement model; and the after-lock comparison of RAM with the rules core.
 
 pub mod input;

@@ -1,5 +1,5 @@
-//! The game model: field, pieces, rules, resolution and the movement model (which placements a falling
-//! piece can reach, and how). Pure: no emulator, no UI, no I/O.
+//! The game model: field, pieces, rules, resolution, the movement model (which placements a falling
+//! piece can reach, and how) and the player interface (what a player sees and decides). Pure: no emulator, no UI, no I/O.
 
 pub mod deal;
 pub mod field;
@@ -7,6 +7,7 @@ pub mod movegen;
 pub mod nuisance;
 pub mod piece;
 pub mod play;
+pub mod player;
 pub mod resolve;
 pub mod rules;
 pub mod text;
@@ -16,5 +17,6 @@ pub use movegen::{InputPath, Move, MoveRules, PiecePosition};
 pub use nuisance::nuisance_from_score;
 pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placement, Step};
 pub use play::PlacementError;
+pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use resolve::{ChainStep, ChainSummary};
 pub use rules::{ItemRules, Rules};

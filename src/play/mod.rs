@@ -23,13 +23,13 @@ use crate::ai::{AiConfig, Bot};
 use crate::memmap::AddressFile;
 use crate::memmap::Mode;
 
-/// What the seats are made from: the configuration's `[bots]`, `[ai]` and the bot speed and seed of
+/// What the seats are made from: the configuration's `[bots]`, the AI profile and the bot speed and seed of
 /// `[play]`, already merged with the flags (`config::Config::seat_config` builds it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeatConfig {
     /// Bot name of player 1 and player 2 (one of `ai::NAMES`).
     pub bots: [String; 2],
-    /// The bots' configuration, with the play-time `[ai.search].samples` already in.
+    /// The bots' AI profile (emulator play's `two-ply`).
     pub ai: AiConfig,
     /// Bot speed 0..=10 (how fast the driver presses).
     pub speed: u8,

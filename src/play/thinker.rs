@@ -5,8 +5,9 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::game::{Decision, OpponentView, Player, View};
 use crate::game::{Field, MoveRules, Piece, Rules};
-use crate::sim::{Decision, OpponentView, Player, View, thread_cpu_ns};
+use crate::sim::thread_cpu_ns;
 
 /// Everything a bot needs for one decision, owned so it can cross threads.
 #[derive(Clone, Debug)]

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Field, Rules, nuisance_from_score};
 
-use super::player::{OpponentView, Player, View};
 use crate::game::deal::PieceSource;
+use crate::game::player::{OpponentView, Player, View};
 
 /// How many frames things take. Rough figures for the cartridge at the bots' top speed; they only set
 /// the relative pace of the two players.

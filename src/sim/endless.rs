@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use crate::game::{Field, Piece, Rules};
 
-use super::player::{Player, View};
 use crate::game::deal::PieceSource;
+use crate::game::player::{Player, View};
 
 /// Pieces after the next one each endless view carries for the search's `reveal` diagnostic.
 const REVEALED: usize = 4;

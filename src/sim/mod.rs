@@ -1,4 +1,4 @@
-//! Self-play: the `Player` trait, the 1P endless and 2P battle loops, and the statistics
+//! Self-play: the 1P endless and 2P battle loops (players are [`crate::game::Player`]s), and the statistics
 //! of runs (tallies, summaries, shards and their merge). The piece sources live in [`crate::game::deal`]
 //! (the mock emulator deals from them too) and are re-exported here.
 //!
@@ -6,15 +6,15 @@
 
 pub mod battle;
 pub mod endless;
-pub mod player;
 pub mod shard;
 pub mod stats;
 pub mod summary;
 
 pub use crate::game::deal::{PieceSource, QueuePieces, RandomPieces, game_rng};
+/// The player interface lives in the model layer ([`crate::game::player`]); re-exported for the loops' users.
+pub use crate::game::player::{Decision, FireReason, OpponentView, Player, View};
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
 pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
-pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::player::{Decision, Player, View};
+use crate::game::player::{Decision, Player, View};
 
 /// Counts of small non-negative integers (chain lengths, puyos on the field) in a fixed number of slots;
 /// values past the last slot are counted in it. Adding two histograms is exact, so they merge across games

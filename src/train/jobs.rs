@@ -109,7 +109,7 @@ pub fn run_job(ctx: &JobContext<'_>, configs: &[AiConfig], index: usize, job: Jo
             let mut bot_b = Bot::new(ctx.eval, config(configs, b)?, rng.next_u64())?;
             // Player 1 wins ties of the frame clock, so the sides alternate.
             let a_first = game % 2 == 0;
-            let players: [&mut dyn crate::sim::Player; 2] =
+            let players: [&mut dyn crate::game::Player; 2] =
                 if a_first { [&mut bot_a, &mut bot_b] } else { [&mut bot_b, &mut bot_a] };
             let rec = play_battle(players, &mut source, &rules, &BattleTiming::default(), ctx.max_pieces, &mut rng);
             out.outcome = match rec.winner {

@@ -113,7 +113,7 @@ impl ParamSpace {
         v.try_into().map_err(|e| format!("[ai.{}] with trained weights is rejected: {e}", self.eval))
     }
 
-    /// The `[ai.<eval>]` table with `w`, ready to paste into `config.toml`.
+    /// The `[ai.<eval>]` table with `w`, ready to paste into a profile file (`--profile FILE`).
     pub fn snippet(&self, w: &[f64]) -> Result<String, String> {
         let table = self.table_with(w)?;
         let body = toml::to_string(&table).map_err(|e| format!("cannot write [ai.{}]: {e}", self.eval))?;

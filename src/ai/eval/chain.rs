@@ -4,6 +4,8 @@
 //! while building, danger near the top, and a chain-form template term (GTR) whose constraints keep the
 //! template from popping early.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::cache::FieldCache;
@@ -18,19 +20,12 @@ use crate::game::{ChainSummary, Color, Field, Rules};
 pub struct ChainWeights {
     /// Per link of the best potential chain.
     pub chain: f64,
-    /// Per 1000 points of the best potential chain's score. Past the 8th link every popped puyo is worth
-    /// the same (the chain power is clamped), so points come from puyos popped late, not from links
-    /// alone: a late group of 6 is worth half a link more than one of 4.
-    pub score: f64,
     /// Per row of the trigger column's height (a high trigger leaves the lower field to the chain).
     pub trigger_height: f64,
     /// Per key puyo the potential chain needs (negative).
     pub keys: f64,
     /// Per unit of room beside the trigger column.
     pub room: f64,
-    /// Per puyo the best potential chain would leave on the field (negative: junk that is not part of
-    /// the chain takes the room a longer chain needs).
-    pub junk: f64,
     /// Per 2-link (a pair of same-colour puyos not part of a larger group).
     pub link2: f64,
     /// Per 3-link (a puyo with two same-colour neighbours).
@@ -71,15 +66,11 @@ pub struct ChainWeights {
     pub shape_offsets: [f64; WIDTH],
     /// Battle: replaces `chain` (per potential link up to `battle_chain_cap`).
     pub battle_chain: f64,
-    /// Battle: replaces `score` (what a chain sends is capped, so its points matter less there).
-    pub battle_score: f64,
     /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
     /// per-chain nuisance cap makes long chains no stronger than short ones).
     pub battle_chain_cap: u32,
     /// Battle: value of each potential link beyond `battle_chain_cap`.
     pub battle_extra_chain: f64,
-    /// Battle: replaces `waste` (popping to dig out of nuisance is no waste there).
-    pub battle_waste: f64,
     /// Battle: per puyo on the field (a low field absorbs the opponent's nuisance).
     pub battle_puyos: f64,
 }
@@ -88,11 +79,9 @@ impl Default for ChainWeights {
     fn default() -> Self {
         ChainWeights {
             chain: 1000.0,
-            score: 0.0,
             trigger_height: 100.0,
             keys: -300.0,
             room: 100.0,
-            junk: 0.0,
             link2: 100.0,
             link3: 150.0,
             shape: -40.0,
@@ -112,10 +101,8 @@ impl Default for ChainWeights {
             detect_extend_keys: 2,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
             battle_chain: 1000.0,
-            battle_score: 0.0,
             battle_chain_cap: 5,
             battle_extra_chain: 100.0,
-            battle_waste: 0.0,
             battle_puyos: -40.0,
         }
     }
@@ -145,24 +132,34 @@ impl FireThreshold {
     }
 }
 
-/// A ready-to-use chain evaluation: weights plus compiled templates.
+/// What a chain evaluation is told about the move it values, besides the field: the bot builds it per
+/// move from what it observes and asks for an evaluation in that context ([`ChainEval::in_context`]), so
+/// the evaluation itself is never changed from one move to the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvalContext {
+    /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
+    pub battle: bool,
+    /// The chain length the ignition policy fires (endless): a searched line that fires at least that
+    /// much on the field it fires from is valued as a planned fire ([`ChainEval::fired_value`]). `None`:
+    /// every pop along a line is waste.
+    pub fire_at: Option<FireThreshold>,
+    /// Replaces [`ChainWeights::detect_extend_keys`] (the search's look asks for it); `None` keeps the
+    /// weight.
+    pub extend_keys: Option<u32>,
+}
+
+/// A ready-to-use chain evaluation: weights plus compiled templates, in one move's context.
 #[derive(Clone, Debug)]
 pub struct ChainEval {
     /// The weights (fixed at construction: the cache's values depend on them).
     weights: ChainWeights,
-    /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
-    pub battle: bool,
-    /// The chain length the ignition policy fires (endless; set per move by the bot): a searched line that
-    /// fires at least that much on the field it fires from is valued as a planned fire
-    /// ([`ChainEval::fired_value`]). `None`: every pop along a line is waste.
-    pub fire_at: Option<FireThreshold>,
-    /// Replaces [`ChainWeights::detect_extend_keys`] (set per move by the bot from the search's look);
-    /// `None` keeps the weight.
-    pub extend_keys: Option<u32>,
+    /// What this evaluation knows of the move (see [`EvalContext`]).
+    context: EvalContext,
     templates: Vec<Template>,
-    /// Field values already computed, by field (rules, battle mode and extension keys checked on each lookup); `None`
-    /// when caching is off (see [`ChainEval::set_caching`]).
-    cache: Option<FieldCache>,
+    /// Field values already computed, by field (rules, battle mode and extension keys checked on each
+    /// lookup); `None` when caching is off (see [`ChainEval::set_caching`]). Shared by the evaluations
+    /// of every move ([`ChainEval::in_context`]): a field met in one decision is met again in the next.
+    cache: Option<Arc<FieldCache>>,
 }
 
 /// The parts of a chain evaluation, for logs and tests.
@@ -219,21 +216,25 @@ impl ChainEval {
                 None => return Err(format!("unknown template {:?} (known: gtr)", weights.template_name)),
             }
         };
-        Ok(ChainEval {
-            weights,
-            battle: false,
-            fire_at: None,
-            extend_keys: None,
-            templates,
-            cache: Some(FieldCache::new()),
-        })
+        Ok(ChainEval { weights, context: EvalContext::default(), templates, cache: Some(Arc::new(FieldCache::new())) })
+    }
+
+    /// This evaluation in the context of one move: the same weights, templates and field cache (values
+    /// are cached by context, so sharing the table is safe).
+    pub fn in_context(&self, context: EvalContext) -> ChainEval {
+        ChainEval { context, ..self.clone() }
+    }
+
+    /// The context this evaluation values fields in.
+    pub fn context(&self) -> &EvalContext {
+        &self.context
     }
 
     /// Turns the field cache on or off (on after [`ChainEval::new`]). It pays for itself in a search
     /// with sampled futures, which meets the same fields many times; a plain two-ply search meets each
     /// field about once, and its 4 MiB would be memory for nothing.
     pub fn set_caching(&mut self, on: bool) {
-        self.cache = on.then(FieldCache::new);
+        self.cache = on.then(|| Arc::new(FieldCache::new()));
     }
 
     /// The weights.
@@ -242,14 +243,13 @@ impl ChainEval {
     }
 
     /// The value a searched line gains by firing `chain` from a field of `puyos` puyos, when that is a
-    /// planned fire (at least [`ChainEval::fire_at`] links there); `None` otherwise. Links and points are
-    /// weighed as in a potential chain, so that firing it is worth what holding it was, plus `planned_fire`.
+    /// planned fire (at least [`EvalContext::fire_at`] links there); `None` otherwise. Links are weighed
+    /// as in a potential chain, so that firing it is worth what holding it was, plus `planned_fire`.
     #[inline]
     pub fn fired_value(&self, chain: &ChainSummary, puyos: u32) -> Option<f64> {
-        let at = self.fire_at?.at(puyos);
+        let at = self.context.fire_at?.at(puyos);
         let w = &self.weights;
-        (chain.chains >= at)
-            .then_some(w.chain * chain.chains as f64 + w.score * chain.score as f64 / 1000.0 + w.planned_fire)
+        (chain.chains >= at).then_some(w.chain * chain.chains as f64 + w.planned_fire)
     }
 
     /// The value of a field reached after popping `waste` puyos along the way: the field's own value
@@ -267,13 +267,13 @@ impl ChainEval {
     /// What besides the field and the rules a cached value depends on: battle mode and the detector's
     /// extension keys.
     fn cache_tag(&self) -> u64 {
-        self.battle as u64 | (self.extend_keys.map_or(0, |k| k as u64 + 1) << 1)
+        self.context.battle as u64 | (self.context.extend_keys.map_or(0, |k| k as u64 + 1) << 1)
     }
 
     /// The value of popping `waste` puyos while building.
     fn waste_value(&self, waste: u32) -> f64 {
-        let w = if self.battle { self.weights.battle_waste } else { self.weights.waste };
-        w * waste as f64
+        // Popping to dig out of nuisance is no waste in a battle.
+        if self.context.battle { 0.0 } else { self.weights.waste * waste as f64 }
     }
 
     /// The value of a field with its parts.
@@ -284,27 +284,20 @@ impl ChainEval {
             max_keys: w.detect_keys,
             extend_depth: w.detect_extend,
             extend_slack: w.detect_slack,
-            extend_keys: self.extend_keys.unwrap_or(w.detect_extend_keys),
+            extend_keys: self.context.extend_keys.unwrap_or(w.detect_extend_keys),
         };
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
         potential::detect(field, rules, opts, |p| {
-            let (links, points) = if !self.battle {
-                (w.chain * p.chains as f64, w.score * p.score as f64 / 1000.0)
+            let links = if !self.context.battle {
+                w.chain * p.chains as f64
             } else {
                 let capped = p.chains.min(w.battle_chain_cap);
                 let extra = p.chains - capped;
-                (
-                    w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64,
-                    w.battle_score * p.score as f64 / 1000.0,
-                )
+                w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64
             };
-            let v = links
-                + points
-                + w.trigger_height * p.trigger_height as f64
-                + w.keys * p.keys as f64
-                + w.room * p.room as f64
-                + w.junk * p.remaining as f64;
+            let v =
+                links + w.trigger_height * p.trigger_height as f64 + w.keys * p.keys as f64 + w.room * p.room as f64;
             if v > best {
                 best = v;
                 best_chains = p.chains;
@@ -355,7 +348,7 @@ impl ChainEval {
             + w.link2 * l2 as f64
             + w.link3 * l3 as f64
             + w.nuisance * field.nuisance_count() as f64
-            + if self.battle { w.battle_puyos * field.count() as f64 } else { 0.0 }
+            + if self.context.battle { w.battle_puyos * field.count() as f64 } else { 0.0 }
             + w.danger * (danger * danger) as f64;
         let template = self
             .templates
@@ -391,34 +384,33 @@ mod tests {
 
     #[test]
     fn a_chain_worth_firing_is_a_planned_fire_and_anything_shorter_is_waste() {
-        let weights = ChainWeights { chain: 1000.0, score: 0.0, planned_fire: 500.0, ..ChainWeights::default() };
+        let weights = ChainWeights { chain: 1000.0, planned_fire: 500.0, ..ChainWeights::default() };
         let mut eval = ChainEval::new(weights).expect("gtr");
         let two = ChainSummary { chains: 2, score: 360, cleared: 8 };
         let one = ChainSummary { chains: 1, score: 40, cleared: 4 };
         let as_eval = |e: &ChainEval| super::super::Evaluation::Chain(Box::new(e.clone()));
         // Without a firing threshold every pop is waste.
         assert_eq!(as_eval(&eval).line_step(&two, 20), (8, 0.0));
-        eval.fire_at = Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 });
+        let fire_at = |t| EvalContext { fire_at: Some(t), ..EvalContext::default() };
+        eval = eval.in_context(fire_at(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 }));
         assert_eq!(eval.fired_value(&two, 20), Some(2.0 * 1000.0 + 500.0));
-        let scored = ChainEval { weights: ChainWeights { score: 10.0, ..eval.weights.clone() }, ..eval.clone() };
-        assert_eq!(scored.fired_value(&two, 20), Some(2.0 * 1000.0 + 10.0 * 0.36 + 500.0));
         assert_eq!(as_eval(&eval).line_step(&two, 20), (0, 2500.0));
         assert_eq!(as_eval(&eval).line_step(&one, 20), (4, 0.0));
         // With patience, a shorter chain is a planned fire once the field it fires from is full enough.
-        eval.fire_at = Some(FireThreshold { min_chain: 3, patience_puyos: 40, patience_step: 5 });
+        eval = eval.in_context(fire_at(FireThreshold { min_chain: 3, patience_puyos: 40, patience_step: 5 }));
         assert_eq!(as_eval(&eval).line_step(&two, 44), (8, 0.0));
         assert_eq!(as_eval(&eval).line_step(&two, 45), (0, 2500.0));
     }
 
     #[test]
     fn a_cached_value_is_the_full_evaluation_to_the_bit_in_either_mode() {
-        let mut eval = ChainEval::new(ChainWeights { battle_waste: -30.0, ..ChainWeights::default() }).expect("gtr");
+        let mut eval = ChainEval::new(ChainWeights::default()).expect("gtr");
         let rules = Rules::puyo1();
         let f = Field::from_rows(&["R.....", "G..B..", "GB.YY.", "GRRBYR"]);
         for caching in [true, false] {
             eval.set_caching(caching);
             for battle in [false, true, false] {
-                eval.battle = battle;
+                eval = eval.in_context(EvalContext { battle, ..EvalContext::default() });
                 for waste in [0, 7, 0] {
                     let full = eval.breakdown(&f, waste, &rules).total;
                     let got = eval.evaluate(&f, waste, &rules);
@@ -428,15 +420,10 @@ mod tests {
         }
         eval.set_caching(true);
         // Battle mode values the same field differently, so the cache must not answer across modes.
-        let endless = ChainEval::new(ChainWeights { battle_waste: -30.0, ..ChainWeights::default() }).expect("gtr");
-        assert_ne!(eval.evaluate(&f, 0, &rules), {
-            eval.battle = true;
-            eval.evaluate(&f, 0, &rules)
-        });
-        assert_eq!(endless.evaluate(&f, 0, &rules), {
-            eval.battle = false;
-            eval.evaluate(&f, 0, &rules)
-        });
+        let endless = ChainEval::new(ChainWeights::default()).expect("gtr");
+        let battle = eval.in_context(EvalContext { battle: true, ..EvalContext::default() });
+        assert_ne!(eval.evaluate(&f, 0, &rules), battle.evaluate(&f, 0, &rules));
+        assert_eq!(endless.evaluate(&f, 0, &rules), eval.evaluate(&f, 0, &rules));
     }
 
     #[test]
@@ -449,14 +436,14 @@ mod tests {
         assert_eq!(eval.weights().detect_extend_keys, 2);
         let two = eval.evaluate(&f, 0, &rules);
         assert!(eval.breakdown(&f, 0, &rules).potential_chains >= 2);
-        eval.extend_keys = Some(1);
+        eval = eval.in_context(EvalContext { extend_keys: Some(1), ..EvalContext::default() });
         assert_eq!(eval.breakdown(&f, 0, &rules).potential_chains, 1);
         let one = ChainEval::new(ChainWeights { detect_extend_keys: 1, ..ChainWeights::default() }).expect("gtr");
         // The cache holds the two-key value of this field: asked for one key, it must not answer with it.
         let got = eval.evaluate(&f, 0, &rules);
         assert_eq!(got.to_bits(), one.breakdown(&f, 0, &rules).total.to_bits());
         assert!(got < two);
-        eval.extend_keys = None;
+        eval = eval.in_context(EvalContext::default());
         assert_eq!(eval.evaluate(&f, 0, &rules).to_bits(), two.to_bits());
     }
 
@@ -465,13 +452,12 @@ mod tests {
         let rules = Rules::puyo1();
         let f = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
         let value = |w: ChainWeights, battle: bool| {
-            let mut e = ChainEval::new(w).expect("gtr");
-            e.battle = battle;
+            let e = ChainEval::new(w).expect("gtr").in_context(EvalContext { battle, ..EvalContext::default() });
             e.breakdown(&f, 0, &rules).potential
         };
         let base = ChainWeights::default();
-        let endless_only = ChainWeights { chain: 1.0, score: 500.0, ..base.clone() };
-        let battle_only = ChainWeights { battle_chain: 1.0, battle_score: 500.0, ..base.clone() };
+        let endless_only = ChainWeights { chain: 1.0, ..base.clone() };
+        let battle_only = ChainWeights { battle_chain: 1.0, ..base.clone() };
         // Each mode reads its own pair of weights and ignores the other's.
         assert_eq!(value(endless_only.clone(), true), value(base.clone(), true));
         assert_eq!(value(battle_only.clone(), false), value(base.clone(), false));

@@ -8,7 +8,7 @@ pub mod template;
 
 use crate::game::{ChainSummary, Field, Rules};
 
-pub use chain::{ChainEval, ChainWeights, FireThreshold};
+pub use chain::{ChainEval, ChainWeights, EvalContext, FireThreshold};
 pub use classic::ClassicWeights;
 
 /// An evaluation ready to score fields.
@@ -39,6 +39,15 @@ impl Evaluation {
         }
     }
 
+    /// This evaluation in the context of one move (only the chain evaluation reads it; the others are
+    /// returned as they are).
+    pub fn in_context(&self, context: EvalContext) -> Evaluation {
+        match self {
+            Evaluation::Chain(e) => Evaluation::Chain(Box::new(e.in_context(context))),
+            other => other.clone(),
+        }
+    }
+
     /// The value of `field`, reached after popping `waste` puyos along the searched path.
     #[inline]
     pub fn evaluate(&self, field: &Field, waste: u32, rules: &Rules) -> f64 {
@@ -51,7 +60,7 @@ impl Evaluation {
     }
 
     /// What a searched line gains by a piece whose chain is `chain`, played on a field of `puyos` puyos:
-    /// `(puyos wasted, bonus)`. A chain the ignition policy would fire there ([`ChainEval::fire_at`]) is a
+    /// `(puyos wasted, bonus)`. A chain the ignition policy would fire there ([`EvalContext::fire_at`]) is a
     /// planned fire, worth its links, not waste; any other pop wastes its puyos.
     #[inline]
     pub fn line_step(&self, chain: &ChainSummary, puyos: u32) -> (u32, f64) {

@@ -1,6 +1,9 @@
-//! The interface between a game loop and whoever decides where pieces go (a bot, a script, the emulator).
+//! The interface between a game loop and whoever decides where pieces go (a bot, a script, a person at
+//! the emulator): what a player sees ([`View`]), what it answers ([`Decision`]) and the [`Player`] trait.
+//! It sits in the model layer beside the movement model, so the self-play loops, the bots and the
+//! emulator's driver all share it without depending on one another.
 
-use crate::game::{ChainSummary, Field, InputPath, MoveRules, Piece, Placement, Rules};
+use super::{ChainSummary, Field, InputPath, MoveRules, Piece, Placement, Rules};
 
 /// What a player sees when it must place a piece. The Famicom shows the current and one next piece.
 #[derive(Clone, Copy, Debug)]
@@ -71,8 +74,6 @@ pub enum FireReason {
     Answer,
     /// Battle: the opponent is nearly full.
     Finish,
-    /// Endless: the build has stopped growing; its chain is fired rather than buried in junk.
-    Stall,
     /// Endless with a fixed length: the last pieces cash in the build (a chain never fired scores nothing).
     LastPieces,
 }
@@ -128,7 +129,7 @@ pub trait Player: Send {
     fn set_movement(&mut self, _moves: MoveRules) {}
 }
 
-/// A borrowed player plays as itself, so wrappers (e.g. [`super::CpuTimed`]) can take `&mut bot`.
+/// A borrowed player plays as itself, so wrappers (e.g. `sim::CpuTimed`) can take `&mut bot`.
 impl<P: Player + ?Sized> Player for &mut P {
     fn name(&self) -> &str {
         (**self).name()
