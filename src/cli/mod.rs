@@ -10,6 +10,7 @@ pub mod play;
 pub mod plot;
 pub mod record;
 pub mod replay;
+pub mod ladder;
 pub mod sim;
 pub mod soak;
 pub mod train;
