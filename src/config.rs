@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai::AiConfig;
+use crate::ai::{AiConfig, Levels};
 use crate::emu::EmuSpeed;
 pub use crate::memmap::Mode;
 use crate::play::SeatConfig;
@@ -86,11 +86,14 @@ pub struct BotSettings {
     /// (which `puyobot sim` uses). Eight sampled futures make a `chain` decision about 15 times as costly;
     /// without them headless AI-vs-AI keeps the emulator's pace.
     pub samples: u32,
+    /// Strength 0..=10 of both bots, or `[p1, p2]`; 10 is the bot at full strength (see
+    /// [`crate::ai::strength`]).
+    pub strength: Levels,
 }
 
 impl Default for BotSettings {
     fn default() -> Self {
-        BotSettings { p1: "chain".into(), p2: "classic".into(), samples: 0 }
+        BotSettings { p1: "chain".into(), p2: "classic".into(), samples: 0, strength: Levels::default() }
     }
 }
 
@@ -206,6 +209,7 @@ impl Config {
         ai.search.samples = self.bots.samples;
         SeatConfig {
             bots: [self.bots.p1.clone(), self.bots.p2.clone()],
+            strength: self.bots.strength.0,
             ai,
             speed: self.play.speed,
             seed: self.play.seed,
@@ -357,5 +361,22 @@ mod tests {
         assert_eq!(s.ai.search.depth, 1);
         assert_eq!(s.bots, ["chain".to_string(), "greedy".to_string()]);
         assert_eq!(c.ai.search.samples, 8, "sim and train keep [ai.search].samples");
+    }
+
+    #[test]
+    fn strength_is_one_level_or_one_per_side_and_bad_values_name_key_and_range() {
+        use crate::ai::Level;
+        let level = |n| Level::new(n).unwrap();
+        assert_eq!(Config::default().seat_config().strength, [Level::FULL; 2]);
+        let c = Config::parse("c.toml", "[bots]\nstrength = 4\n").unwrap();
+        assert_eq!(c.seat_config().strength, [level(4); 2]);
+        let c = Config::parse("c.toml", "[bots]\nstrength = [3, 10]\n").unwrap();
+        assert_eq!(c.seat_config().strength, [level(3), level(10)]);
+        assert_eq!(Config::parse("printed", &c.to_toml()).unwrap(), c);
+        for bad in ["11", "-1", "[1, 2, 3]", "\"hard\"", "[3, 12]"] {
+            let e = Config::parse("c.toml", &format!("[bots]\nstrength = {bad}\n")).unwrap_err();
+            assert_eq!(e.key, "bots.strength", "{bad}: {e}");
+            assert!(e.message.contains("0..=10"), "{bad}: {e}");
+        }
     }
 }
