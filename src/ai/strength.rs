@@ -220,7 +220,7 @@ impl StrengthBot {
             level,
             settings: level.settings(),
             name: label(name, level),
-            moves: config.search.moves.clone(),
+            moves: config.search.moves,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ SEED_SALT),
         })
     }
@@ -282,7 +282,7 @@ impl Player for StrengthBot {
     }
 
     fn set_movement(&mut self, moves: MoveRules) {
-        self.moves = moves.clone();
+        self.moves = moves;
         self.inner.set_movement(moves);
     }
 }

@@ -73,7 +73,7 @@ pub struct Rung {
 impl Rung {
     /// Tallies the battles of `upper` against `lower`, where the upper level was player 1 in even games.
     pub fn tally(upper: u8, lower: u8, games: &[BattleGame]) -> Rung {
-        let upper_side = |g: &BattleGame| if g.game % 2 == 0 { 1 } else { 2 };
+        let upper_side = |g: &BattleGame| if g.game.is_multiple_of(2) { 1 } else { 2 };
         let upper_wins = games.iter().filter(|g| g.winner == upper_side(g)).count() as u64;
         let draws = games.iter().filter(|g| g.winner == 0).count() as u64;
         let n = games.len() as u64;
