@@ -192,6 +192,53 @@ mod tests {
         BattleGame { game: g, winner, frames: 0, pieces: [10, 20], largest_chain: [0, 0], nuisance_sent: [0, 0] }
     }
 
+    /// The flags of `sim` and `play` as the command line parses them.
+    #[derive(clap::Parser)]
+    struct Sim {
+        #[command(subcommand)]
+        mode: super::super::sim::SimMode,
+    }
+
+    #[derive(clap::Parser)]
+    struct Play {
+        #[command(flatten)]
+        args: super::super::play::PlayArgs,
+    }
+
+    #[test]
+    fn strength_flags_parse_per_side_and_refuse_bad_values_naming_the_range() {
+        use super::super::sim::SimMode;
+        use clap::Parser;
+        let level = |n| Level::new(n).unwrap();
+        match Sim::try_parse_from(["sim", "battle", "--strength", "3,10"]).unwrap().mode {
+            SimMode::Battle(b) => assert_eq!(b.strength.0, [level(3), level(10)]),
+            _ => panic!("not a battle"),
+        }
+        match Sim::try_parse_from(["sim", "battle"]).unwrap().mode {
+            SimMode::Battle(b) => assert_eq!(b.strength.0, [Level::FULL; 2], "full strength by default"),
+            _ => panic!("not a battle"),
+        }
+        match Sim::try_parse_from(["sim", "endless", "--strength", "4"]).unwrap().mode {
+            SimMode::Endless(e) => assert_eq!(e.strength, level(4)),
+            _ => panic!("not endless"),
+        }
+        let p = Play::try_parse_from(["play", "--strength", "7"]).unwrap();
+        let cfg = super::super::play::merged_config(&p.args).unwrap();
+        assert_eq!(cfg.bots.strength.0, [level(7); 2]);
+        for (argv, wanted) in [
+            (vec!["sim", "battle", "--strength", "11"], "0..=10"),
+            (vec!["sim", "battle", "--strength", "1,2,3"], "0..=10"),
+            (vec!["sim", "endless", "--strength", "3,10"], "one strength"),
+            (vec!["sim", "ladder", "--to", "11"], "1..=10"),
+        ] {
+            let e = Sim::try_parse_from(&argv).err().expect("refused").to_string();
+            assert!(e.contains("--strength") || e.contains("--to"), "{argv:?}: {e}");
+            assert!(e.contains(wanted), "{argv:?}: {e}");
+        }
+        let e = Play::try_parse_from(["play", "--strength", "x"]).err().expect("refused").to_string();
+        assert!(e.contains("--strength") && e.contains("0..=10"), "{e}");
+    }
+
     #[test]
     fn a_rung_counts_the_upper_level_on_its_side() {
         // Upper is player 1 in even games, player 2 in odd ones.
