@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ai::AiConfig;
+use crate::ai::{AiConfig, Levels};
 use crate::emu::EmuSpeed;
 pub use crate::memmap::Mode;
 use crate::play::SeatConfig;
@@ -90,13 +90,14 @@ pub struct BotSettings {
     pub p1: String,
     /// Evaluation of player 2's bot.
     pub p2: String,
-    // The bots play the `two-ply` AI profile ([`Config::seat_config`]); a strength setting that picks
-    // the search settings belongs in this table.
+    /// Strength 0..=10 of both bots, or `[p1, p2]`; 10 is the bot at full strength (see
+    /// [`crate::ai::strength`]). The bots play the `two-ply` AI profile ([`Config::seat_config`]).
+    pub strength: Levels,
 }
 
 impl Default for BotSettings {
     fn default() -> Self {
-        BotSettings { p1: "chain".into(), p2: "classic".into() }
+        BotSettings { p1: "chain".into(), p2: "classic".into(), strength: Levels::default() }
     }
 }
 
@@ -208,6 +209,7 @@ impl Config {
     pub fn seat_config(&self) -> SeatConfig {
         SeatConfig {
             bots: [self.bots.p1.clone(), self.bots.p2.clone()],
+            strength: self.bots.strength.0,
             ai: AiConfig::two_ply(),
             speed: self.play.speed,
             seed: self.play.seed,
@@ -404,5 +406,22 @@ mod tests {
         let s = c.seat_config();
         assert_eq!(s.ai, AiConfig::two_ply());
         assert_eq!(s.bots, ["chain".to_string(), "greedy".to_string()]);
+    }
+
+    #[test]
+    fn strength_is_one_level_or_one_per_side_and_bad_values_name_key_and_range() {
+        use crate::ai::Level;
+        let level = |n| Level::new(n).unwrap();
+        assert_eq!(Config::default().seat_config().strength, [Level::FULL; 2]);
+        let c = Config::parse("c.toml", "[bots]\nstrength = 4\n").unwrap();
+        assert_eq!(c.seat_config().strength, [level(4); 2]);
+        let c = Config::parse("c.toml", "[bots]\nstrength = [3, 10]\n").unwrap();
+        assert_eq!(c.seat_config().strength, [level(3), level(10)]);
+        assert_eq!(Config::parse("printed", &c.to_toml()).unwrap(), c);
+        for bad in ["11", "-1", "[1, 2, 3]", "\"hard\"", "[3, 12]"] {
+            let e = Config::parse("c.toml", &format!("[bots]\nstrength = {bad}\n")).unwrap_err();
+            assert_eq!(e.key, "bots.strength", "{bad}: {e}");
+            assert!(e.message.contains("0..=10"), "{bad}: {e}");
+        }
     }
 }

@@ -256,3 +256,28 @@ fn a_tallied_game_times_every_decision_in_cpu_time() {
     assert!(p95 >= 0.9, "p95 {p95} ms");
     assert!(mean > median, "mean {mean} ms, median {median} ms");
 }
+
+#[test]
+fn strength_0_loses_to_strength_10_in_battle() {
+    use puyobot::ai::{AiConfig, Level, StrengthBot};
+    // Pinned settings: two-ply search (emulator play's), so the test stays quick; level 10 is that bot
+    // unchanged, level 0 searches the current piece only and places nine moves in ten at random.
+    let mut config = AiConfig::default();
+    config.search.samples = 0;
+    let rules = Rules::puyo1();
+    let mut won = 0;
+    for g in 0..4u64 {
+        let mut full = StrengthBot::new("chain", &config, 10 + g, Level::FULL).unwrap();
+        let mut weak = StrengthBot::new("chain", &config, 20 + g, Level::new(0).unwrap()).unwrap();
+        let mut pieces = RandomPieces::new(g, 4);
+        let mut rng = game_rng(7, g);
+        // The full-strength bot plays both sides in turn.
+        let (players, full_side): ([&mut dyn Player; 2], usize) =
+            if g % 2 == 0 { ([&mut full, &mut weak], 0) } else { ([&mut weak, &mut full], 1) };
+        let rec = play_battle(players, &mut pieces, &rules, &BattleTiming::default(), 500, &mut rng);
+        if rec.winner == Some(full_side) {
+            won += 1;
+        }
+    }
+    assert_eq!(won, 4, "level 10 won {won} of 4 battles against level 0");
+}

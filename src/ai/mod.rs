@@ -10,6 +10,7 @@
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
 //! - [`bot`]: [`Bot`], a [`crate::game::Player`], and the one list of bot names ([`NAMES`]);
+//! - [`strength`]: strength levels 0–10 ([`StrengthBot`] wraps a [`Bot`]);
 //! - [`config`]: the bots' settings ([`AiConfig`]) and the named AI profiles ([`PROFILES`]).
 
 pub mod beam;
@@ -22,6 +23,7 @@ pub mod ignition;
 pub mod last_pieces;
 pub mod playout;
 pub mod search;
+pub mod strength;
 
 /// The movement model lives in the game layer; the search and the driver share it.
 pub use crate::game::movegen;
@@ -30,3 +32,4 @@ pub use bot::{Bot, BotError, NAMES, OFFERED, check_name};
 pub use config::{AiConfig, PROFILES};
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};
+pub use strength::{Level, Levels, StrengthBot};

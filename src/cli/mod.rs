@@ -5,6 +5,7 @@ pub mod calibrate;
 pub mod chain;
 pub mod config_file;
 pub mod headless;
+pub mod ladder;
 pub mod output;
 pub mod play;
 pub mod plot;

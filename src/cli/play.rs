@@ -97,6 +97,10 @@ pub struct PlayArgs {
     /// Bot for player 2: classic or chain (overrides [bots] p2).
     #[arg(long, value_parser = crate::ai::check_name)]
     pub p2_ai: Option<String>,
+    /// Bot strength 0..=10 (10: full strength), of both bots (7) or of player 1 and player 2 (3,10);
+    /// overrides [bots] strength. Separate from --speed.
+    #[arg(long, value_parser = crate::ai::Levels::parse)]
+    pub strength: Option<crate::ai::Levels>,
     /// Folder of address files to use instead of the built-in copies.
     #[arg(long)]
     pub addresses: Option<PathBuf>,
@@ -173,6 +177,9 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
     }
     if let Some(b) = &args.p2_ai {
         cfg.bots.p2 = b.clone();
+    }
+    if let Some(l) = args.strength {
+        cfg.bots.strength = l;
     }
     cfg.validate("command line")?;
     Ok((cfg, loaded.file))

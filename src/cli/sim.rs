@@ -18,7 +18,7 @@ use anyhow::{Context, bail};
 use rand::RngCore;
 use rayon::prelude::*;
 
-use crate::ai::{AiConfig, Bot};
+use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
 use crate::game::{Piece, Rules, text};
 use crate::sim::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, EndlessGameResult, EndlessRun, EndlessSummary,
@@ -42,6 +42,8 @@ pub enum SimMode {
     Battle(BattleArgs),
     /// Combine the JSON of a run's shards (--shard I/N --json) into the JSON of the whole run.
     Merge(MergeArgs),
+    /// The strength ladder: battles between each pair of adjacent strength levels, with win rates.
+    Ladder(super::ladder::LadderArgs),
     /// Print an AI profile as a profile file (edit it and pass it back with --profile FILE).
     Profile(ProfileArgs),
 }
@@ -60,6 +62,9 @@ pub struct EndlessArgs {
     /// Bot: classic or chain.
     #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
     pub ai: String,
+    /// Strength 0 (a beginner can beat it) to 10 (full strength, the default).
+    #[arg(long, default_value = "10", value_parser = parse_level)]
+    pub strength: Level,
     /// Pieces per game (memory does not grow with it).
     #[arg(long, default_value_t = 100)]
     pub pieces: usize,
@@ -105,6 +110,9 @@ pub struct BattleArgs {
     /// Player 2's bot: classic or chain.
     #[arg(long, default_value = "classic", value_parser = crate::ai::check_name)]
     pub p2: String,
+    /// Strength 0..=10 of both bots (7), or of player 1 and player 2 (3,10); 10 is full strength.
+    #[arg(long, default_value = "10", value_parser = Levels::parse)]
+    pub strength: Levels,
     /// Number of games in the run (all shards together).
     #[arg(long, default_value_t = 10)]
     pub games: usize,
@@ -172,6 +180,7 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
             print!("{}", profile_text(&a.profile)?);
             Ok(())
         }
+        SimMode::Ladder(a) => super::ladder::run(a),
         SimMode::Merge(a) => {
             if let Some(p) = &a.plot {
                 super::output::check_file("--plot", p)?;
@@ -184,6 +193,11 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// A single strength for `sim endless` (one bot plays).
+fn parse_level(text: &str) -> Result<Level, String> {
+    Levels::parse(text)?.single()
 }
 
 /// The AI profile `--profile` names: a named profile or a profile file ([`crate::config::load_profile`]).
@@ -231,7 +245,7 @@ fn progress(total: usize) -> indicatif::ProgressBar {
 
 /// Plays `play(g)` for each game of `games` on a pool of `jobs` threads; after an interrupt, games not
 /// yet begun are left out (the result keeps the order of `games`).
-fn play_games<T: Send>(
+pub fn play_games<T: Send>(
     games: &[usize],
     jobs: usize,
     play: impl Fn(usize) -> anyhow::Result<T> + Sync,
@@ -270,7 +284,7 @@ fn endless_game(
         Some(q) => Box::new(QueuePieces::new(q.clone()).context("empty queue")?),
         None => Box::new(RandomPieces::new(rng.next_u64(), args.colors)),
     };
-    let bot = Bot::new(&args.ai, config, rng.next_u64())?;
+    let bot = StrengthBot::new(&args.ai, config, rng.next_u64(), args.strength)?;
     Ok(play_endless_tallied(bot, source.as_mut(), &rules, args.pieces, g))
 }
 
@@ -293,7 +307,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let results: Vec<EndlessGameResult> = play_games(&games, args.jobs, |g| endless_game(g, args, &config, &queue))?;
     let run = EndlessRun {
-        ai: args.ai.clone(),
+        ai: crate::ai::strength::label(&args.ai, args.strength),
         seed: args.seed,
         colors: args.colors.clamp(3, 6),
         pieces: args.pieces,
@@ -304,13 +318,22 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     EndlessSummary::from_results(run, Some(shard), results).map_err(anyhow::Error::msg)
 }
 
-fn battle_game(g: usize, args: &BattleArgs, config: &AiConfig) -> anyhow::Result<BattleGame> {
+/// Plays battle `g` of the run `seed`: the bots `names` at `levels` as player 1 and player 2.
+pub fn battle_game(
+    g: usize,
+    seed: u64,
+    colors: u8,
+    max_pieces: usize,
+    names: [&str; 2],
+    levels: [Level; 2],
+    config: &AiConfig,
+) -> anyhow::Result<BattleGame> {
     let rules = Rules::puyo1();
-    let mut rng = game_rng(args.seed, g as u64);
-    let mut source = RandomPieces::new(rng.next_u64(), args.colors);
-    let mut p1 = Bot::new(&args.p1, config, rng.next_u64())?;
-    let mut p2 = Bot::new(&args.p2, config, rng.next_u64())?;
-    let rec = play_battle([&mut p1, &mut p2], &mut source, &rules, &BattleTiming::default(), args.max_pieces, &mut rng);
+    let mut rng = game_rng(seed, g as u64);
+    let mut source = RandomPieces::new(rng.next_u64(), colors);
+    let mut p1 = StrengthBot::new(names[0], config, rng.next_u64(), levels[0])?;
+    let mut p2 = StrengthBot::new(names[1], config, rng.next_u64(), levels[1])?;
+    let rec = play_battle([&mut p1, &mut p2], &mut source, &rules, &BattleTiming::default(), max_pieces, &mut rng);
     Ok(BattleGame {
         game: g,
         winner: rec.winner.map_or(0, |w| w as u8 + 1),
@@ -331,10 +354,13 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     Bot::new(&args.p2, &config, 0)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
-    let runs: Vec<BattleGame> = play_games(&games, args.jobs, |g| battle_game(g, args, &config))?;
+    let names = [args.p1.as_str(), args.p2.as_str()];
+    let runs: Vec<BattleGame> = play_games(&games, args.jobs, |g| {
+        battle_game(g, args.seed, args.colors, args.max_pieces, names, args.strength.0, &config)
+    })?;
     let run = BattleRun {
-        p1: args.p1.clone(),
-        p2: args.p2.clone(),
+        p1: crate::ai::strength::label(&args.p1, args.strength.0[0]),
+        p2: crate::ai::strength::label(&args.p2, args.strength.0[1]),
         seed: args.seed,
         colors: args.colors.clamp(3, 6),
         max_pieces: args.max_pieces,

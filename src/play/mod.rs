@@ -19,7 +19,7 @@ pub use seat::{FrameContext, Seat, SeatStats, TOPOUT_FRAMES};
 pub use session::{Outcome, Session};
 pub use thinker::Thinker;
 
-use crate::ai::{AiConfig, Bot};
+use crate::ai::{AiConfig, Level, StrengthBot};
 use crate::memmap::AddressFile;
 use crate::memmap::Mode;
 
@@ -29,6 +29,8 @@ use crate::memmap::Mode;
 pub struct SeatConfig {
     /// Bot name of player 1 and player 2 (one of `ai::NAMES`).
     pub bots: [String; 2],
+    /// Strength level of player 1's and player 2's bot (10: full strength).
+    pub strength: [Level; 2],
     /// The bots' AI profile (emulator play's `two-ply`).
     pub ai: AiConfig,
     /// Bot speed 0..=10 (how fast the driver presses).
@@ -42,9 +44,11 @@ pub struct SeatConfig {
 /// Makes the seats for `mode`, one per `[[player]]` of the address file, on the pads it names, with the
 /// bots `cfg` names, inline or on worker threads.
 pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<Seat>, String> {
-    let make = |name: &str, seed: u64| -> Result<(String, Thinker), String> {
-        let bot = Box::new(Bot::new(name, &cfg.ai, seed).map_err(|e| e.to_string())?);
-        Ok((name.to_string(), if cfg.threaded { Thinker::threaded(bot) } else { Thinker::inline(bot) }))
+    // The seat's bot name carries the level below full strength (`chain lv3`): the HUD and the report show it.
+    let make = |name: &str, level: Level, seed: u64| -> Result<(String, Thinker), String> {
+        let bot = Box::new(StrengthBot::new(name, &cfg.ai, seed, level).map_err(|e| e.to_string())?);
+        let label = crate::ai::strength::label(name, level);
+        Ok((label, if cfg.threaded { Thinker::threaded(bot) } else { Thinker::inline(bot) }))
     };
     let mut seats = Vec::new();
     for (i, p) in map.player.iter().enumerate().take(2) {
@@ -57,7 +61,7 @@ pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<
         seats.push(Seat::new(
             label,
             (p.pad.clamp(1, 2) - 1) as usize,
-            Some(make(&cfg.bots[i], seat_seed)?),
+            Some(make(&cfg.bots[i], cfg.strength[i], seat_seed)?),
             on,
             cfg.speed,
         ));
