@@ -805,6 +805,17 @@ impl Learner {
         (self.nuisance, item(ItemKind::BigPuyo), item(ItemKind::Carbuncle))
     }
 
+    /// Whether the decoder reads the item codes (Big Puyo, Carbuncle) from what was learned (or from a
+    /// trusted file) rather than from a guess: a lock predicted with a guessed item code says nothing
+    /// about the learned contract.
+    pub fn items_known(&self) -> (bool, bool) {
+        if self.trusted.codes || self.mode == CalibrateMode::Off {
+            return (true, true);
+        }
+        let (_, big, carbuncle) = self.special_codes();
+        (big.is_some(), carbuncle.is_some())
+    }
+
     /// The movement model's number (0..3) of a raw orientation value: its place among the values seen, or
     /// the place it would take as a new one; 255 for a fifth value.
     pub fn ori_index(&self, raw: u8) -> u8 {

@@ -5,9 +5,9 @@
 use std::time::{Duration, Instant};
 
 use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
-use crate::game::Piece;
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Field, Orientation, Placement, Rules};
+use crate::game::{Item, Piece};
 use crate::memmap::PlayerState;
 
 use super::health::SeatHealth;
@@ -117,6 +117,9 @@ pub struct Seat {
     pub items_dealt: (u32, u32),
     /// Pieces dealt to the bot (spawns the bot, not the calibration opening, handled).
     pub bot_spawns: u32,
+    /// Whether the decoder's Big Puyo and Carbuncle codes are known (learned or trusted) rather than
+    /// guessed: a lock of an item read with a guessed code is not held against the contract.
+    pub items_known: (bool, bool),
 }
 
 impl std::fmt::Debug for Seat {
@@ -165,6 +168,7 @@ impl Seat {
             spawns: 0,
             items_dealt: (0, 0),
             bot_spawns: 0,
+            items_known: (true, true),
         }
     }
 
@@ -292,8 +296,8 @@ impl Seat {
         self.spawns += 1;
         self.bot_spawns += 1;
         match st.item() {
-            Some(crate::game::Item::BigPuyo) => self.items_dealt.0 += 1,
-            Some(crate::game::Item::Carbuncle) => self.items_dealt.1 += 1,
+            Some(Item::BigPuyo) => self.items_dealt.0 += 1,
+            Some(Item::Carbuncle) => self.items_dealt.1 += 1,
             None => {}
         }
         let lock_matched = self.check_last_lock(&st.field);
@@ -374,8 +378,20 @@ impl Seat {
     /// Returns whether the prediction held (`None` when there was none).
     fn check_last_lock(&mut self, field: &Field) -> Option<bool> {
         let (pred, check) = self.verifier.on_spawn(field, &self.label)?;
-        self.stats.checks += 1;
         let matched = !matches!(check, Check::Mismatch { .. });
+        let guessed = match pred.piece {
+            Piece::Item(Item::BigPuyo) => !self.items_known.0,
+            Piece::Item(Item::Carbuncle) => !self.items_known.1,
+            Piece::Pair(_) => false,
+        };
+        if guessed {
+            // The item was read with a guessed code (calibration learns its kind from this very lock).
+            if !matched {
+                self.stats.calibration_surprises += 1;
+            }
+            return None;
+        }
+        self.stats.checks += 1;
         if !matched {
             self.stats.mismatches += 1;
         }

@@ -618,7 +618,9 @@ impl<M: Machine> Session<M> {
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
         let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
+        let items_known = self.calibration.as_ref().map_or((true, true), |c| c.learner().items_known());
         for (i, seat) in self.seats.iter_mut().enumerate() {
+            seat.items_known = items_known;
             let Some(st) = snap.players.get(i) else { continue };
             let opening = match self.calibration.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {
