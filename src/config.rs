@@ -59,6 +59,10 @@ pub struct PlaySettings {
     /// absent = leave the game's option as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<crate::play::options::ItemsChoice>,
+    /// Number of colours the menu scripts set and the deal confirms (3..=6 where the game offers it);
+    /// absent = leave the game's option as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colors: Option<u8>,
 }
 
 impl Default for PlaySettings {
@@ -78,6 +82,7 @@ impl Default for PlaySettings {
             stop_at_game_over: true,
             faults: String::new(),
             items: None,
+            colors: None,
         }
     }
 }

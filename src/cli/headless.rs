@@ -267,6 +267,7 @@ fn empty_summary(plan: &Plan<'_>) -> Summary {
         calibration: Learner::new(plan.map, crate::calib::CalibrateMode::Off).report(),
         health: crate::play::report::HealthReport::empty(),
         items: None,
+        colors: None,
         tally: Tally::default(),
         games: Vec::new(),
     }
@@ -308,6 +309,7 @@ fn match_summary(
     s.calibration = last.summary.calibration.clone();
     s.health = crate::play::report::HealthReport::merged(runs.iter().map(|r| &r.summary.health));
     s.items = crate::play::options::ItemsReport::merged(runs.iter().filter_map(|r| r.summary.items.as_ref()));
+    s.colors = crate::play::options::ColorsReport::merged(runs.iter().filter_map(|r| r.summary.colors.as_ref()));
     if s.health.failure.is_some() && s.calibration.state == "settled" {
         s.calibration.state = "failed".into();
     }

@@ -49,6 +49,9 @@ pub struct PlayArgs {
     /// confirms it; the run stops naming the option when the game deals otherwise.
     #[arg(long, value_enum)]
     pub items: Option<crate::play::options::ItemsChoice>,
+    /// Number of colours (where the game offers it), set and confirmed as --items is.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
+    pub colors: Option<u8>,
     /// Bot speed, 0 (slow, human-paced) to 10 (as fast as the game accepts).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=10))]
     pub speed: Option<u8>,
@@ -159,6 +162,9 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
     }
     if let Some(i) = args.items {
         p.items = Some(i);
+    }
+    if let Some(n) = args.colors {
+        p.colors = Some(n);
     }
     if args.allow_unknown_rom {
         p.allow_unknown_rom = true;
@@ -383,6 +389,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     if let Some(items) = cfg.play.items {
         session.set_items(items).map_err(anyhow::Error::msg)?;
     }
+    if let Some(n) = cfg.play.colors {
+        session.set_colors(n).map_err(anyhow::Error::msg)?;
+    }
     // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
     session.set_restart(cfg.play.menu);
     session.set_manual_menu_fallback(true);
@@ -509,6 +518,9 @@ pub fn run_headless_observed(
     session.set_seed(cfg.play.seed);
     if let Some(items) = cfg.play.items {
         session.set_items(items).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(n) = cfg.play.colors {
+        session.set_colors(n).map_err(anyhow::Error::msg)?;
     }
     let summary =
         crate::play::headless::run_observed(&mut session, limits, name, cfg.play.seed, cfg.play.speed, observe)?;

@@ -239,6 +239,30 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
         }
         validate_steps(file, "restart", &r.steps)?;
     }
+    validate_options(file, &f.options)
+}
+
+/// Game options: values that tell the choices apart, one value per number of colours.
+fn validate_options(file: &str, o: &super::schema::GameOptions) -> Result<(), AddressFileError> {
+    if let Some(i) = &o.items {
+        let v = [i.off, i.big_puyo, i.carbuncle];
+        if v[0] == v[1] || v[0] == v[2] || v[1] == v[2] {
+            let msg = format!("off, big_puyo and carbuncle need three different values, got {v:?}");
+            return Err(AddressFileError::new(file, "options.items", msg));
+        }
+    }
+    if let Some(c) = &o.colors {
+        let mut distinct = c.values.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if c.counts.is_empty() || c.counts.len() != c.values.len() || distinct.len() != c.values.len() {
+            let msg = format!(
+                "counts and values need one distinct value per number of colours, got counts {:?} and values {:?}",
+                c.counts, c.values
+            );
+            return Err(AddressFileError::new(file, "options.colors", msg));
+        }
+    }
     Ok(())
 }
 

@@ -45,13 +45,38 @@ pub struct GameOptions {
     /// The items option (Big Puyo / Carbuncle).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<ItemsOption>,
+    /// The number of colours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<ColorsOption>,
 }
 
 impl GameOptions {
     /// True when no option is known.
     pub fn is_empty(&self) -> bool {
-        self.items.is_none()
+        self.items.is_none() && self.colors.is_none()
     }
+}
+
+/// Where the number-of-colours option is: its byte, its values, and how to reach its line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColorsOption {
+    /// The RAM byte that holds the option.
+    pub addr: u16,
+    /// The numbers of colours the game offers, and the byte's value for each (same order).
+    pub counts: Vec<u8>,
+    /// The byte's value for each of `counts`.
+    pub values: Vec<u8>,
+    /// Down presses from the cursor's place when the mode is chosen to the option's line.
+    #[serde(default)]
+    pub line: u8,
+    /// Buttons that change the option (default RIGHT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buttons: Option<Vec<String>>,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
 }
 
 /// Where the items option is: its byte, its values, and how to reach its line on the options screen.

@@ -40,8 +40,8 @@ pub enum Fact {
     Movement,
     /// The menus: the game plays the mode that was asked for (both fields get pairs in a 2-player mode).
     Mode,
-    /// The game options asked for (`--items`): the game deals what was asked.
-    Items,
+    /// The game options asked for (`--items`, `--colors`): the game deals what was asked.
+    Options,
 }
 
 impl Fact {
@@ -53,7 +53,7 @@ impl Fact {
             Fact::NextPair => "next-pair",
             Fact::Movement => "movement",
             Fact::Mode => "mode",
-            Fact::Items => "items",
+            Fact::Options => "options",
         }
     }
 
@@ -69,7 +69,7 @@ impl Fact {
                 "how the pair moves (orientation values, X / Y, turns, kicks) or when the pose bytes are valid"
             }
             Fact::Mode => "the menus reaching the mode asked for",
-            Fact::Items => "the items option asked for (--items)",
+            Fact::Options => "the game options asked for (--items, --colors)",
         }
     }
 
@@ -97,9 +97,10 @@ impl Fact {
                  [menu] steps of the address file: the mode byte may not follow the menu cursor, so a `seek` on \
                  it finds nothing; fixed presses (`press`) reach the mode instead"
             }
-            Fact::Items => {
-                "set the items option on the game's menus yourself in the window (`puyobot play --no-menu`), or \
-                 check [options.items] of the address file (the byte, its values and the line the option is on)"
+            Fact::Options => {
+                "set the option on the game's menus yourself in the window (`puyobot play --no-menu`), or check \
+                 [options.items] / [options.colors] of the address file (the byte, its values and the line the \
+                 option is on)"
             }
         }
     }
@@ -113,7 +114,7 @@ impl std::fmt::Display for Fact {
             Fact::NextPair => "next pair",
             Fact::Movement => "movement",
             Fact::Mode => "mode",
-            Fact::Items => "items",
+            Fact::Options => "options",
         })
     }
 }

@@ -1,9 +1,9 @@
-//! Game options from the command line (`--items`): the menu scripts set them by watching RAM, and what
-//! the game then deals confirms them.
+//! Game options from the command line (`--items`, `--colors`): the menu scripts set them by watching RAM,
+//! and what the game then deals confirms them.
 
 use serde::Serialize;
 
-use crate::memmap::schema::{ItemsOption, MenuStep};
+use crate::memmap::schema::{ColorsOption, Condition, ItemsOption, MenuStep};
 
 /// Pieces a bot places after which the items asked for must have been dealt at least once (the open
 /// cartridge deals an item every 16th piece; a game that deals none in this many has not switched them on).
@@ -45,6 +45,26 @@ impl ItemsChoice {
 /// the byte is moved to the value (watching RAM, as a `seek`), and the cursor goes back. Inserted before
 /// the last step that presses Start (and the seed wait just before it, so the deal keeps its timing).
 pub fn with_items(steps: &[MenuStep], option: &ItemsOption, choice: ItemsChoice) -> Vec<MenuStep> {
+    let goal = Condition { addr: option.addr, equals: choice.value(option) };
+    with_option(steps, option.line, goal, &option.buttons, &format!("items: {}", choice.name()))
+}
+
+/// `steps` with the number of colours set as [`with_items`] sets the items; `None` when the game does not
+/// offer `count`.
+pub fn with_colors(steps: &[MenuStep], option: &ColorsOption, count: u8) -> Option<Vec<MenuStep>> {
+    let value = *option.values.get(option.counts.iter().position(|&c| c == count)?)?;
+    let goal = Condition { addr: option.addr, equals: value };
+    Some(with_option(steps, option.line, goal, &option.buttons, &format!("colours: {count}")))
+}
+
+/// `steps` with a seek of `goal` on the option line `line` inserted before the game's last Start.
+fn with_option(
+    steps: &[MenuStep],
+    line: u8,
+    goal: Condition,
+    buttons: &Option<Vec<String>>,
+    note: &str,
+) -> Vec<MenuStep> {
     let starts = |s: &MenuStep| {
         s.start_play.is_some() || s.press.as_ref().is_some_and(|b| b.iter().any(|n| n.eq_ignore_ascii_case("START")))
     };
@@ -58,22 +78,57 @@ pub fn with_items(steps: &[MenuStep], option: &ItemsOption, choice: ItemsChoice)
         ..Default::default()
     };
     let mut inserted = Vec::new();
-    for _ in 0..option.line {
-        inserted.push(press("DOWN", "cursor to the items option"));
+    for _ in 0..line {
+        inserted.push(press("DOWN", "cursor to the option"));
     }
     inserted.push(MenuStep {
-        seek: Some(crate::memmap::schema::Condition { addr: option.addr, equals: choice.value(option) }),
-        buttons: Some(option.buttons.clone().unwrap_or_else(|| vec!["RIGHT".into()])),
-        note: Some(format!("items: {}", choice.name())),
+        seek: Some(goal),
+        buttons: Some(buttons.clone().unwrap_or_else(|| vec!["RIGHT".into()])),
+        note: Some(note.to_string()),
         ..Default::default()
     });
-    for _ in 0..option.line {
+    for _ in 0..line {
         inserted.push(press("UP", "cursor back"));
     }
     let mut out = steps[..at].to_vec();
     out.extend(inserted);
     out.extend_from_slice(&steps[at..]);
     out
+}
+
+/// The JSON `colors` object: the number of colours asked for and how many the game dealt.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ColorsReport {
+    /// Colours asked for.
+    pub asked: u8,
+    /// Distinct colours dealt to the bots.
+    pub dealt: u8,
+    /// The game dealt exactly that many colours.
+    pub confirmed: bool,
+}
+
+impl ColorsReport {
+    /// The reports of several games as one: the most colours dealt, confirmed when every game confirmed.
+    pub fn merged<'a>(reports: impl Iterator<Item = &'a ColorsReport>) -> Option<ColorsReport> {
+        reports.fold(None, |acc: Option<ColorsReport>, r| {
+            Some(match acc {
+                None => r.clone(),
+                Some(a) => {
+                    ColorsReport { asked: a.asked, dealt: a.dealt.max(r.dealt), confirmed: a.confirmed && r.confirmed }
+                }
+            })
+        })
+    }
+}
+
+/// What the dealt colours say of the number asked for: `Ok(true)` confirmed, `Ok(false)` not yet,
+/// `Err(seen)` when the game deals more, or fewer in [`ITEMS_CONFIRM_PIECES`] pieces.
+pub fn judge_colors(asked: u8, dealt: u8, pieces: u32) -> Result<bool, String> {
+    let seen = format!("{pieces} pieces held {dealt} colours");
+    if dealt > asked || (dealt < asked && pieces >= ITEMS_CONFIRM_PIECES) {
+        return Err(format!("{asked} colours were asked for, but {seen}"));
+    }
+    Ok(dealt == asked)
 }
 
 /// The JSON `items` object: what was asked and what the game dealt.
@@ -162,6 +217,27 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["START", "DOWN", "seek 144=2", "UP", "seed", "START"]);
+    }
+
+    #[test]
+    fn colours_the_game_does_not_offer_are_refused_and_the_deal_judges_the_rest() {
+        let o = ColorsOption {
+            addr: 0x91,
+            counts: vec![3, 4, 5, 6],
+            values: vec![3, 4, 5, 6],
+            line: 2,
+            buttons: None,
+            source: "test".into(),
+            verified: true,
+        };
+        assert!(with_colors(&[step("START")], &o, 7).is_none());
+        let out = with_colors(&[step("START")], &o, 5).unwrap();
+        assert_eq!(out.len(), 6, "down, down, seek, up, up, start");
+        assert_eq!(out[2].seek, Some(Condition { addr: 0x91, equals: 5 }));
+        assert_eq!(judge_colors(5, 5, 10), Ok(true));
+        assert_eq!(judge_colors(5, 4, 10), Ok(false));
+        assert!(judge_colors(5, 4, ITEMS_CONFIRM_PIECES).is_err());
+        assert!(judge_colors(3, 4, 10).is_err());
     }
 
     #[test]

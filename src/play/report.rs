@@ -263,6 +263,9 @@ pub struct Summary {
     /// The items asked for (`--items`) and what the game dealt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<super::options::ItemsReport>,
+    /// The number of colours asked for (`--colors`) and how many the game dealt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colors: Option<super::options::ColorsReport>,
     /// The totals over `games`.
     pub tally: Tally,
     /// Every game of the run, in order (one still under way when the run stopped is `stopped`).
@@ -335,6 +338,7 @@ impl Summary {
             },
             health: HealthReport::of(s),
             items: s.items_report(),
+            colors: s.colors_report(),
             tally: Tally::of(&labels, &games),
             games,
         }

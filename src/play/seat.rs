@@ -117,6 +117,8 @@ pub struct Seat {
     pub items_dealt: (u32, u32),
     /// Pieces dealt to the bot (spawns the bot, not the calibration opening, handled).
     pub bot_spawns: u32,
+    /// The colours dealt to the bot, one bit per colour class.
+    pub colors_dealt: u8,
     /// Whether the decoder's Big Puyo and Carbuncle codes are known (learned or trusted) rather than
     /// guessed: a lock of an item read with a guessed code is not held against the contract.
     pub items_known: (bool, bool),
@@ -169,6 +171,7 @@ impl Seat {
             items_dealt: (0, 0),
             bot_spawns: 0,
             items_known: (true, true),
+            colors_dealt: 0,
         }
     }
 
@@ -299,6 +302,9 @@ impl Seat {
             Some(Item::BigPuyo) => self.items_dealt.0 += 1,
             Some(Item::Carbuncle) => self.items_dealt.1 += 1,
             None => {}
+        }
+        if let Some(Piece::Pair(p)) = st.current {
+            self.colors_dealt |= (1 << p.pivot.index()) | (1 << p.child.index());
         }
         let lock_matched = self.check_last_lock(&st.field);
         // The next pair read during the last piece should be the one that spawned: a pair is the same pair

@@ -15,7 +15,7 @@ use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
 use super::health::{Fact, Failure};
 use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
-use super::options::{self, ItemsChoice, ItemsReport};
+use super::options::{self, ColorsReport, ItemsChoice, ItemsReport};
 use super::seat::{FrameContext, Seat};
 
 /// Pieces that appear for one player in a game, while none appears for the other, before a 2-player mode
@@ -110,6 +110,10 @@ pub struct Session<M: Machine> {
     items: Option<ItemsChoice>,
     /// The deal has confirmed the items asked for.
     items_confirmed: bool,
+    /// The number of colours asked for (`--colors`), set by the scripts and confirmed by the deal.
+    colors: Option<u8>,
+    /// The deal has confirmed the number of colours.
+    colors_confirmed: bool,
 }
 
 impl<M: Machine> std::fmt::Debug for Session<M> {
@@ -166,6 +170,8 @@ impl<M: Machine> Session<M> {
             hold_for_start: false,
             items: None,
             items_confirmed: false,
+            colors: None,
+            colors_confirmed: false,
         }
     }
 
@@ -223,12 +229,47 @@ impl<M: Machine> Session<M> {
         Ok(())
     }
 
+    /// Asks the menu scripts to set the number of colours (`--colors`) and the deal to confirm it. Errors
+    /// when the address file does not say where the option is, or the game does not offer that many.
+    pub fn set_colors(&mut self, count: u8) -> Result<(), String> {
+        let map = self.decoder.map();
+        let Some(option) = &map.options.colors else {
+            return Err(format!(
+                "--colors {count}: the address file ({}) does not say where the game keeps its number of colours \
+                 ([options.colors]), so the menu script cannot set it; set it on the game's menus yourself in the \
+                 window (`puyobot play --no-menu`), or add [options.colors] (docs/address-files.md)",
+                map.meta.name
+            ));
+        };
+        if !option.counts.contains(&count) {
+            return Err(format!(
+                "--colors {count}: the game offers {:?} colours ([options.colors] counts)",
+                option.counts
+            ));
+        }
+        self.colors = Some(count);
+        self.renew_menu_runner();
+        Ok(())
+    }
+
     /// `steps` of a menu or restart script with the options asked for set before the game starts.
     fn script_steps(&self, steps: &[crate::memmap::schema::MenuStep]) -> Vec<crate::memmap::schema::MenuStep> {
-        match (self.items, &self.decoder.map().options.items) {
-            (Some(choice), Some(option)) => options::with_items(steps, option, choice),
-            _ => steps.to_vec(),
+        let options = &self.decoder.map().options;
+        let mut out = steps.to_vec();
+        if let (Some(choice), Some(option)) = (self.items, &options.items) {
+            out = options::with_items(&out, option, choice);
         }
+        if let (Some(count), Some(option)) = (self.colors, &options.colors) {
+            out = options::with_colors(&out, option, count).unwrap_or(out);
+        }
+        out
+    }
+
+    /// The JSON `colors` object, when `--colors` was given.
+    pub fn colors_report(&self) -> Option<ColorsReport> {
+        let asked = self.colors?;
+        let dealt = self.seats.iter().map(|s| s.colors_dealt.count_ones() as u8).max().unwrap_or(0);
+        Some(ColorsReport { asked, dealt, confirmed: self.colors_confirmed })
     }
 
     /// The JSON `items` object, when `--items` was given.
@@ -239,24 +280,34 @@ impl<M: Machine> Session<M> {
     }
 
     /// Holds the items asked for against what the bots were dealt: a seat dealt the wrong kind, or none of
-    /// the kind asked for in [`options::ITEMS_CONFIRM_PIECES`] pieces, stops the bots naming the option.
-    fn check_items(&mut self) {
-        let Some(choice) = self.items else { return };
-        if self.items_confirmed || self.health_stop.is_some() {
+    /// the kind asked for in [`options::ITEMS_CONFIRM_PIECES`] pieces, stops the bots naming the option; the same for the number of colours.
+    fn check_options(&mut self) {
+        if self.health_stop.is_some() {
             return;
         }
-        let mut all = true;
+        let (mut items_ok, mut colors_ok) = (true, true);
         for s in &self.seats {
-            match options::judge(choice, s.items_dealt, s.bot_spawns) {
-                Ok(ok) => all &= ok,
-                Err(seen) => {
-                    let failure = Failure { player: s.label.clone(), fact: Fact::Items, seen };
-                    self.stop_bots(failure);
-                    return;
+            let verdicts = [
+                self.items.filter(|_| !self.items_confirmed).map(|c| options::judge(c, s.items_dealt, s.bot_spawns)),
+                self.colors
+                    .filter(|_| !self.colors_confirmed)
+                    .map(|n| options::judge_colors(n, s.colors_dealt.count_ones() as u8, s.bot_spawns)),
+            ];
+            for (k, v) in verdicts.into_iter().enumerate() {
+                match v {
+                    Some(Err(seen)) => {
+                        let failure = Failure { player: s.label.clone(), fact: Fact::Options, seen };
+                        self.stop_bots(failure);
+                        return;
+                    }
+                    Some(Ok(ok)) if k == 0 => items_ok &= ok,
+                    Some(Ok(ok)) => colors_ok &= ok,
+                    None => {}
                 }
             }
         }
-        self.items_confirmed = all;
+        self.items_confirmed |= self.items.is_some() && items_ok;
+        self.colors_confirmed |= self.colors.is_some() && colors_ok;
     }
 
     /// After a game over, start the next game with the address file's `[restart]` script (when it has
@@ -664,7 +715,7 @@ impl<M: Machine> Session<M> {
         }
         self.check_mode();
         if !calibrating && !self.abandoning {
-            self.check_items();
+            self.check_options();
         }
         self.update_outcome();
         self.last = Some(snap);

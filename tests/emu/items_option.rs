@@ -1,4 +1,4 @@
-//! `--items`: the menu script sets the game's items option where the address file says it is, the deal
+//! `--items` and `--colors`: the menu script sets the game's option where the address file says it is, the deal
 //! confirms it, a deal that contradicts it stops the run naming the option, and an address file that does
 //! not know the option says so before anything runs.
 use std::path::{Path, PathBuf};
@@ -46,9 +46,11 @@ fn items(j: &Value) -> &Value {
 #[test]
 fn items_asked_for_are_set_by_the_menu_script_and_confirmed_by_the_deal() {
     let folder = labcart_folder("plain", str::to_string);
-    for (choice, key, other) in [("big-puyo", "big_puyo", "carbuncle"), ("carbuncle", "carbuncle", "big_puyo")] {
-        let (ok, json, stderr) =
-            play_outcome(&labcart(), &folder, &["--mode", "ai-vs-ai", "--pieces", "40", "--items", choice]);
+    for (choice, key, other, colors) in
+        [("big-puyo", "big_puyo", "carbuncle", "5"), ("carbuncle", "carbuncle", "big_puyo", "3")]
+    {
+        let args = ["--mode", "ai-vs-ai", "--pieces", "40", "--items", choice, "--colors", colors];
+        let (ok, json, stderr) = play_outcome(&labcart(), &folder, &args);
         assert!(ok, "{choice}: {stderr}");
         let j = json.expect("JSON report");
         let it = items(&j);
@@ -56,6 +58,10 @@ fn items_asked_for_are_set_by_the_menu_script_and_confirmed_by_the_deal() {
         assert_eq!(it["confirmed"], true, "{it}");
         assert!(it[key].as_u64().unwrap() >= 2, "both bots were dealt {choice}: {it}");
         assert_eq!(it[other], 0, "{it}");
+        let c = &j["colors"];
+        assert_eq!(c["asked"].to_string(), colors, "{c}");
+        assert_eq!(c["dealt"].to_string(), colors, "the game dealt exactly that many colours: {c}");
+        assert_eq!(c["confirmed"], true, "{c}");
         assert_eq!(j["health"]["state"], "healthy", "{}", j["health"]);
     }
 }
@@ -67,7 +73,7 @@ fn a_deal_that_contradicts_the_option_stops_the_run_naming_it() {
     let (ok, json, stderr) =
         play_outcome(&labcart(), &folder, &["--mode", "endless", "--pieces", "60", "--items", "big-puyo"]);
     assert!(!ok, "a run dealt the wrong item must fail");
-    assert!(stderr.contains("health: ") && stderr.contains("items option"), "{stderr}");
+    assert!(stderr.contains("health: ") && stderr.contains("game options"), "{stderr}");
     assert!(stderr.contains("big-puyo was asked for"), "{stderr}");
     let j = json.expect("the report is printed before the error");
     assert_eq!(j["health"]["state"], "failed", "{}", j["health"]);
@@ -82,4 +88,6 @@ fn an_address_file_that_does_not_know_the_option_says_so_before_running() {
     assert!(!ok);
     assert!(json.is_none(), "nothing ran: {json:?}");
     assert!(stderr.contains("[options.items]") && stderr.contains("--items carbuncle"), "{stderr}");
+    let (ok, _, stderr) = play_outcome(&labcart(), &guessed, &["--mode", "endless", "--pieces", "20", "--colors", "5"]);
+    assert!(!ok && stderr.contains("[options.colors]"), "{stderr}");
 }
