@@ -402,7 +402,10 @@ impl Learner {
                     }
                 }
                 self.spawn_values.insert(seen.o);
-                self.next.spawn(seen.next_before, seen.pivot, seen.child);
+                // A piece that locked before the next bytes' lag was over (it spawned on something) left
+                // them showing the slide, not the next pair.
+                let before = seen.next_before.filter(|_| seen.frames_before >= self.next.lag());
+                self.next.spawn(before, seen.pivot, seen.child);
             }
             Event::NextChanged { frames } => self.next.changed(frames),
             Event::Turn(t) => self.turn(t),

@@ -32,6 +32,9 @@ pub struct SpawnSeen {
     /// The next-pair bytes on the last movable frame of the piece before (`None` for the first piece):
     /// the pair they showed should be this one, in the next bytes' own code table.
     pub next_before: Option<(u8, u8)>,
+    /// Movable frames of the piece before after its first (the next bytes it showed count only when it
+    /// lived past the next bytes' lag).
+    pub frames_before: u32,
 }
 
 /// The orientation byte changed while the piece could move.
@@ -241,11 +244,19 @@ impl Observer {
     fn spawn(&mut self, view: &View) -> Event {
         let first = !self.seen_piece;
         self.seen_piece = true;
-        self.active_frames = 0;
+        let frames_before = std::mem::take(&mut self.active_frames);
         self.spawn_field = Some(Box::new(view.cells));
         let next_before = self.last_active_next;
         Event::Spawn {
-            seen: SpawnSeen { pivot: view.pivot, child: view.child, x: view.x, y: view.y, o: view.o, next_before },
+            seen: SpawnSeen {
+                pivot: view.pivot,
+                child: view.child,
+                x: view.x,
+                y: view.y,
+                o: view.o,
+                next_before,
+                frames_before,
+            },
             field: Box::new(view.cells),
             first,
         }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Field, Orientation, Placement, Rules};
+use crate::game::{Cell, Field, HEIGHT, Orientation, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
 use crate::memmap::PlayerState;
 
@@ -16,6 +16,19 @@ use super::thinker::{Request, Thinker};
 /// Most questions about one piece: the first, and new ones when the next pair changes or becomes readable
 /// after the spawn (a slide animation); a byte that keeps changing does not keep the bot busy.
 const MAX_QUESTIONS_PER_PIECE: u32 = 4;
+
+/// Whether a cell under the pair (below either puyo) is occupied: it locks as soon as the lock delay ends.
+fn resting(st: &PlayerState) -> bool {
+    let Some(o) = st.orientation else { return false };
+    let (x, y) = (st.x as i32, st.y as i32);
+    let cells = [(x, y), (x + o.dx() as i32, y + o.dy() as i32)];
+    cells.iter().any(|&(cx, cy)| {
+        (1..=WIDTH as i32).contains(&cx)
+            && (0..HEIGHT as i32).contains(&(cy + 1))
+            && st.field.get(cx as usize, (cy + 1) as usize) != Cell::Empty
+            || cy + 1 >= HEIGHT as i32
+    })
+}
 
 /// Frames a player may go without a controllable piece, with its spawn cell filled, before it counts as
 /// topped out.
@@ -324,6 +337,14 @@ impl Seat {
         self.forget_piece();
         if asking && self.next_lag == 0 {
             self.ask(st, ctx);
+        } else if asking
+            && resting(st)
+            && let Some(current) = st.current
+        {
+            // A pair that spawns on something locks within the game's lock delay, maybe before the next
+            // pair's bytes are valid: the bot is asked at once with the next pair as it reads now (or the
+            // current pair in its place), and again when the next pair becomes readable.
+            self.ask_with(st, ctx, st.next.unwrap_or(current));
         }
     }
 
@@ -339,10 +360,10 @@ impl Seat {
             return;
         }
         let (Some(_), Some(next)) = (st.current, st.next) else { return };
+        self.health.read_late(true, true);
         if self.asked_next.is_some_and(|asked| asked == next) {
             return;
         }
-        self.health.read_late(true, true);
         log::debug!("{}: the next pair now reads {next}; asking again", self.label);
         self.forget_piece();
         self.ask(st, ctx);
@@ -350,7 +371,14 @@ impl Seat {
 
     /// Asks the bot about the current piece with the next one, when both can be read.
     fn ask(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
-        let (Some(t), Some(current), Some(next)) = (self.thinker.as_mut(), st.current, st.next) else { return };
+        if let Some(next) = st.next {
+            self.ask_with(st, ctx, next);
+        }
+    }
+
+    /// Asks the bot about the current pair with `next` as the pair after it.
+    fn ask_with(&mut self, st: &PlayerState, ctx: &FrameContext<'_>, next: Piece) {
+        let (Some(t), Some(current)) = (self.thinker.as_mut(), st.current) else { return };
         log::trace!(
             "{}: asking for {current} (next {next}) at {:?}\n{:?}",
             self.label,
@@ -453,6 +481,11 @@ impl Seat {
     fn on_lock(&mut self, rules: &Rules) {
         self.stats.pieces += 1;
         self.verifier.on_lock(rules);
+        if self.piece_frames <= self.next_lag {
+            // The pair locked before the next pair's bytes were due (it spawned on something): that the
+            // next pair was not read says nothing about its bytes.
+            self.health.read_late(false, true);
+        }
         let (now, then) = (self.driver.stats(), self.driver_at_spawn);
         self.health.presses(
             now.presses.saturating_sub(then.presses),
