@@ -386,12 +386,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
     session.set_seed(cfg.play.seed);
-    if let Some(items) = cfg.play.items {
-        session.set_items(items).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(n) = cfg.play.colors {
-        session.set_colors(n).map_err(anyhow::Error::msg)?;
-    }
+    set_game_options(&mut session, &cfg.play)?;
     // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
     session.set_restart(cfg.play.menu);
     session.set_manual_menu_fallback(true);
@@ -483,6 +478,20 @@ fn run_headless_command(
     Ok(())
 }
 
+/// Asks the session's menu scripts for the game options of `[play]` (`--items`, `--colors`).
+fn set_game_options<M: crate::emu::Machine>(
+    session: &mut Session<M>,
+    play: &crate::config::PlaySettings,
+) -> anyhow::Result<()> {
+    if let Some(items) = play.items {
+        session.set_items(items).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(n) = play.colors {
+        session.set_colors(n).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
+}
+
 /// A headless session on a recording, fault-injecting host, run to `limits`; `trace` records every frame
 /// the console runs.
 pub fn run_headless(
@@ -516,12 +525,7 @@ pub fn run_headless_observed(
     let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
     session.set_calibration(calibration, &image.hash.sha1);
     session.set_seed(cfg.play.seed);
-    if let Some(items) = cfg.play.items {
-        session.set_items(items).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(n) = cfg.play.colors {
-        session.set_colors(n).map_err(anyhow::Error::msg)?;
-    }
+    set_game_options(&mut session, &cfg.play)?;
     let summary =
         crate::play::headless::run_observed(&mut session, limits, name, cfg.play.seed, cfg.play.speed, observe)?;
     Ok((session, summary))

@@ -145,6 +145,21 @@ struct Expected {
     offset: u8,
 }
 
+impl Expected {
+    /// What calibration must report for a build of contract `c`.
+    fn of(c: &Contract) -> Expected {
+        let o = c.orients;
+        Expected {
+            empty: c.empty,
+            colours: c.colours().to_vec(),
+            orients: [o.down, o.left, o.up, o.right],
+            a_clockwise: c.a_clockwise,
+            xy_child: c.xy_child,
+            offset: c.color_offset,
+        }
+    }
+}
+
 fn check_contract(j: &Value, e: &Expected, what: &str) {
     let c = &j["calibration"];
     assert_eq!(c["state"], "settled", "{what}: {j:#}");
@@ -222,16 +237,7 @@ fn a_person_trace_on_a_contract_build_teaches_that_contract() {
     let trace = dir.join("person.trace");
     person_trace(&rom, &trace, 5, 14);
     let j = ok_json(&["calibrate", trace.to_str().expect("utf-8"), "--json"]);
-    let o = c.orients;
-    let e = Expected {
-        empty: c.empty,
-        colours: c.colours().to_vec(),
-        orients: [o.down, o.left, o.up, o.right],
-        a_clockwise: c.a_clockwise,
-        xy_child: c.xy_child,
-        offset: c.color_offset,
-    };
-    check_contract(&j, &e, &format!("contract {c}"));
+    check_contract(&j, &Expected::of(&c), &format!("contract {c}"));
     assert_eq!(j["menu"]["cursor"]["address"], LAB_CURSOR, "{:#}", j["menu"]);
 }
 
@@ -259,16 +265,7 @@ fn a_person_trace_teaches_the_timing_and_the_xy_bases() {
     assert_eq!(cal["xy_bases"], serde_json::json!([8, 2]), "{cal:#}");
     assert_eq!(cal["pose_lag"], 2, "{cal:#}");
     assert_eq!(cal["lock_signal"], "field", "{cal:#}");
-    let o = c.orients;
-    let e = Expected {
-        empty: c.empty,
-        colours: c.colours().to_vec(),
-        orients: [o.down, o.left, o.up, o.right],
-        a_clockwise: c.a_clockwise,
-        xy_child: c.xy_child,
-        offset: c.color_offset,
-    };
-    check_contract(&j, &e, &format!("contract {c}"));
+    check_contract(&j, &Expected::of(&c), &format!("contract {c}"));
 }
 
 #[test]
