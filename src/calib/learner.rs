@@ -128,6 +128,24 @@ pub struct Learner {
     pub(crate) colour_mask: u8,
 }
 
+/// Which piece codes the play side reads from knowledge rather than from a guess ([`Learner::known_codes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownCodes {
+    /// The Big Puyo code is learned or trusted.
+    pub big_puyo: bool,
+    /// The Carbuncle code is learned or trusted.
+    pub carbuncle: bool,
+    /// A piece code in no table, which the decoder gives a free colour class on the spot, is a colour of the
+    /// contract (the file is trusted) rather than a guess that its first lock will confirm or correct (it
+    /// may be an item nobody guessed).
+    pub new_colors: bool,
+}
+
+impl KnownCodes {
+    /// Every code is known: the file is trusted or calibration is off.
+    pub const ALL: KnownCodes = KnownCodes { big_puyo: true, carbuncle: true, new_colors: true };
+}
+
 impl Learner {
     /// Starts from an address file: entries marked verified are trusted, the rest are learned.
     pub fn new(start: &AddressFile, mode: CalibrateMode) -> Learner {
@@ -808,15 +826,14 @@ impl Learner {
         (self.nuisance, item(ItemKind::BigPuyo), item(ItemKind::Carbuncle))
     }
 
-    /// Whether the decoder reads the item codes (Big Puyo, Carbuncle) from what was learned (or from a
-    /// trusted file) rather than from a guess: a lock predicted with a guessed item code says nothing
-    /// about the learned contract.
-    pub fn items_known(&self) -> (bool, bool) {
+    /// Which piece codes the decoder reads from what was learned (or from a trusted file) rather than from a
+    /// guess: a lock predicted with a guessed code says nothing about the learned contract.
+    pub fn known_codes(&self) -> KnownCodes {
         if self.trusted.codes || self.mode == CalibrateMode::Off {
-            return (true, true);
+            return KnownCodes::ALL;
         }
         let (_, big, carbuncle) = self.special_codes();
-        (big.is_some(), carbuncle.is_some())
+        KnownCodes { big_puyo: big.is_some(), carbuncle: carbuncle.is_some(), new_colors: false }
     }
 
     /// The movement model's number (0..3) of a raw orientation value: its place among the values seen, or

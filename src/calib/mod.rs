@@ -35,12 +35,12 @@ pub mod write;
 
 use serde::{Deserialize, Serialize};
 
-pub use learner::{ItemKind, Learner, MAX_PIECES};
+pub use learner::{ItemKind, KnownCodes, Learner, MAX_PIECES};
 pub use menu::{MenuReport, MenuWatcher};
 pub use offline::{OfflineCalibration, OfflineReport};
 pub use online::{OnlineCalibration, SeatControl};
 pub use policy::OpeningPolicy;
-pub use report::{CalibrationReport, CodesReport, KicksReport, OrientationReport, Unsettled};
+pub use report::{CalibrationReport, CodesReport, KicksReport, NextPairReport, OrientationReport, Unsettled};
 pub use write::{LearnedRom, write_address_folder};
 
 /// One frame as the learner sees it: CPU RAM at the start of the frame and the pad bytes held during it.

@@ -6,6 +6,7 @@ use crate::game::Orientation;
 
 use super::CalibrateMode;
 use super::learner::{ItemKind, Learner};
+use super::next::NextTable;
 
 /// The learned codes; each `None` (JSON null) until seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -51,6 +52,18 @@ pub struct KicksReport {
     pub up: Option<bool>,
 }
 
+/// What the next pair's bytes hold and when.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NextPairReport {
+    /// `"same"` (the piece codes), `"mapped"` (a table of their own, in `codes`), `"unknown"` (too few
+    /// spawns seen) or `"contradicted"` (no one-to-one table explains them).
+    pub table: String,
+    /// `[next code, piece code]` pairs when the table is `"mapped"`.
+    pub codes: Option<Vec<[u8; 2]>>,
+    /// Frames after a spawn during which the next bytes still show something else (a slide animation).
+    pub lag: u32,
+}
+
 /// A fact that is not settled: what it is, what was seen, and how to proceed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Unsettled {
@@ -91,6 +104,8 @@ pub struct CalibrationReport {
     pub lock_signal: String,
     /// Orientation values pieces spawned with.
     pub spawn_orientations: Vec<u8>,
+    /// The next pair's bytes.
+    pub next_pair: NextPairReport,
     /// Contradictions found (each sent the learner back to learning a fact).
     pub contradictions: Vec<String>,
     /// What is not settled, and how to proceed.
@@ -160,6 +175,7 @@ impl Learner {
             pose_lag: self.pose_lag(),
             lock_signal: self.lock_signal().name().to_string(),
             spawn_orientations: self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect(),
+            next_pair: self.next_pair_report(),
             contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
             unsettled: if off { Vec::new() } else { self.unsettled() },
         }
@@ -274,6 +290,16 @@ impl CalibrationReport {
             "  X of column 1 {}, Y of row 0 {}; a new piece's bytes {} frames after the timer's 0; locks marked by the {}\n",
             self.xy_bases[0], self.xy_bases[1], self.pose_lag, self.lock_signal
         );
+        let n = &self.next_pair;
+        let table = match &n.codes {
+            Some(t) => {
+                let each: Vec<String> = t.iter().map(|[a, b]| format!("{a} → {b}")).collect();
+                format!("their own codes ({})", each.join(", "))
+            }
+            None if n.table == "same" => "the piece codes".into(),
+            None => n.table.clone(),
+        };
+        s += &format!("  next pair bytes: {table}; valid {} frames after a spawn\n", n.lag);
         for c in &self.contradictions {
             s += &format!("  contradiction: {c}\n");
         }
@@ -285,6 +311,16 @@ impl CalibrationReport {
 }
 
 impl Learner {
+    fn next_pair_report(&self) -> NextPairReport {
+        let (table, codes) = match self.next_table() {
+            NextTable::Unknown => ("unknown", None),
+            NextTable::Same => ("same", None),
+            NextTable::Mapped(t) => ("mapped", Some(t)),
+            NextTable::Contradicted => ("contradicted", None),
+        };
+        NextPairReport { table: table.into(), codes, lag: self.next_lag() }
+    }
+
     /// Turns seen (raw orientation values, before → after) as `2 → 3, 3 → 0`, or `none`.
     fn turns_text(&self, turns: &std::collections::BTreeMap<u8, u8>) -> String {
         if turns.is_empty() {

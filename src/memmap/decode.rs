@@ -23,6 +23,9 @@ pub fn byte(ram: &[u8; 2048], addr: usize) -> u8 {
 pub struct ColorMap {
     /// Raw code of each model colour slot.
     slots: [Option<u8>; MAX_COLORS],
+    /// Slots given to a code the file does not list, the first time a piece showed it (a guess: the code
+    /// may be a colour the file lacks, or an item nobody guessed).
+    assigned: [bool; MAX_COLORS],
     /// Codes already reported as unknown.
     warned: [bool; 256],
 }
@@ -34,7 +37,7 @@ impl ColorMap {
         for (slot, &code) in slots.iter_mut().zip(&codes.colors) {
             *slot = Some(code);
         }
-        ColorMap { slots, warned: [false; 256] }
+        ColorMap { slots, assigned: [false; MAX_COLORS], warned: [false; 256] }
     }
 
     /// The model colour of a known raw code.
@@ -58,7 +61,13 @@ impl ColorMap {
         );
         let i = free?;
         self.slots[i] = Some(raw);
+        self.assigned[i] = true;
         Color::new(i as u8)
+    }
+
+    /// Whether `color`'s slot was given on the spot to a code the file does not list.
+    pub fn is_assigned(&self, color: Color) -> bool {
+        self.assigned.get(color.index()).copied().unwrap_or(false)
     }
 
     /// Logs `message` the first time `raw` is reported.
@@ -82,6 +91,8 @@ pub struct PlayerState {
     pub field: Field,
     /// The current piece, when the bytes hold one.
     pub current: Option<Piece>,
+    /// The current piece holds a code the file does not list, given a free colour class on the spot.
+    pub current_assigned: bool,
     /// The next piece, when the bytes hold one.
     pub next: Option<Piece>,
     /// Pivot column as stored (1..=6 when valid).
@@ -203,6 +214,10 @@ impl Decoder {
         let field = self.decode_field(ram, &layout);
         let orientation = orientation_of(&self.map.orientation, raw_orientation);
         let current = self.piece(cur_pivot, cur_child);
+        let current_assigned = match current {
+            Some(Piece::Pair(p)) => self.colors.is_assigned(p.pivot) || self.colors.is_assigned(p.child),
+            _ => false,
+        };
         let next = self.piece(next_pivot, next_child);
         // The bytes as if column 1 were X 1 and row 0 were Y 0 (out-of-range values wrap to large ones).
         let m = &self.map.movement;
@@ -218,6 +233,7 @@ impl Decoder {
         PlayerState {
             field,
             current,
+            current_assigned,
             next,
             x,
             y,

@@ -386,6 +386,7 @@ mod tests {
         crate::memmap::PlayerState {
             field,
             current: Some(Piece::Pair(Pair { pivot: Color::ALL[0], child: Color::ALL[1] })),
+            current_assigned: false,
             next: None,
             x: 2,
             y: 11,

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::calib::KnownCodes;
 use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Cell, Field, HEIGHT, Orientation, Placement, Rules, WIDTH};
@@ -132,9 +133,13 @@ pub struct Seat {
     pub bot_spawns: u32,
     /// The colours dealt to the bot, one bit per colour class.
     pub colors_dealt: u8,
-    /// Whether the decoder's Big Puyo and Carbuncle codes are known (learned or trusted) rather than
-    /// guessed: a lock of an item read with a guessed code is not held against the contract.
-    pub items_known: (bool, bool),
+    /// Which piece codes the decoder reads from knowledge rather than from a guess: a lock of a piece read
+    /// with a guessed code is not held against the contract.
+    pub known_codes: KnownCodes,
+    /// The piece being tracked was read with a guessed code (see `known_codes`).
+    tracked_guess: bool,
+    /// The last locked piece was read with a guessed code: its check is calibration's, not health's.
+    locked_guess: bool,
 }
 
 impl std::fmt::Debug for Seat {
@@ -183,7 +188,9 @@ impl Seat {
             spawns: 0,
             items_dealt: (0, 0),
             bot_spawns: 0,
-            items_known: (true, true),
+            known_codes: KnownCodes::ALL,
+            tracked_guess: false,
+            locked_guess: false,
             colors_dealt: 0,
         }
     }
@@ -282,6 +289,7 @@ impl Seat {
             self.piece_frames += 1;
             if let (Some(piece), Some(o)) = (st.current, st.orientation) {
                 self.verifier.track(&st.field, piece, Placement::new(st.x, o));
+                self.tracked_guess = self.read_with_guess(piece, st.current_assigned);
             }
             if st.next.is_some() && self.piece_frames > self.next_lag {
                 self.last_next = st.next;
@@ -407,19 +415,25 @@ impl Seat {
         self.health.asked();
     }
 
+    /// Whether `piece` was read with a guessed code: an item code not yet learned, or a code in no table
+    /// that the decoder gave a colour class on the spot (`assigned`) while calibration still learns codes.
+    fn read_with_guess(&self, piece: Piece, assigned: bool) -> bool {
+        let k = self.known_codes;
+        match piece {
+            Piece::Item(Item::BigPuyo) => !k.big_puyo,
+            Piece::Item(Item::Carbuncle) => !k.carbuncle,
+            Piece::Pair(_) => assigned && !k.new_colors,
+        }
+    }
+
     /// Compares the field RAM shows with the model's prediction of the last lock, and whether the piece
     /// locked where the bot decided.
     /// Returns whether the prediction held (`None` when there was none).
     fn check_last_lock(&mut self, field: &Field) -> Option<bool> {
         let (pred, check) = self.verifier.on_spawn(field, &self.label)?;
         let matched = !matches!(check, Check::Mismatch { .. });
-        let guessed = match pred.piece {
-            Piece::Item(Item::BigPuyo) => !self.items_known.0,
-            Piece::Item(Item::Carbuncle) => !self.items_known.1,
-            Piece::Pair(_) => false,
-        };
-        if guessed {
-            // The item was read with a guessed code (calibration learns its kind from this very lock).
+        if self.locked_guess {
+            // The piece was read with a guessed code (calibration learns what it is from this very lock).
             if !matched {
                 self.stats.calibration_surprises += 1;
             }
@@ -481,6 +495,7 @@ impl Seat {
     fn on_lock(&mut self, rules: &Rules) {
         self.stats.pieces += 1;
         self.verifier.on_lock(rules);
+        self.locked_guess = std::mem::take(&mut self.tracked_guess);
         if self.piece_frames <= self.next_lag {
             // The pair locked before the next pair's bytes were due (it spawned on something): that the
             // next pair was not read says nothing about its bytes.

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::calib::{CalibrateMode, CalibrationReport, Frame, Learner, OnlineCalibration, SeatControl};
+use crate::calib::{CalibrateMode, CalibrationReport, Frame, KnownCodes, Learner, OnlineCalibration, SeatControl};
 use crate::emu::{EmuError, Machine};
 use crate::game::{MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
@@ -669,9 +669,9 @@ impl<M: Machine> Session<M> {
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
         let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
-        let items_known = self.calibration.as_ref().map_or((true, true), |c| c.learner().items_known());
+        let known_codes = self.calibration.as_ref().map_or(KnownCodes::ALL, |c| c.learner().known_codes());
         for (i, seat) in self.seats.iter_mut().enumerate() {
-            seat.items_known = items_known;
+            seat.known_codes = known_codes;
             let Some(st) = snap.players.get(i) else { continue };
             let opening = match self.calibration.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {

@@ -186,6 +186,7 @@ fn check_json(c: &Contract, what: &str, j: &Value) {
         pose_lag: 0,
         lock_signal: "timer".into(),
         spawn_orientations: Vec::new(),
+        next_pair: Default::default(),
         contradictions: Vec::new(),
         unsettled: Vec::new(),
     };

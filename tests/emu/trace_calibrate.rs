@@ -269,6 +269,53 @@ fn a_person_trace_teaches_the_timing_and_the_xy_bases() {
 }
 
 #[test]
+fn a_person_trace_teaches_the_next_pairs_own_codes_and_lag_and_the_written_file_plays() {
+    let dir = scratch("next-person");
+    // The next bytes hold colour indices (not the piece codes) and keep the old pair 8 frames after a spawn.
+    let c = Contract { next_table: 1, next_lag: 8, ..Contract::random(0x7ACE_000A) };
+    c.validate().expect("valid contract");
+    let rom_path = dir.join("next.nes");
+    match c.build(&rom_path) {
+        Ok(()) => {}
+        Err(BuildError::NoAssembler) => {
+            common::tools::missing_ca65("trace_calibrate::a_person_trace_teaches_the_next_pairs_own_codes");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    }
+    println!("contract: {c}");
+    let rom = RomImage::from_path(&rom_path).expect("built ROM");
+    let trace = dir.join("person.trace");
+    person_trace(&rom, &trace, 7, 16);
+    let learned = dir.join("learned");
+    let (t, l) = (trace.to_str().expect("utf-8"), learned.to_str().expect("utf-8"));
+    let j = ok_json(&["calibrate", t, "--json", "--write-addresses", l]);
+    let next = &j["calibration"]["next_pair"];
+    assert_eq!(next["table"], "mapped", "{next:#}");
+    assert_eq!(next["lag"], 8, "{next:#}");
+    let codes = next["codes"].as_array().expect("next codes");
+    assert!(codes.len() >= 3, "{next:#}");
+    for pair in codes {
+        let (n, p) = (pair[0].as_u64().expect("next code") as u8, pair[1].as_u64().expect("piece code") as u8);
+        assert_eq!(c.next_code(p), n, "next code {n} stands for piece code {p}: {next:#}");
+    }
+    let text = String::from_utf8_lossy(&puyobot(&["calibrate", t]).stdout).to_string();
+    assert!(text.contains("next pair bytes: their own codes") && text.contains("valid 8 frames"), "{text}");
+    // The written folder plays the build with nothing left to learn: every next pair read became the
+    // current pair as read.
+    let rom_arg = rom_path.to_str().expect("utf-8");
+    let args = ["play", "--rom", rom_arg, "--addresses", l, "--calibrate", "off", "--headless", "--json"];
+    let again = ok_json(&[&args[..], &["--mode", "endless", "--pieces", "60", "--seed", "3"]].concat());
+    let p1 = &again["players"][0];
+    assert_eq!(p1["mismatches"], 0, "{again:#}");
+    let h = &again["health"]["players"][0];
+    assert!(h["next_checked"].as_u64().unwrap_or(0) >= 50, "{h:#}");
+    assert_eq!(h["next_checked"], h["next_confirmed"], "{h:#}");
+    let (asked, spawned) = (h["pieces_asked"].as_u64().unwrap_or(0), h["pieces_spawned"].as_u64().unwrap_or(0));
+    assert!(asked + 1 >= spawned, "the bot is asked about every piece (the last may spawn as the run ends): {h:#}");
+}
+
+#[test]
 fn a_bot_trace_writes_addresses_that_play_with_no_mismatch() {
     let dir = scratch("bot");
     let trace = dir.join("bot.trace");
