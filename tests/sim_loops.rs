@@ -208,7 +208,16 @@ fn big_chains_are_summed_for_their_cost_and_leftovers() {
     }
     let r = tally.finish(&EndlessOutcome::default(), None, Default::default());
     assert_eq!((r.game.big_chains, r.game.final_puyos), (2, 14));
-    let run = EndlessRun { ai: "t".into(), seed: 0, colors: 4, pieces: 6, first_game: 0, run_games: 1, config_crc: 0 };
+    let run = EndlessRun {
+        ai: "t".into(),
+        seed: 0,
+        colors: 4,
+        spawn: puyobot::game::Orientation::Up,
+        pieces: 6,
+        first_game: 0,
+        run_games: 1,
+        config_crc: 0,
+    };
     let s = EndlessSummary::build(run, None, r.totals, Timing::new(), vec![r.game]);
     assert_eq!(s.big_chains_per_game, 2.0);
     assert_eq!(s.big_chain_links_mean, 10.5);

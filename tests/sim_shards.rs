@@ -138,3 +138,19 @@ fn sim_plays_the_profile_it_is_given_and_names_a_bad_key() {
     std::fs::write(dir.join("config.toml"), "[play]\nspeed = 3\n").expect("write");
     assert_eq!(game("full"), named, "config.toml plays no part in sim");
 }
+
+#[test]
+fn the_spawn_orientation_is_recorded_and_a_wrong_name_is_refused() {
+    let base = ["sim", "endless", "--profile", "two-ply", "--pieces", "30", "--games", "2", "--seed", "4"];
+    let left = puyobot(&[&base[..], &["--spawn", "left", "--json"]].concat());
+    assert!(left.contains("\"spawn\":\"left\""), "{left}");
+    let up = puyobot(&[&base[..], &["--json"]].concat());
+    assert!(up.contains("\"spawn\":\"up\""), "{up}");
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args([&base[..], &["--spawn", "sideways"]].concat())
+        .output()
+        .expect("puyobot runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("expected up, right, down or left"), "{err}");
+}

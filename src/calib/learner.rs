@@ -353,14 +353,13 @@ impl Learner {
     /// `bits` of the colour byte change in a cell that kept its puyo: leaves them out of every code read
     /// from now on, unless that would make two codes already told apart equal (then they carry colour:
     /// the change was something else, such as a piece's cells moving).
-    fn note_varying(&mut self, bits: u8) {
+    pub(super) fn note_varying(&mut self, bits: u8) {
         let mask = self.colour_mask & !bits;
         if mask == self.colour_mask {
             return;
         }
         let mut known: Vec<u8> = self.locks.iter().flat_map(|l| [l.tracked, l.other]).collect();
         known.extend(self.mono.pairs.values());
-        known.extend(self.nuisance);
         known.extend(self.empty_code());
         known.sort_unstable();
         known.dedup();
@@ -376,7 +375,7 @@ impl Learner {
              through the mask {mask:#04x}",
             self.colour_mask & bits
         );
-        self.colour_mask = mask;
+        let wider = std::mem::replace(&mut self.colour_mask, mask);
         for l in &mut self.locks {
             l.tracked &= mask;
             l.other &= mask;
@@ -386,7 +385,11 @@ impl Learner {
             mono.add(p, f & mask);
         }
         self.mono = mono;
-        self.nuisance = self.nuisance.map(|n| n & mask);
+        // A nuisance code learned through the wider mask may be a colour with link bits (a linked puyo that
+        // kept its code for a while): it is learned again through the new mask if it is nuisance.
+        if let Some(n) = self.nuisance.take() {
+            log::info!("calibration: nuisance code {n} was read through the mask {wider:#04x}; learning it again");
+        }
         for s in &mut self.stable {
             s.iter_mut().for_each(|c| *c = (0, 0));
         }

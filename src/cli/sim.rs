@@ -19,7 +19,7 @@ use rand::RngCore;
 use rayon::prelude::*;
 
 use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
-use crate::game::{Piece, Rules, text};
+use crate::game::{Orientation, Piece, Rules, text};
 use crate::sim::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, EndlessGameResult, EndlessRun, EndlessSummary,
     PieceSource, QueuePieces, RandomPieces, Shard, Summary, game_rng, merge, play_battle, play_endless_tallied,
@@ -99,6 +99,10 @@ pub struct EndlessArgs {
     /// prints one to start from).
     #[arg(long, default_value = "full", value_name = "NAME|FILE")]
     pub profile: String,
+    /// Where a new pair's child spawns, as a cartridge's `[movement] spawn` says (up, right, down, left):
+    /// a pair spawning sideways or downwards also needs its child's cell free, a second death cell.
+    #[arg(long, default_value = "up", value_parser = parse_spawn)]
+    pub spawn: Orientation,
 }
 
 /// Arguments of `puyobot sim battle`.
@@ -200,6 +204,14 @@ fn parse_level(text: &str) -> Result<Level, String> {
     Levels::parse(text)?.single()
 }
 
+/// `--spawn`: an orientation by its name.
+fn parse_spawn(text: &str) -> Result<Orientation, String> {
+    Orientation::ALL
+        .into_iter()
+        .find(|o| format!("{o:?}").eq_ignore_ascii_case(text))
+        .ok_or_else(|| format!("expected up, right, down or left, got {text:?}"))
+}
+
 /// The AI profile `--profile` names: a named profile or a profile file ([`crate::config::load_profile`]).
 /// `config.toml` plays no part: it holds what a user sets for `play`.
 pub fn load_profile(profile: &str) -> anyhow::Result<AiConfig> {
@@ -278,7 +290,7 @@ fn endless_game(
     config: &AiConfig,
     queue: &Option<Vec<Piece>>,
 ) -> anyhow::Result<EndlessGameResult> {
-    let rules = Rules::puyo1();
+    let rules = Rules { spawn_orientation: args.spawn, ..Rules::puyo1() };
     let mut rng = game_rng(args.seed, g as u64);
     let mut source: Box<dyn PieceSource> = match queue {
         Some(q) => Box::new(QueuePieces::new(q.clone()).context("empty queue")?),
@@ -310,6 +322,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         ai: crate::ai::strength::label(&args.ai, args.strength),
         seed: args.seed,
         colors: args.colors.clamp(3, 6),
+        spawn: args.spawn,
         pieces: args.pieces,
         first_game: args.first_game,
         run_games: args.games,

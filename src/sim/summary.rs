@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::endless::{EndlessOutcome, MoveRecord};
 use super::shard::Shard;
 use super::stats::{Gaussian, Histogram, TimeHistogram, Timing, wilson};
+use crate::game::Orientation;
 
 /// Length from which a chain counts as "big" for the first-big-chain figures.
 pub const BIG_CHAIN: u32 = 8;
@@ -37,6 +38,10 @@ fn run_difference<T: Serialize>(here: &T, first: &T) -> String {
     if diffs.is_empty() { "the run settings differ".into() } else { diffs.join("; ") }
 }
 
+fn spawn_up() -> Orientation {
+    Orientation::Up
+}
+
 /// What identifies an endless run; shards of one run agree on all of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EndlessRun {
@@ -46,6 +51,10 @@ pub struct EndlessRun {
     pub seed: u64,
     /// Colours.
     pub colors: u8,
+    /// Where a new pair's child spawns (a second death cell unless up); summaries written before it was
+    /// recorded read as `up`.
+    #[serde(default = "spawn_up")]
+    pub spawn: Orientation,
     /// Pieces per game asked for.
     pub pieces: usize,
     /// Index of the run's first game.
