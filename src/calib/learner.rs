@@ -106,6 +106,8 @@ pub struct Learner {
     pub(crate) pieces: u32,
     pub(crate) settled_at: Option<u32>,
     pub(crate) max_pieces: u32,
+    /// Pieces seen before the bound started counting ([`Learner::restart_bound`]).
+    bound_from: u32,
     frames: u64,
     /// The next pair's code table and lag.
     next: NextLearner,
@@ -182,6 +184,7 @@ impl Learner {
             pieces: 0,
             settled_at: None,
             max_pieces: MAX_PIECES,
+            bound_from: 0,
             next: NextLearner::default(),
             // A trusted file's values are the ones to number; else they are numbered as they appear.
             ori_values: if trusted.orientation {
@@ -214,6 +217,18 @@ impl Learner {
     /// Sets the number of pieces after which an unsettled calibration counts as failed.
     pub fn set_max_pieces(&mut self, pieces: u32) {
         self.max_pieces = pieces.max(1);
+    }
+
+    /// The pieces seen so far no longer count toward the bound of [`Learner::set_max_pieces`]: the session
+    /// is ending the game they are in (it came out in the wrong mode) by dropping them in place, so the
+    /// opening cannot drive them. What they taught stays.
+    pub fn restart_bound(&mut self) {
+        self.bound_from = self.pieces;
+    }
+
+    /// Whether the bound of pieces to settle in has passed.
+    pub fn out_of_pieces(&self) -> bool {
+        self.pieces.saturating_sub(self.bound_from) >= self.max_pieces
     }
 
     /// Frames observed.
@@ -516,6 +531,13 @@ impl Learner {
         let l = &LockSeen { before: Box::new(before), after: Box::new(after), ..l.clone() };
         let ch = Self::changed(&l.before, &l.after, k);
         let filled = ch.len() == 2 && ch.iter().all(|&i| l.before[i][k] == empty && l.after[i][k] != empty);
+        if l.pivot == l.child {
+            log::debug!(
+                "calibration: lock of piece code {} changed {} cells (filled two: {filled})",
+                l.pivot,
+                ch.len()
+            );
+        }
         if !filled {
             if l.pivot == l.child && !self.pair_codes.contains(&l.pivot) && self.colour_field(l.pivot).is_none() {
                 self.item_lock(l, k, empty, &ch);
@@ -696,13 +718,17 @@ impl Learner {
 
     fn item_lock(&mut self, l: &LockSeen, k: usize, empty: u8, ch: &[usize]) {
         // Big Puyo empties the two whole columns under it (X and X + 1); anything else an item does
-        // (recolouring, then maybe a pop) is Carbuncle's. No change at all says nothing.
+        // (recolouring, then maybe a pop) is Carbuncle's. No change at all on empty columns says nothing.
         let x = l.x as usize;
         let cleared = ch.iter().all(|&i| l.before[i][k] != empty && l.after[i][k] == empty);
         let in_columns = ch.iter().all(|&i| pos(i).0 == x || pos(i).0 == x + 1);
         let columns_empty = (0..CELLS).filter(|&i| pos(i).0 == x || pos(i).0 == x + 1).all(|i| l.after[i][k] == empty);
+        // An item that changed nothing although its columns held puyos did not empty them: not Big Puyo, so
+        // the other item (a Carbuncle whose neighbours already had its colour, or whose change was only in
+        // bits outside the colour mask).
+        let columns_held = (0..CELLS).any(|i| (pos(i).0 == x || pos(i).0 == x + 1) && l.before[i][k] != empty);
         let kind = if ch.is_empty() {
-            ItemKind::Unknown
+            if columns_held { ItemKind::Carbuncle } else { ItemKind::Unknown }
         } else if cleared && in_columns && columns_empty {
             ItemKind::BigPuyo
         } else {

@@ -231,6 +231,12 @@ impl OnlineCalibration {
         self.applied_next = (super::next::NextTable::Unknown, 0);
     }
 
+    /// The session is ending the game under way (it came out in the wrong mode): the pieces dropped to end
+    /// it do not count toward the bound of pieces to settle in. Call on each such frame.
+    pub fn restart_bound(&mut self) {
+        self.learner.restart_bound();
+    }
+
     /// Forgets that the learned file was taken (after a contradiction unsettled the contract).
     pub fn unsettled_again(&mut self) -> bool {
         if self.applied && !self.learner.is_settled() {

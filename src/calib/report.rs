@@ -121,7 +121,7 @@ impl Learner {
             "off"
         } else if settled {
             "settled"
-        } else if self.pieces >= self.max_pieces {
+        } else if self.out_of_pieces() {
             "failed"
         } else {
             "learning"

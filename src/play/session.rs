@@ -28,6 +28,10 @@ const MODE_CHECK_PIECES: u32 = 8;
 /// tops out) and the restart script runs again with the next of these.
 const MODE_RETRY_MOVES: [(&str, u32); 4] = [("DOWN", 1), ("RIGHT", 1), ("DOWN", 2), ("UP", 1)];
 
+/// Frames with Down held and no piece that can move, while a game in the wrong mode is being ended, after
+/// which it counts as over (longer than a lock's resolution; the game-over screen waits for Start).
+const ABANDON_IDLE_FRAMES: u32 = 300;
+
 /// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
 fn rules_for(spawn: &Option<Orientation>) -> Rules {
     Rules { spawn_orientation: spawn.unwrap_or(Orientation::Up), ..Rules::puyo1() }
@@ -104,6 +108,9 @@ pub struct Session<M: Machine> {
     mode_attempts: u32,
     /// The game under way is in the wrong mode: it is being ended to try the menus again.
     abandoning: bool,
+    /// Frames in a row, while abandoning, in which no piece could move by either the decoder or
+    /// calibration's reading: the wrong game is over even when the decoder cannot yet read the field.
+    abandon_idle: u32,
     /// The scripts wait before their last Start for the person's ([`Session::set_hold_for_start`]).
     hold_for_start: bool,
     /// The items option asked for (`--items`), set by the scripts and confirmed by the deal.
@@ -167,6 +174,7 @@ impl<M: Machine> Session<M> {
             mode_confirmed: false,
             mode_attempts: 0,
             abandoning: false,
+            abandon_idle: 0,
             hold_for_start: false,
             items: None,
             items_confirmed: false,
@@ -400,6 +408,7 @@ impl<M: Machine> Session<M> {
     /// this attempt's cursor move; the game it reaches is checked like the first.
     fn retry_menus(&mut self) {
         self.abandoning = false;
+        self.abandon_idle = 0;
         let Some(mut r) = self.decoder.map().restart.clone() else { return };
         let (button, times) = MODE_RETRY_MOVES[(self.mode_attempts as usize).saturating_sub(1)];
         r.steps = r
@@ -710,6 +719,19 @@ impl<M: Machine> Session<M> {
                 s.health.reset();
             }
             pads = [crate::emu::pad::DOWN; 2];
+            let mut moving = snap.players.iter().any(|p| p.controllable);
+            if let Some(c) = self.calibration.as_mut() {
+                // The opening cannot drive these pieces: they do not count toward its bound.
+                c.restart_bound();
+                moving |= c.any_active(&ram);
+            }
+            self.abandon_idle = if moving { 0 } else { self.abandon_idle + 1 };
+            if self.abandon_idle > ABANDON_IDLE_FRAMES {
+                // Before calibration settles the decoder may not see the top-out; no piece for this long
+                // with Down held is the game's end all the same.
+                log::info!("mode: no piece for {} frames; the wrong game is over", self.abandon_idle);
+                self.retry_menus();
+            }
         } else if !calibrating {
             self.check_health();
         }
