@@ -2,6 +2,8 @@
 //! field (chains resolved in between), leaves scored by an evaluation; optionally a third ply averaged over
 //! a few sampled unseen pairs. Deterministic for a given seed; single-threaded unless asked otherwise.
 
+use std::time::Instant;
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -53,6 +55,13 @@ pub struct SearchOptions {
     pub moves: MoveRules,
     /// A wider, deeper look for the moves that shape a build's end (`[ai.search.late]`: from `puyos` puyos).
     pub late: LateLook,
+    /// An anytime cut, not a setting: past this instant the beam starts no further sampled future and
+    /// answers with the futures it has searched (none: the plain two-ply answer, which it always has).
+    /// `None` (the default, and always in headless runs and the simulator) searches every future the
+    /// options ask for, so a seed replays exactly. The window's worker thread sets it per decision
+    /// ([`crate::game::Player::set_deadline`]); a profile file never holds it.
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
 }
 
 /// Time management: the sampled search's `samples`, `beam_width` and `beam_depth` once the field holds
@@ -85,6 +94,11 @@ impl Default for LateLook {
 }
 
 impl SearchOptions {
+    /// Whether [`SearchOptions::deadline`] has passed (never without one).
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// The options for an endless decision on a field of `puyos` puyos: the late look's values from its
     /// threshold on. Only where the plain options sample futures at all: emulator play's two-ply search
     /// (`[bots] samples = 0`) stays two-ply.
@@ -127,6 +141,7 @@ impl Default for SearchOptions {
             reveal: 0,
             moves: MoveRules::default(),
             late: LateLook::default(),
+            deadline: None,
         }
     }
 }

@@ -285,6 +285,10 @@ impl Player for StrengthBot {
         self.moves = moves;
         self.inner.set_movement(moves);
     }
+
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.inner.set_deadline(deadline);
+    }
 }
 
 #[cfg(test)]
