@@ -100,8 +100,8 @@ impl SearchOptions {
     }
 
     /// The options for an endless decision on a field of `puyos` puyos: the late look's values from its
-    /// threshold on. Only where the plain options sample futures at all: emulator play's two-ply search
-    /// (`[bots] samples = 0`) stays two-ply.
+    /// threshold on. Only where the plain options sample futures at all: the two-ply search
+    /// (`samples = 0`, the `two-ply` profile) stays two-ply.
     pub fn for_puyos(&self, puyos: u32) -> SearchOptions {
         let late = self.late;
         if self.samples == 0 || late.puyos == 0 || puyos < late.puyos {
@@ -118,8 +118,8 @@ impl SearchOptions {
     }
 
     /// The extension keys this look asks the chain evaluation for, replacing its own `detect_extend_keys`;
-    /// `None` keeps them. Only a search that samples futures asks: emulator play's two-ply search
-    /// (`samples = 0`) is cheap, and keeps the evaluation's own.
+    /// `None` keeps them. Only a search that samples futures asks: the two-ply search (`samples = 0`) is
+    /// cheap, and keeps the evaluation's own.
     pub fn extend_keys(&self) -> Option<u32> {
         (self.samples > 0 && self.detect_extend_keys > 0).then_some(self.detect_extend_keys)
     }
