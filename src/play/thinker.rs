@@ -312,6 +312,49 @@ mod tests {
         }
     }
 
+    /// The greedy bot, keeping the deadline each decision was given.
+    struct Timed(Bot, std::sync::Arc<std::sync::Mutex<Vec<Option<Instant>>>>);
+
+    impl Player for Timed {
+        fn name(&self) -> &str {
+            "timed"
+        }
+        fn choose(&mut self, view: &View<'_>) -> Decision {
+            self.0.choose(view)
+        }
+        fn set_deadline(&mut self, deadline: Option<Instant>) {
+            self.1.lock().expect("not poisoned").push(deadline);
+        }
+    }
+
+    #[test]
+    fn a_worker_with_a_budget_gives_each_search_its_deadline_from_the_question() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let bot = || Bot::new("greedy", &AiConfig::default(), 1).expect("the greedy bot");
+        let budget = window_budget(7);
+        let mut t = Thinker::threaded_within(Box::new(Timed(bot(), seen.clone())), budget);
+        let before = Instant::now();
+        t.ask(request(1));
+        let after = Instant::now();
+        assert_eq!(t.wait().expect("an answer").id, 1);
+        let due = seen.lock().expect("not poisoned")[0].expect("a deadline");
+        assert!(due >= before + budget && due <= after + budget, "due {:?} after the question", due - before);
+        // Without a budget every search runs to its end.
+        let mut t = Thinker::threaded(Box::new(Timed(bot(), seen.clone())));
+        t.ask(request(2));
+        assert_eq!(t.wait().expect("an answer").id, 2);
+        assert_eq!(seen.lock().expect("not poisoned")[1], None);
+    }
+
+    #[test]
+    fn the_window_budget_is_the_frames_before_the_first_press_and_the_grace() {
+        let frames = |speed| window_budget(speed).as_secs_f64() * NES_FPS;
+        assert!((frames(7) - f64::from(5 + 1 + GRACE_FRAMES)).abs() < 1e-6, "{}", frames(7));
+        assert!((frames(10) - f64::from(1 + GRACE_FRAMES)).abs() < 1e-6, "{}", frames(10));
+        // A slower bot presses later, so its search may run longer.
+        assert!((1..=10).all(|s| window_budget(s - 1) >= window_budget(s)));
+    }
+
     #[test]
     fn an_abandoned_questions_search_time_is_kept_for_the_report() {
         if thread_cpu_ns().is_none() {

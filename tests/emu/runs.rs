@@ -45,7 +45,19 @@ fn sigint_stops_a_headless_match_that_writes_its_report_and_a_replay_that_checks
     let dir = temp("sigint");
     let inputs = dir.join("run.replay");
     let child = bin()
-        .args(["play", "--headless", "--fast", "--games", "50", "--speed", "10", "--seed", "3", "--config", "/dev/null"])
+        .args([
+            "play",
+            "--headless",
+            "--fast",
+            "--games",
+            "50",
+            "--speed",
+            "10",
+            "--seed",
+            "3",
+            "--config",
+            "/dev/null",
+        ])
         .arg("--json")
         .arg("--save-inputs")
         .arg(&inputs)
@@ -277,8 +289,16 @@ fn without_timing(mut v: Value) -> Value {
         match v {
             Value::Object(m) => {
                 m.retain(|k, _| {
-                    !["seconds", "fps", "realtime_factor", "bot_time_share", "bot_think_seconds", "cpu", "think_ms_total"]
-                        .contains(&k.as_str())
+                    ![
+                        "seconds",
+                        "fps",
+                        "realtime_factor",
+                        "bot_time_share",
+                        "bot_think_seconds",
+                        "cpu",
+                        "think_ms_total",
+                    ]
+                    .contains(&k.as_str())
                 });
                 m.values_mut().for_each(strip);
             }
@@ -293,7 +313,8 @@ fn without_timing(mut v: Value) -> Value {
 #[test]
 fn the_full_search_replays_exactly_headless_and_fast_plays_the_two_ply_profile() {
     let run = |fast: bool| -> Value {
-        let mut args = vec!["play", "--headless", "--mode", "endless", "--pieces", "30", "--speed", "10", "--seed", "7"];
+        let mut args =
+            vec!["play", "--headless", "--mode", "endless", "--pieces", "30", "--speed", "10", "--seed", "7"];
         args.extend(["--config", "/dev/null", "--json"]);
         if fast {
             args.push("--fast");

@@ -275,7 +275,19 @@ fn a_bot_trace_writes_addresses_that_play_with_no_mismatch() {
     let learned = dir.join("learned");
     let (t, l) = (trace.to_str().expect("utf-8"), learned.to_str().expect("utf-8"));
     // The headless record path: `puyobot record --bot --headless`, the same writer as the window's.
-    let rec = puyobot(&["record", "--out", t, "--bot", "--headless", "--fast", "--mode", "endless", "--pieces", "30", "--json"]);
+    let rec = puyobot(&[
+        "record",
+        "--out",
+        t,
+        "--bot",
+        "--headless",
+        "--fast",
+        "--mode",
+        "endless",
+        "--pieces",
+        "30",
+        "--json",
+    ]);
     assert!(rec.status.success(), "{}", String::from_utf8_lossy(&rec.stderr));
     assert!(String::from_utf8_lossy(&rec.stderr).contains(&format!("wrote {t}")));
     let j = ok_json(&["calibrate", t, "--json", "--write-addresses", l]);
