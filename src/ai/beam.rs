@@ -170,6 +170,7 @@ pub fn search(
         for i in 0..opts.samples as u64 {
             // Anytime: past the deadline no further future starts; the decision rests on those searched.
             if opts.past_deadline() {
+                log::debug!("the deadline passed: {futures} of {} futures searched", opts.samples);
                 break;
             }
             let run = {
