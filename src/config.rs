@@ -96,13 +96,18 @@ pub struct BotSettings {
     /// Evaluation of player 2's bot.
     pub p2: String,
     /// Strength 0..=10 of both bots, or `[p1, p2]`; 10 is the bot at full strength (see
-    /// [`crate::ai::strength`]). The bots play the `two-ply` AI profile ([`Config::seat_config`]).
+    /// [`crate::ai::strength`]).
     pub strength: Levels,
+    /// The AI profile both bots play ([`crate::ai::PROFILES`]): `full` (the default: sampled futures and
+    /// the beam, the search `sim` measures) or `two-ply` (current and next pair only, for quick headless
+    /// statistics; `--fast`). In a window the search is cut when the pair must move
+    /// ([`crate::play::thinker::window_budget`]); headless runs wait for the whole search.
+    pub profile: String,
 }
 
 impl Default for BotSettings {
     fn default() -> Self {
-        BotSettings { p1: "chain".into(), p2: "classic".into(), strength: Levels::default() }
+        BotSettings { p1: "chain".into(), p2: "classic".into(), strength: Levels::default(), profile: "full".into() }
     }
 }
 
@@ -184,6 +189,14 @@ impl Config {
                 });
             }
         }
+        if AiConfig::named(&self.bots.profile).is_none() {
+            let names: Vec<&str> = crate::ai::PROFILES.iter().map(|(n, _)| *n).collect();
+            return Err(ConfigError {
+                file: file.into(),
+                key: "bots.profile".into(),
+                message: format!("unknown AI profile \"{}\"; expected one of {}", self.bots.profile, names.join(", ")),
+            });
+        }
         crate::emu::faults::FaultSpec::parse(&self.play.faults).map_err(|message| ConfigError {
             file: file.into(),
             key: "play.faults".into(),
@@ -209,17 +222,28 @@ impl Config {
         Ok(())
     }
 
-    /// What the session's seats are made from: `[bots]`, the `two-ply` AI profile (emulator play's),
-    /// and `[play]`'s speed, seed and threading.
+    /// What a headless run's seats are made from: `[bots]` with its AI profile, and `[play]`'s speed,
+    /// seed and threading. Every search runs to its end (the frame loop waits for it), so a seed replays
+    /// exactly.
     pub fn seat_config(&self) -> SeatConfig {
         SeatConfig {
             bots: [self.bots.p1.clone(), self.bots.p2.clone()],
             strength: self.bots.strength.0,
-            ai: AiConfig::two_ply(),
+            // `validate` has checked the name; an unchecked one plays the default profile.
+            ai: AiConfig::named(&self.bots.profile).unwrap_or_default(),
             speed: self.play.speed,
             seed: self.play.seed,
             threaded: self.play.threaded_bots,
+            budget: None,
         }
+    }
+
+    /// What a window's seats are made from: as [`Config::seat_config`], and a bot on a worker thread
+    /// answers by the time its pair must move ([`crate::play::thinker::window_budget`] of `play.speed`),
+    /// since the game does not wait for it there.
+    pub fn window_seat_config(&self) -> SeatConfig {
+        let budget = self.play.threaded_bots.then(|| crate::play::thinker::window_budget(self.play.speed));
+        SeatConfig { budget, ..self.seat_config() }
     }
 
     /// The merged configuration as TOML (for `--print-config`).
@@ -406,11 +430,28 @@ mod tests {
     }
 
     #[test]
-    fn seats_get_the_bots_and_the_two_ply_profile() {
+    fn seats_get_the_bots_and_the_full_profile_unless_told_otherwise() {
         let c = Config::parse("c.toml", "[bots]\np2 = \"greedy\"\n").unwrap();
         let s = c.seat_config();
-        assert_eq!(s.ai, AiConfig::two_ply());
+        assert_eq!(s.ai, AiConfig::default());
         assert_eq!(s.bots, ["chain".to_string(), "greedy".to_string()]);
+        assert_eq!(s.budget, None, "headless searches run to their end");
+        let fast = Config::parse("c.toml", "[bots]\nprofile = \"two-ply\"\n").unwrap();
+        assert_eq!(fast.seat_config().ai, AiConfig::two_ply());
+        assert_eq!(Config::parse("printed", &fast.to_toml()).unwrap(), fast);
+        let e = Config::parse("c.toml", "[bots]\nprofile = \"fast\"\n").unwrap_err();
+        assert_eq!(e.key, "bots.profile", "{e}");
+        assert!(e.message.contains("full, two-ply"), "{e}");
+    }
+
+    #[test]
+    fn a_window_bot_on_a_worker_thread_answers_by_the_time_its_pair_moves() {
+        let c = Config::parse("c.toml", "[play]\nspeed = 10\n").unwrap();
+        let w = c.window_seat_config();
+        assert_eq!(w.budget, Some(crate::play::thinker::window_budget(10)));
+        assert_eq!(SeatConfig { budget: None, ..w }, c.seat_config(), "only the budget differs");
+        let inline = Config::parse("c.toml", "[play]\nthreaded_bots = false\n").unwrap();
+        assert_eq!(inline.window_seat_config().budget, None, "an inline bot holds the frame loop anyway");
     }
 
     #[test]

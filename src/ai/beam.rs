@@ -4,7 +4,8 @@
 //! placement is worth the mean, over the futures, of the best field it still has in the beam at the end;
 //! one the beam dropped is worth that future's worst survivor. A line that fires a planned chain ends there:
 //! its value counts for its first placement, and its slot goes to a field still building. Deterministic for
-//! a given seed.
+//! a given seed. Anytime: with a deadline ([`SearchOptions::deadline`]) the futures are cut after the last
+//! one completed in time, and the decision rests on those (on none, the plain two-ply values).
 
 use std::collections::HashSet;
 
@@ -167,6 +168,11 @@ pub fn search(
         let in_beam: Vec<bool> = (0..candidates.len()).map(|r| start.iter().any(|n| n.root == r)).collect();
         let mut runs: Vec<(Vec<BestLine>, f64)> = Vec::with_capacity(opts.samples as usize);
         for i in 0..opts.samples as u64 {
+            // Anytime: past the deadline no further future starts; the decision rests on those searched.
+            if opts.past_deadline() {
+                log::debug!("the deadline passed: {futures} of {} futures searched", opts.samples);
+                break;
+            }
             let run = {
                 let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let mut future = sample_pairs(opts.beam_depth, opts.colors, future_seed);
@@ -212,8 +218,9 @@ pub fn search(
             }
         }
         let mut floor = f64::INFINITY;
+        // Cut before any future (`runs` empty): the plain two-ply values stand.
         for (r, c) in candidates.iter_mut().enumerate() {
-            if !in_beam[r] {
+            if !in_beam[r] || runs.is_empty() {
                 continue;
             }
             let total: f64 = runs.iter().map(|run| future_value(run, r)).sum();
@@ -385,6 +392,34 @@ mod tests {
             run(&f, &narrow, 3).best().placement,
             run(&f, &SearchOptions { stop_z: 0.0, ..narrow }, 3).best().placement
         );
+    }
+
+    #[test]
+    fn cut_at_once_the_beam_answers_with_the_two_ply_search() {
+        let f = Field::from_rows(&["R.....", "G.....", "GB..Y.", "GRRBYY"]);
+        let full = SearchOptions { samples: 8, beam_width: 8, beam_depth: 2, stop_z: 0.0, ..SearchOptions::default() };
+        let past = std::time::Instant::now();
+        let cut = run(&f, &SearchOptions { deadline: Some(past), ..full.clone() }, 3);
+        assert_eq!(cut.futures, 0, "no future starts past the deadline");
+        let two_ply = run(&f, &SearchOptions { samples: 0, ..full.clone() }, 3);
+        let values = |r: &SearchResult| r.candidates.iter().map(|c| c.value.to_bits()).collect::<Vec<_>>();
+        assert_eq!(values(&cut), values(&two_ply), "the plain two-ply values stand");
+        assert_eq!(cut.best().placement, two_ply.best().placement);
+        assert!(cut.best().value.is_finite() && !cut.best().field.is_game_over(&Rules::puyo1()));
+        // Uncut, the same options search all eight futures.
+        assert_eq!(run(&f, &full, 3).futures, 8);
+    }
+
+    #[test]
+    fn a_deadline_far_enough_away_changes_nothing() {
+        let f = Field::from_rows(&["R.....", "G.....", "GB..Y.", "GRRBYY"]);
+        let opts = SearchOptions { samples: 6, beam_width: 8, beam_depth: 2, ..SearchOptions::default() };
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let (uncut, timed) = (run(&f, &opts, 4), run(&f, &SearchOptions { deadline: Some(later), ..opts.clone() }, 4));
+        assert_eq!(uncut.futures, timed.futures);
+        assert_eq!(uncut.best, timed.best);
+        let values = |r: &SearchResult| r.candidates.iter().map(|c| c.value.to_bits()).collect::<Vec<_>>();
+        assert_eq!(values(&uncut), values(&timed));
     }
 
     #[test]

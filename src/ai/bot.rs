@@ -190,4 +190,58 @@ impl Player for Bot {
     fn set_movement(&mut self, moves: MoveRules) {
         self.search.moves = moves;
     }
+
+    /// The search's sampled futures stop at `deadline` (see [`SearchOptions::deadline`]).
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.search.deadline = deadline;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::deal::{PieceSource, RandomPieces};
+    use crate::game::{Field, Rules};
+    use std::time::{Duration, Instant};
+
+    /// The `chain` bot's decisions along one self-played endless game of `n` pieces (seed 5), with a
+    /// deadline set before every decision by `deadline`.
+    fn decisions(n: usize, deadline: impl Fn() -> Option<Instant>) -> Vec<Placement> {
+        let rules = Rules::puyo1();
+        let mut bot = Bot::new("chain", &AiConfig::default(), 7).expect("the chain bot");
+        let mut deal = RandomPieces::new(5, 4);
+        let mut field = Field::new();
+        let mut out = Vec::new();
+        for k in 0..n {
+            let (current, next) = (deal.piece(k), deal.piece(k + 1));
+            let view = View {
+                field: &field,
+                current,
+                next,
+                pending_nuisance: 0,
+                opponent: None,
+                rules: &rules,
+                pieces_played: k as u32,
+                pieces_left: None,
+                revealed: &[],
+            };
+            bot.set_deadline(deadline());
+            let d = bot.choose(&view);
+            assert!(field.play(current, d.placement, &rules).is_ok(), "piece {k}: {} is not valid", d.placement);
+            out.push(d.placement);
+            if field.is_game_over(&rules) {
+                break;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_bot_cut_at_once_still_plays_valid_moves_and_a_generous_deadline_changes_no_move() {
+        // A deadline already past: every decision is the two-ply answer, and valid.
+        let cut = decisions(12, || Some(Instant::now()));
+        assert_eq!(cut.len(), 12);
+        let far = decisions(12, || Some(Instant::now() + Duration::from_secs(3600)));
+        assert_eq!(far, decisions(12, || None), "a deadline never reached is no deadline");
+    }
 }

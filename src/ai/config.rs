@@ -26,8 +26,8 @@ pub struct AiConfig {
 
 /// The named profiles with what each is for, the default of `sim` and `train` first.
 pub const PROFILES: [(&str, &str); 2] = [
-    ("full", "the tuned weights with sampled futures, the beam and the late look: `sim` and `train`"),
-    ("two-ply", "the same weights, current and next pair only: emulator play (keeps the emulator's pace)"),
+    ("full", "the tuned weights with sampled futures, the beam and the late look: `sim`, `train` and `play`"),
+    ("two-ply", "the same weights, current and next pair only: `play --fast`, quick headless statistics"),
 ];
 
 /// A profile file: its `[ai.*]` tables, and nothing else.
@@ -49,7 +49,7 @@ impl AiConfig {
     }
 
     /// The `two-ply` profile: the `full` profile without sampled futures. Eight sampled futures make a
-    /// `chain` decision about 15 times as costly; without them headless AI-vs-AI keeps the emulator's pace.
+    /// `chain` decision about 15 times as costly; without them a headless run is quick (`play --fast`).
     pub fn two_ply() -> AiConfig {
         let mut c = AiConfig::default();
         c.search.samples = 0;

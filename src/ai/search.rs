@@ -2,6 +2,8 @@
 //! field (chains resolved in between), leaves scored by an evaluation; optionally a third ply averaged over
 //! a few sampled unseen pairs. Deterministic for a given seed; single-threaded unless asked otherwise.
 
+use std::time::Instant;
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -53,6 +55,13 @@ pub struct SearchOptions {
     pub moves: MoveRules,
     /// A wider, deeper look for the moves that shape a build's end (`[ai.search.late]`: from `puyos` puyos).
     pub late: LateLook,
+    /// An anytime cut, not a setting: past this instant the beam starts no further sampled future and
+    /// answers with the futures it has searched (none: the plain two-ply answer, which it always has).
+    /// `None` (the default, and always in headless runs and the simulator) searches every future the
+    /// options ask for, so a seed replays exactly. The window's worker thread sets it per decision
+    /// ([`crate::game::Player::set_deadline`]); a profile file never holds it.
+    #[serde(skip)]
+    pub deadline: Option<Instant>,
 }
 
 /// Time management: the sampled search's `samples`, `beam_width` and `beam_depth` once the field holds
@@ -85,9 +94,14 @@ impl Default for LateLook {
 }
 
 impl SearchOptions {
+    /// Whether [`SearchOptions::deadline`] has passed (never without one).
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// The options for an endless decision on a field of `puyos` puyos: the late look's values from its
-    /// threshold on. Only where the plain options sample futures at all: emulator play's two-ply search
-    /// (`[bots] samples = 0`) stays two-ply.
+    /// threshold on. Only where the plain options sample futures at all: the two-ply search
+    /// (`samples = 0`, the `two-ply` profile) stays two-ply.
     pub fn for_puyos(&self, puyos: u32) -> SearchOptions {
         let late = self.late;
         if self.samples == 0 || late.puyos == 0 || puyos < late.puyos {
@@ -104,8 +118,8 @@ impl SearchOptions {
     }
 
     /// The extension keys this look asks the chain evaluation for, replacing its own `detect_extend_keys`;
-    /// `None` keeps them. Only a search that samples futures asks: emulator play's two-ply search
-    /// (`samples = 0`) is cheap, and keeps the evaluation's own.
+    /// `None` keeps them. Only a search that samples futures asks: the two-ply search (`samples = 0`) is
+    /// cheap, and keeps the evaluation's own.
     pub fn extend_keys(&self) -> Option<u32> {
         (self.samples > 0 && self.detect_extend_keys > 0).then_some(self.detect_extend_keys)
     }
@@ -127,6 +141,7 @@ impl Default for SearchOptions {
             reveal: 0,
             moves: MoveRules::default(),
             late: LateLook::default(),
+            deadline: None,
         }
     }
 }

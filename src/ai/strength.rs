@@ -4,7 +4,7 @@
 //! and draws nothing from its own RNG, so its decisions are the plain [`Bot`]'s, bit for bit. Each level
 //! below takes something away ([`Level::settings`] is the whole table):
 //!
-//! - a shallower search: no sampled futures from 9 down (the two-ply search emulator play uses anyway),
+//! - a shallower search: no sampled futures from 9 down (the two-ply search of `play --fast`),
 //!   and from 4 down only the current piece, without the next one;
 //! - a lower chain target from 5 down: the ignition policy fires shorter chains, as beginners do;
 //! - deliberate imprecision: with a probability that grows as the level falls, the placement is drawn at
@@ -284,6 +284,10 @@ impl Player for StrengthBot {
     fn set_movement(&mut self, moves: MoveRules) {
         self.moves = moves;
         self.inner.set_movement(moves);
+    }
+
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.inner.set_deadline(deadline);
     }
 }
 

@@ -225,13 +225,14 @@ fn merge(plan: &Plan<'_>, runs: Vec<GameRun>, wall: Duration, cpu: Option<Durati
         faults.extra += r.faults.extra;
     }
     let ram_hash = ram_hash_of(runs.iter().map(|r| &*r.ram));
-    let summary = if plan.games.is_none() {
+    let mut summary = if plan.games.is_none() {
         let mut s = runs.first().map(|r| r.summary.clone()).unwrap_or_else(|| empty_summary(plan));
         s.interrupted = interrupted;
         s
     } else {
         match_summary(plan, &runs, wall, cpu, interrupted)
     };
+    summary.profile = plan.cfg.bots.profile.clone();
     let replay = replay_part(plan, &runs, interrupted);
     let json = report_json(&summary, &ram_hash, faults);
     Outcome {
@@ -252,6 +253,7 @@ fn empty_summary(plan: &Plan<'_>) -> Summary {
         mode: plan.cfg.play.mode.to_string(),
         seed: plan.cfg.play.seed,
         speed: plan.cfg.play.speed,
+        profile: plan.cfg.bots.profile.clone(),
         frames: 0,
         seconds: 0.0,
         fps: 0.0,

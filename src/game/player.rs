@@ -3,6 +3,8 @@
 //! It sits in the model layer beside the movement model, so the self-play loops, the bots and the
 //! emulator's driver all share it without depending on one another.
 
+use std::time::Instant;
+
 use super::{ChainSummary, Field, InputPath, MoveRules, Piece, Placement, Rules};
 
 /// What a player sees when it must place a piece. The Famicom shows the current and one next piece.
@@ -127,6 +129,11 @@ pub trait Player: Send {
     /// configured one; self-calibration learns it from the console. Players that do not search moves
     /// ignore it.
     fn set_movement(&mut self, _moves: MoveRules) {}
+    /// When the next decision must be ready: an anytime player answers by then with the best it has
+    /// found (a bot samples no further future past it); `None` (the default) thinks to the end of its
+    /// own budget, counted in work, so a seed replays exactly. Only a window's worker thread sets one:
+    /// there the game does not wait. Players that cannot cut their search short ignore it.
+    fn set_deadline(&mut self, _deadline: Option<Instant>) {}
 }
 
 /// A borrowed player plays as itself, so wrappers (e.g. `sim::CpuTimed`) can take `&mut bot`.
@@ -139,5 +146,8 @@ impl<P: Player + ?Sized> Player for &mut P {
     }
     fn set_movement(&mut self, moves: MoveRules) {
         (**self).set_movement(moves)
+    }
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        (**self).set_deadline(deadline)
     }
 }

@@ -31,7 +31,7 @@ pub struct SeatConfig {
     pub bots: [String; 2],
     /// Strength level of player 1's and player 2's bot (10: full strength).
     pub strength: [Level; 2],
-    /// The bots' AI profile (emulator play's `two-ply`).
+    /// The bots' AI profile (`[bots] profile`: `full` unless `--fast`).
     pub ai: AiConfig,
     /// Bot speed 0..=10 (how fast the driver presses).
     pub speed: u8,
@@ -39,6 +39,10 @@ pub struct SeatConfig {
     pub seed: u64,
     /// Think on worker threads (a window) or inline on the frame loop.
     pub threaded: bool,
+    /// How long after its question a bot on a worker thread must answer (a window, where the game does
+    /// not wait; [`thinker::window_budget`]); its search is cut then. `None`: every search runs to its
+    /// end, its work fixed by the profile (headless runs, which wait for it).
+    pub budget: Option<std::time::Duration>,
 }
 
 /// Makes the seats for `mode`, one per `[[player]]` of the address file, on the pads it names, with the
@@ -48,7 +52,12 @@ pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<
     let make = |name: &str, level: Level, seed: u64| -> Result<(String, Thinker), String> {
         let bot = Box::new(StrengthBot::new(name, &cfg.ai, seed, level).map_err(|e| e.to_string())?);
         let label = crate::ai::strength::label(name, level);
-        Ok((label, if cfg.threaded { Thinker::threaded(bot) } else { Thinker::inline(bot) }))
+        let thinker = match (cfg.threaded, cfg.budget) {
+            (false, _) => Thinker::inline(bot),
+            (true, None) => Thinker::threaded(bot),
+            (true, Some(budget)) => Thinker::threaded_within(bot, budget),
+        };
+        Ok((label, thinker))
     };
     let mut seats = Vec::new();
     for (i, p) in map.player.iter().enumerate().take(2) {

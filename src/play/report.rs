@@ -226,6 +226,9 @@ pub struct Summary {
     pub seed: u64,
     /// The bot speed setting.
     pub speed: u8,
+    /// The AI profile the bots played (`full`, or `two-ply` with `--fast`; empty when the caller did not
+    /// say, as a session run by hand does not know).
+    pub profile: String,
     /// Frames emulated.
     pub frames: u64,
     /// Wall-clock seconds.
@@ -317,6 +320,7 @@ impl Summary {
             mode: s.mode.to_string(),
             seed,
             speed,
+            profile: String::new(),
             frames,
             seconds,
             fps,
@@ -352,11 +356,12 @@ impl Summary {
     /// The report as text.
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{} / {} / seed {} / speed {}\n{} frames in {:.2} s: {:.0} fps ({:.1}x real time), bots {:.1}% of the frame loop ({:.2} s of search)\n",
+            "{} / {} / seed {} / speed {}{}\n{} frames in {:.2} s: {:.0} fps ({:.1}x real time), bots {:.1}% of the frame loop ({:.2} s of search)\n",
             self.rom,
             self.mode,
             self.seed,
             self.speed,
+            if self.profile.is_empty() { String::new() } else { format!(" / profile {}", self.profile) },
             self.frames,
             self.seconds,
             self.fps,

@@ -1,10 +1,14 @@
 //! Running a bot's search: inline (headless: the frame loop waits, and the time is counted) or on a worker
-//! thread (window: the emulator keeps clocking frames while the bot thinks and the pair falls).
+//! thread (window: the emulator keeps clocking frames while the bot thinks and the pair falls). A worker
+//! thread may give each search a deadline ([`window_budget`]): the bot then plays its full search as an
+//! anytime search, answering by the time the pair must start moving with the best it has found.
 
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::driver::SpeedProfile;
+use crate::emu::NES_FPS;
 use crate::game::{Decision, OpponentView, Player, View};
 use crate::game::{Field, MoveRules, Piece, Rules};
 use crate::sim::thread_cpu_ns;
@@ -57,6 +61,24 @@ pub struct Answer {
     pub cpu: Duration,
 }
 
+/// Frames a window's bot may think beyond the driver's reaction delay before its answer is due. The pair
+/// falls slowly at first (a row every 30 frames on the test cartridge's normal gravity), so an answer up
+/// to this late only delays the first press by a fraction of a row, and every placement stays in reach.
+pub const GRACE_FRAMES: u32 = 12;
+
+/// How long a window's bot thinks about a pair at bot speed `speed`: the frames from the question (at
+/// the spawn) to the driver's first press (the speed's reaction delay and one frame), plus
+/// [`GRACE_FRAMES`], at the console's frame rate. This is a plain wall-clock budget at normal emulator
+/// speed: the search runs on its own thread and cannot see the emulator's pace, and at a faster
+/// emulator speed the answer is simply later by the game's clock (the driver starts from wherever the
+/// pair has fallen to). Slow speeds give the bot more time; speed 10 gives it 13 frames, about 0.22 s,
+/// which the median full search fits into and the late look's widest decisions do not (they are cut
+/// after the futures searched by then).
+pub fn window_budget(speed: u8) -> Duration {
+    let frames = SpeedProfile::new(speed).reaction + 1 + GRACE_FRAMES;
+    Duration::from_secs_f64(f64::from(frames) / NES_FPS)
+}
+
 fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     let start = Instant::now();
     let cpu_before = thread_cpu_ns();
@@ -97,8 +119,10 @@ pub enum Thinker {
     },
     /// Runs the search on its own thread.
     Threaded {
-        /// Questions to the worker.
-        tx: Option<Sender<Request>>,
+        /// Questions to the worker, each with the instant its answer is due (`None`: no deadline).
+        tx: Option<Sender<(Request, Option<Instant>)>>,
+        /// How long after a question its answer is due (`None`: the search runs to its end).
+        budget: Option<Duration>,
         /// Answers from it.
         rx: Receiver<Answer>,
         /// The worker.
@@ -125,9 +149,19 @@ impl Thinker {
         Thinker::Inline { bot, ready: None }
     }
 
-    /// Runs `bot` on a worker thread.
-    pub fn threaded(mut bot: Box<dyn Player>) -> Thinker {
-        let (tx, worker_rx) = channel::<Request>();
+    /// Runs `bot` on a worker thread; each search runs to its end.
+    pub fn threaded(bot: Box<dyn Player>) -> Thinker {
+        Thinker::spawn(bot, None)
+    }
+
+    /// Runs `bot` on a worker thread, each answer due `budget` after its question: the bot's search is
+    /// cut then, with the best it has found (see [`window_budget`]).
+    pub fn threaded_within(bot: Box<dyn Player>, budget: Duration) -> Thinker {
+        Thinker::spawn(bot, Some(budget))
+    }
+
+    fn spawn(mut bot: Box<dyn Player>, budget: Option<Duration>) -> Thinker {
+        let (tx, worker_rx) = channel::<(Request, Option<Instant>)>();
         let (worker_tx, rx) = channel::<Answer>();
         let handle = std::thread::Builder::new()
             .name("puyobot-think".into())
@@ -137,7 +171,8 @@ impl Thinker {
                     while let Ok(newer) = worker_rx.try_recv() {
                         r = newer;
                     }
-                    if worker_tx.send(think(bot.as_mut(), &r)).is_err() {
+                    bot.set_deadline(r.1);
+                    if worker_tx.send(think(bot.as_mut(), &r.0)).is_err() {
                         break;
                     }
                 }
@@ -146,17 +181,19 @@ impl Thinker {
         if handle.is_none() {
             log::warn!("cannot start a thread for the bot; it will think inline");
         }
-        Thinker::Threaded { tx: Some(tx), rx, handle, want: None, discarded_cpu: Duration::ZERO }
+        Thinker::Threaded { tx: Some(tx), budget, rx, handle, want: None, discarded_cpu: Duration::ZERO }
     }
 
     /// Asks for a decision; a previous unanswered question is abandoned.
     pub fn ask(&mut self, request: Request) {
         match self {
             Thinker::Inline { bot, ready } => *ready = Some(think(bot.as_mut(), &request)),
-            Thinker::Threaded { tx, want, .. } => {
+            Thinker::Threaded { tx, want, budget, .. } => {
                 *want = Some(request.id);
+                // The deadline counts from the question, which the seat asks at the spawn.
+                let due = budget.map(|b| Instant::now() + b);
                 if let Some(t) = tx
-                    && t.send(request).is_err()
+                    && t.send((request, due)).is_err()
                 {
                     log::warn!("the bot's thread has stopped");
                 }
@@ -273,6 +310,49 @@ mod tests {
             pieces_played: 0,
             moves: MoveRules::default(),
         }
+    }
+
+    /// The greedy bot, keeping the deadline each decision was given.
+    struct Timed(Bot, std::sync::Arc<std::sync::Mutex<Vec<Option<Instant>>>>);
+
+    impl Player for Timed {
+        fn name(&self) -> &str {
+            "timed"
+        }
+        fn choose(&mut self, view: &View<'_>) -> Decision {
+            self.0.choose(view)
+        }
+        fn set_deadline(&mut self, deadline: Option<Instant>) {
+            self.1.lock().expect("not poisoned").push(deadline);
+        }
+    }
+
+    #[test]
+    fn a_worker_with_a_budget_gives_each_search_its_deadline_from_the_question() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let bot = || Bot::new("greedy", &AiConfig::default(), 1).expect("the greedy bot");
+        let budget = window_budget(7);
+        let mut t = Thinker::threaded_within(Box::new(Timed(bot(), seen.clone())), budget);
+        let before = Instant::now();
+        t.ask(request(1));
+        let after = Instant::now();
+        assert_eq!(t.wait().expect("an answer").id, 1);
+        let due = seen.lock().expect("not poisoned")[0].expect("a deadline");
+        assert!(due >= before + budget && due <= after + budget, "due {:?} after the question", due - before);
+        // Without a budget every search runs to its end.
+        let mut t = Thinker::threaded(Box::new(Timed(bot(), seen.clone())));
+        t.ask(request(2));
+        assert_eq!(t.wait().expect("an answer").id, 2);
+        assert_eq!(seen.lock().expect("not poisoned")[1], None);
+    }
+
+    #[test]
+    fn the_window_budget_is_the_frames_before_the_first_press_and_the_grace() {
+        let frames = |speed| window_budget(speed).as_secs_f64() * NES_FPS;
+        assert!((frames(7) - f64::from(5 + 1 + GRACE_FRAMES)).abs() < 1e-6, "{}", frames(7));
+        assert!((frames(10) - f64::from(1 + GRACE_FRAMES)).abs() < 1e-6, "{}", frames(10));
+        // A slower bot presses later, so its search may run longer.
+        assert!((1..=10).all(|s| window_budget(s - 1) >= window_budget(s)));
     }
 
     #[test]

@@ -377,6 +377,10 @@ impl<P: Player> Player for CpuTimed<P> {
     fn set_movement(&mut self, moves: crate::game::MoveRules) {
         self.inner.set_movement(moves)
     }
+
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.inner.set_deadline(deadline)
+    }
 }
 
 #[cfg(test)]

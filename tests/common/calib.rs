@@ -48,8 +48,9 @@ pub fn guessed_folder(dir: &Path) -> PathBuf {
     out
 }
 
-/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json --speed 10 ARGS…`,
-/// which must succeed; its JSON report.
+/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json --speed 10 --fast ARGS…`,
+/// which must succeed; its JSON report. These runs test calibration and the contract, not the bot's
+/// strength: the two-ply search (`--fast`) plays them at a fraction of the full search's cost.
 pub fn play_json(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
     let (ok, json, stderr) = play_outcome(rom, addresses, args);
     assert!(ok, "puyobot play {args:?} failed: {stderr}");
@@ -66,7 +67,7 @@ pub fn play_outcome(rom: &Path, addresses: &Path, args: &[&str]) -> (bool, Optio
         .arg("--allow-unknown-rom")
         .arg("--addresses")
         .arg(addresses)
-        .args(["--headless", "--json", "--speed", "10"])
+        .args(["--headless", "--json", "--speed", "10", "--fast"])
         .args(args)
         .output()
         .expect("run puyobot");

@@ -15,6 +15,7 @@ fn the_cpu_object_is_present_and_consistent() {
         .args([
             "play",
             "--headless",
+            "--fast",
             "--mode",
             "ai-vs-ai",
             "--p1-ai",

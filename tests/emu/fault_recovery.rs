@@ -18,6 +18,7 @@ fn faulty_endless(seed: &str) -> (serde_json::Value, u64) {
         .args([
             "play",
             "--headless",
+            "--fast",
             "--mode",
             "endless",
             "--pieces",
@@ -80,6 +81,8 @@ fn faults_leave_the_menus_alone_so_the_game_is_the_one_asked_for() {
     let spec = FaultSpec::parse("drop=0.3,delay=2,extra=0.3").expect("fault spec");
     for seed in 1..=6u64 {
         let mut cfg = Config::default();
+        // The two-ply search: these games test the session, not the bot's strength.
+        cfg.bots.profile = "two-ply".into();
         cfg.bots.p1 = "greedy".into();
         cfg.play.speed = 10;
         let mut seat_cfg = cfg.seat_config();

@@ -16,7 +16,7 @@ fn lab(name: &str) -> std::path::PathBuf {
 /// `puyobot play --headless --json ARGS…`: exit success, the JSON report, stderr.
 fn play(args: &[&str]) -> (bool, Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .args(["play", "--headless", "--json", "--speed", "10"])
+        .args(["play", "--headless", "--json", "--speed", "10", "--fast"])
         .args(args)
         .output()
         .expect("run puyobot");

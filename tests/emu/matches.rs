@@ -29,6 +29,7 @@ pub fn match_json(games: u32, seed: u64) -> Value {
     let (ok, out, err) = puyobot(&[
         "play",
         "--headless",
+        "--fast",
         "--mode",
         "ai-vs-ai",
         "--games",
@@ -124,6 +125,8 @@ fn lab_session(mode: Mode, map_text: Option<&str>) -> Session<Emu> {
         None => source.address_file(known.modes.for_mode(mode)).expect("address file"),
     };
     let mut cfg = Config::default();
+    // The two-ply search: these games test the session, not the bot's strength.
+    cfg.bots.profile = "two-ply".into();
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
     cfg.play.threaded_bots = false;
@@ -221,6 +224,7 @@ fn games_zero_is_refused_and_a_headless_match_needs_no_restart_script() {
     let (ok, out, err) = puyobot(&[
         "play",
         "--headless",
+        "--fast",
         "--games",
         "2",
         "--jobs",

@@ -20,6 +20,8 @@ fn session(image: &RomImage, mode: Mode) -> Session<Recorder<Emu>> {
     let known = catalog.identify(image).expect("the labcart is in roms.toml");
     let map = source.address_file(known.modes.for_mode(mode)).expect("address file");
     let mut cfg = Config::default();
+    // The two-ply search: these games test the session, not the bot's strength.
+    cfg.bots.profile = "two-ply".into();
     cfg.play.speed = 10;
     cfg.play.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");

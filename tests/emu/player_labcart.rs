@@ -29,6 +29,8 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
     let known = catalog.identify(image).expect("the labcart is in roms.toml");
     let map = source.address_file(known.modes.for_mode(mode)).expect("address file");
     let mut cfg = Config::default();
+    // The two-ply search: these games test the session, not the bot's strength.
+    cfg.bots.profile = "two-ply".into();
     cfg.play.speed = speed;
     cfg.bots.p1 = bots[0].into();
     cfg.bots.p2 = bots[1].into();

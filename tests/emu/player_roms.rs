@@ -38,7 +38,19 @@ fn the_real_cartridge_is_identified_calibrated_and_played() {
         AddressSource::Builtin.catalog().unwrap().identify(&img).expect("PUYO_ROM is not the known dump").clone();
     assert_eq!(known.name, "Puyo Puyo (J)");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .args(["play", "--headless", "--mode", "endless", "--pieces", "30", "--frames", "40000", "--json", "--rom"])
+        .args([
+            "play",
+            "--headless",
+            "--fast",
+            "--mode",
+            "endless",
+            "--pieces",
+            "30",
+            "--frames",
+            "40000",
+            "--json",
+            "--rom",
+        ])
         .arg(&path)
         .output()
         .expect("run puyobot");

@@ -14,6 +14,8 @@ fn view(mode: Mode) -> WindowSession {
     let known = source.catalog().unwrap().identify(&image).unwrap().clone();
     let map = source.address_file(known.modes.for_mode(mode)).unwrap();
     let mut cfg = Config::default();
+    // The two-ply search: these games test the session, not the bot's strength.
+    cfg.bots.profile = "two-ply".into();
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
     cfg.play.speed = 10;

@@ -45,6 +45,7 @@ fn a_saved_run_replays_bit_for_bit_with_faults() {
     let (ok, first, err) = puyobot(&[
         "play",
         "--headless",
+        "--fast",
         "--mode",
         "endless",
         "--pieces",
@@ -97,6 +98,7 @@ fn saved_run(name: &str, frames: u32) -> (std::path::PathBuf, Vec<[u8; 2]>) {
     let (ok, _, err) = puyobot(&[
         "play",
         "--headless",
+        "--fast",
         "--mode",
         "ai-vs-ai",
         "--frames",

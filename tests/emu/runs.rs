@@ -45,7 +45,19 @@ fn sigint_stops_a_headless_match_that_writes_its_report_and_a_replay_that_checks
     let dir = temp("sigint");
     let inputs = dir.join("run.replay");
     let child = bin()
-        .args(["play", "--headless", "--games", "50", "--speed", "10", "--seed", "3", "--config", "/dev/null"])
+        .args([
+            "play",
+            "--headless",
+            "--fast",
+            "--games",
+            "50",
+            "--speed",
+            "10",
+            "--seed",
+            "3",
+            "--config",
+            "/dev/null",
+        ])
         .arg("--json")
         .arg("--save-inputs")
         .arg(&inputs)
@@ -211,6 +223,7 @@ fn jobs_do_not_change_the_games_and_game_k_is_the_single_game_of_seed_s_plus_k()
     let out = puyobot(&[
         "play",
         "--headless",
+        "--fast",
         "--mode",
         "ai-vs-ai",
         "--games",
@@ -268,4 +281,54 @@ fn sigint_stops_train_with_the_finished_generations_saved_and_soak_with_its_samp
     let rows = std::fs::read_to_string(&csv).expect("csv").lines().count();
     assert!(rows >= 3, "a header and samples: {rows} lines");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The report without its timing figures (wall clock and CPU time), which differ from run to run.
+fn without_timing(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.retain(|k, _| {
+                    ![
+                        "seconds",
+                        "fps",
+                        "realtime_factor",
+                        "bot_time_share",
+                        "bot_think_seconds",
+                        "cpu",
+                        "think_ms_total",
+                    ]
+                    .contains(&k.as_str())
+                });
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+#[test]
+fn the_full_search_replays_exactly_headless_and_fast_plays_the_two_ply_profile() {
+    let run = |fast: bool| -> Value {
+        let mut args =
+            vec!["play", "--headless", "--mode", "endless", "--pieces", "30", "--speed", "10", "--seed", "7"];
+        args.extend(["--config", "/dev/null", "--json"]);
+        if fast {
+            args.push("--fast");
+        }
+        let out = puyobot(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_str(&text(&out.stdout)).expect("JSON")
+    };
+    let (first, second) = (run(false), run(false));
+    assert_eq!(first["profile"], "full", "the default is the full search");
+    assert!(first["players"][0]["pieces"].as_u64().unwrap_or(0) >= 30, "{first:#}");
+    // The search's work is counted in sampled futures, not time: the same seed plays the same game.
+    assert_eq!(without_timing(first.clone()), without_timing(second), "two runs of seed 7");
+    let fast = run(true);
+    assert_eq!(fast["profile"], "two-ply");
+    assert_ne!(fast["ram_hash"], first["ram_hash"], "the two-ply search plays another game");
 }

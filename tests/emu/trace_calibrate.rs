@@ -322,7 +322,19 @@ fn a_bot_trace_writes_addresses_that_play_with_no_mismatch() {
     let learned = dir.join("learned");
     let (t, l) = (trace.to_str().expect("utf-8"), learned.to_str().expect("utf-8"));
     // The headless record path: `puyobot record --bot --headless`, the same writer as the window's.
-    let rec = puyobot(&["record", "--out", t, "--bot", "--headless", "--mode", "endless", "--pieces", "30", "--json"]);
+    let rec = puyobot(&[
+        "record",
+        "--out",
+        t,
+        "--bot",
+        "--headless",
+        "--fast",
+        "--mode",
+        "endless",
+        "--pieces",
+        "30",
+        "--json",
+    ]);
     assert!(rec.status.success(), "{}", String::from_utf8_lossy(&rec.stderr));
     assert!(String::from_utf8_lossy(&rec.stderr).contains(&format!("wrote {t}")));
     let j = ok_json(&["calibrate", t, "--json", "--write-addresses", l]);
@@ -336,6 +348,7 @@ fn a_bot_trace_writes_addresses_that_play_with_no_mismatch() {
         "--calibrate",
         "off",
         "--headless",
+        "--fast",
         "--mode",
         "endless",
         "--pieces",
@@ -354,7 +367,7 @@ fn a_truncated_trace_is_read_up_to_its_last_complete_block_with_a_warning() {
     let dir = scratch("truncated");
     let full = dir.join("full.trace");
     let f = full.to_str().expect("utf-8");
-    let out = puyobot(&["play", "--headless", "--mode", "endless", "--frames", "1000", "--record", f]);
+    let out = puyobot(&["play", "--headless", "--fast", "--mode", "endless", "--frames", "1000", "--record", f]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bytes = std::fs::read(&full).expect("trace");
     let cut = dir.join("cut.trace");
@@ -553,7 +566,7 @@ fn keyboard_play_in_the_window_is_recorded_and_teaches_the_contract_under_xvfb()
     let again = ok_json(
         &["play", "--addresses", learned.to_str().expect("utf-8"), "--calibrate", "off", "--headless"]
             .into_iter()
-            .chain(["--mode", "endless", "--pieces", "60", "--json"])
+            .chain(["--fast", "--mode", "endless", "--pieces", "60", "--json"])
             .collect::<Vec<_>>(),
     );
     assert_eq!(again["players"][0]["mismatches"], 0, "{again:#}");

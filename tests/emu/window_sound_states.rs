@@ -82,6 +82,8 @@ fn session(image: &RomImage, root: &std::path::Path) -> WindowSession {
     let known = source.catalog().unwrap().identify(&labcart).unwrap().clone();
     let map = source.address_file(known.modes.for_mode(Mode::AiVsAi)).unwrap();
     let mut cfg = Config::default();
+    // The two-ply search: these games test the session, not the bot's strength.
+    cfg.bots.profile = "two-ply".into();
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
     let seats = seats_for(Mode::AiVsAi, &map, &cfg.seat_config()).unwrap();

@@ -14,6 +14,8 @@ fn session(mode: Mode, speed: u8) -> Session<MockGame> {
     };
     let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
     let mut cfg = Config::default();
+    // The two-ply search: these games test the session, not the bot's strength.
+    cfg.bots.profile = "two-ply".into();
     cfg.play.speed = speed;
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();

@@ -225,7 +225,7 @@ pub(crate) mod testing {
         Evaluation::Chain(Box::new(ChainEval::new(Default::default()).expect("the default weights")))
     }
 
-    /// Two-ply search options (quick, and what emulator play uses).
+    /// Two-ply search options (quick, and what `play --fast` uses).
     pub fn two_ply() -> SearchOptions {
         SearchOptions { samples: 0, ..SearchOptions::default() }
     }
