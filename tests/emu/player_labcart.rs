@@ -34,7 +34,10 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
     cfg.bots.p2 = bots[1].into();
     cfg.play.threaded_bots = threaded;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
-    Session::new(Emu::new(image, true).expect("emulator"), map, mode, seats, true)
+    Session::builder(Emu::new(image, true).expect("emulator"), map, mode, seats)
+        .walk_menu(true)
+        .build()
+        .expect("session")
 }
 
 fn endless(name: &str) -> Summary {
