@@ -48,8 +48,16 @@ pub fn guessed_folder(dir: &Path) -> PathBuf {
     out
 }
 
-/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json --speed 10 ARGS…`,
-/// which must succeed; its JSON report.
+/// The settings the calibration tests' assertions (chains built, pieces placed, the chain bot's win) rely
+/// on, given as flags so that neither `./config.toml` nor a retune of the defaults changes them: no
+/// configuration file, full speed, full strength, `chain` on pad 1 (and [`PINNED_P2`] in 2-player modes).
+pub const PINNED: [&str; 8] = ["--config", "/dev/null", "--speed", "10", "--strength", "10", "--p1-ai", "chain"];
+
+/// The bot on pad 2, pinned in 2-player modes (`--p2-ai` is refused in Endless).
+pub const PINNED_P2: [&str; 2] = ["--p2-ai", "classic"];
+
+/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json` with the settings pinned
+/// ([`PINNED`]) and `ARGS…`, which must succeed; its JSON report.
 pub fn play_json(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
     let (ok, json, stderr) = play_outcome(rom, addresses, args);
     assert!(ok, "puyobot play {args:?} failed: {stderr}");
@@ -66,7 +74,9 @@ pub fn play_outcome(rom: &Path, addresses: &Path, args: &[&str]) -> (bool, Optio
         .arg("--allow-unknown-rom")
         .arg("--addresses")
         .arg(addresses)
-        .args(["--headless", "--json", "--speed", "10"])
+        .args(["--headless", "--json"])
+        .args(PINNED)
+        .args(if args.windows(2).any(|w| w == ["--mode", "endless"]) { &[][..] } else { &PINNED_P2[..] })
         .args(args)
         .output()
         .expect("run puyobot");
