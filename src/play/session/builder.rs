@@ -22,7 +22,7 @@ pub struct SessionError(pub String);
 /// The set-up of a [`Session`]: the machine, the address file, the mode and the seats, then options, then
 /// [`SessionBuilder::build`].
 ///
-/// ```ignore
+/// ```text
 /// let session = Session::builder(machine, map, Mode::AiVsAi, seats).walk_menu(true).seed(7).build()?;
 /// ```
 pub struct SessionBuilder<M: Machine> {
@@ -256,14 +256,21 @@ impl<M: Machine> SessionBuilder<M> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::ai::{AiConfig, Level};
     use crate::emu::mock::MockGame;
     use crate::memmap::AddressSource;
+    use crate::play::SeatConfig;
 
     fn builder(map: AddressFile) -> SessionBuilder<MockGame> {
-        let mut cfg = Config::default();
-        cfg.play.threaded_bots = false;
-        let seats = crate::play::seats_for(Mode::Endless, &map, &cfg.seat_config()).expect("seats");
+        let cfg = SeatConfig {
+            bots: ["greedy".into(), "greedy".into()],
+            strength: [Level::FULL; 2],
+            ai: AiConfig::two_ply(),
+            speed: 10,
+            seed: 1,
+            threaded: false,
+        };
+        let seats = crate::play::seats_for(Mode::Endless, &map, &cfg).expect("seats");
         Session::builder(MockGame::new(1, 4, 7), map, Mode::Endless, seats)
     }
 
