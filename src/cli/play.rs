@@ -131,6 +131,14 @@ pub struct PlayArgs {
     /// Start the window with the sound muted (overrides audio.mute; the mute key turns it back on).
     #[arg(long)]
     pub mute: bool,
+    /// Window: deliver the key presses of FILE (`FRAME KEY down|up` per line) on their frames, through the
+    /// same path as the keyboard, for reproducible demos and bug reports (docs/window.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "headless")]
+    pub key_script: Option<PathBuf>,
+    /// Window: when it closes, for any reason, write a PNG of the whole window at 1x scale (the picture
+    /// with the HUD) to FILE.
+    #[arg(long, value_name = "FILE", conflicts_with = "headless")]
+    pub screenshot_on_exit: Option<PathBuf>,
 }
 
 /// Reads the configuration file ([`super::config_file::locate`]) and applies the flags on top.
@@ -390,16 +398,14 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
-    let mut session = Session::new(machine, map, mode, seats, cfg.play.menu);
-    session.set_calibration(calibration, &image.hash.sha1);
-    session.set_seed(cfg.play.seed);
-    set_game_options(&mut session, &cfg.play)?;
-    // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
-    session.set_restart(cfg.play.menu);
-    session.set_manual_menu_fallback(true);
-    // A person on pad 1 starts each game with Start, when ready, rather than 4 seconds after launch.
-    session.set_hold_for_start(mode == Mode::VsHuman && cfg.play.menu);
-    let result = run_window(session, &cfg, &name, args.frames);
+    let session = game_session(machine, map, mode, seats, &cfg.play, calibration, &image.hash.sha1)
+        // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
+        .restart(cfg.play.menu)
+        .manual_menu_fallback(true)
+        // A person on pad 1 starts each game with Start, when ready, rather than 4 seconds after launch.
+        .hold_for_start(mode == Mode::VsHuman && cfg.play.menu)
+        .build()?;
+    let result = run_window(session, &cfg, &name, args);
     let mut session = result?;
     finish_trace(session.machine_mut(), args)?;
     write_learned(session.calibration().map(|c| c.learner()), args, &cfg, &rom, &borrowed)
@@ -485,18 +491,23 @@ fn run_headless_command(
     Ok(())
 }
 
-/// Asks the session's menu scripts for the game options of `[play]` (`--items`, `--colors`).
-fn set_game_options<M: crate::emu::Machine>(
-    session: &mut Session<M>,
+/// The set-up the window and headless runs share: the menus (`[play] menu`), calibration, the seed and the
+/// game options of `[play]` (`--items`, `--colors`).
+fn game_session<M: crate::emu::Machine>(
+    machine: M,
+    map: AddressFile,
+    mode: Mode,
+    seats: Vec<crate::play::Seat>,
     play: &crate::config::PlaySettings,
-) -> anyhow::Result<()> {
-    if let Some(items) = play.items {
-        session.set_items(items).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(n) = play.colors {
-        session.set_colors(n).map_err(anyhow::Error::msg)?;
-    }
-    Ok(())
+    calibration: Option<OnlineCalibration>,
+    rom_sha1: &str,
+) -> crate::play::SessionBuilder<M> {
+    Session::builder(machine, map, mode, seats)
+        .walk_menu(play.menu)
+        .calibration(calibration, rom_sha1)
+        .seed(play.seed)
+        .items(play.items)
+        .colors(play.colors)
 }
 
 /// A headless session on a recording, fault-injecting host, run to `limits`; `trace` records every frame
@@ -529,10 +540,8 @@ pub fn run_headless_observed(
     let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
     let console = TraceRecorder::new(Emu::new(image, true)?, trace);
     let machine = FaultyPads::new(Recorder::new(console, false), spec, cfg.play.seed);
-    let mut session = Session::new(machine, map, cfg.play.mode, seats, cfg.play.menu);
-    session.set_calibration(calibration, &image.hash.sha1);
-    session.set_seed(cfg.play.seed);
-    set_game_options(&mut session, &cfg.play)?;
+    let mut session =
+        game_session(machine, map, cfg.play.mode, seats, &cfg.play, calibration, &image.hash.sha1).build()?;
     let summary =
         crate::play::headless::run_observed(&mut session, limits, name, cfg.play.seed, cfg.play.speed, observe)?;
     Ok((session, summary))
@@ -580,7 +589,7 @@ fn run_window(
     session: Session<TraceRecorder<Emu>>,
     cfg: &Config,
     name: &str,
-    max_frames: Option<u64>,
+    args: &PlayArgs,
 ) -> anyhow::Result<Session<TraceRecorder<Emu>>> {
     use crate::ui::{WindowOptions, run_window};
     let opts = WindowOptions {
@@ -593,10 +602,10 @@ fn run_window(
         keys: cfg.keys.clone(),
         audio: cfg.audio.clone(),
         gamepad: cfg.gamepad.clone(),
-        max_frames,
-        screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
-        key_script: match std::env::var_os("PUYOBOT_KEY_SCRIPT") {
-            Some(path) => crate::ui::key_script::KeyScript::from_file(std::path::Path::new(&path))?,
+        max_frames: args.frames,
+        screenshot_on_exit: args.screenshot_on_exit.clone(),
+        key_script: match &args.key_script {
+            Some(path) => crate::ui::key_script::KeyScript::from_file(path)?,
             None => Default::default(),
         },
         ..WindowOptions::default()

@@ -55,6 +55,13 @@ pub struct ReplayArgs {
     /// Last frame of the GIF (included); default the replay's last.
     #[arg(long, value_name = "F", requires = "gif")]
     pub to: Option<u64>,
+    /// In the window: deliver the key presses of FILE (`FRAME KEY down|up` per line) on their frames, as
+    /// `puyobot play --key-script` does (docs/window.md).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["headless", "json", "gif"])]
+    pub key_script: Option<PathBuf>,
+    /// In the window: when it closes, for any reason, write a PNG of the whole window at 1x scale to FILE.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["headless", "json", "gif"])]
+    pub screenshot_on_exit: Option<PathBuf>,
 }
 
 /// Runs `puyobot replay`: the GIF, the window, or the check.
@@ -172,9 +179,9 @@ fn watch_window(args: &ReplayArgs, replay: &Replay, image: &RomImage, log: Vec<[
         audio: user.audio,
         gamepad: user.gamepad,
         max_frames: args.frames,
-        screenshot_on_exit: std::env::var_os("PUYOBOT_SCREENSHOT_ON_EXIT").map(PathBuf::from),
-        key_script: match std::env::var_os("PUYOBOT_KEY_SCRIPT") {
-            Some(path) => crate::ui::key_script::KeyScript::from_file(Path::new(&path))?,
+        screenshot_on_exit: args.screenshot_on_exit.clone(),
+        key_script: match &args.key_script {
+            Some(path) => crate::ui::key_script::KeyScript::from_file(path)?,
             None => Default::default(),
         },
         ..WindowOptions::default()

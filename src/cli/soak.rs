@@ -91,7 +91,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
         }
         let emu = Emu::new(&image, true)?;
         let seats = seats_for(Mode::AiVsAi, &map, &game_cfg.seat_config()).map_err(anyhow::Error::msg)?;
-        Ok(Session::new(emu, map.clone(), Mode::AiVsAi, seats, game_cfg.play.menu))
+        Ok(Session::builder(emu, map.clone(), Mode::AiVsAi, seats).walk_menu(game_cfg.play.menu).build()?)
     };
     let on_sample = |s: &SoakSample| {
         if args.json {

@@ -1,11 +1,12 @@
 //! The emulator side: reading and identifying ROM files, and the NES host around tetanes-core.
 //!
 //! Everything above this module talks to a [`Machine`]: 2 KiB of RAM to read, two pads to set, one frame
-//! at a time. [`Emu`] is the real console; [`mock::MockGame`] is a small software model of the RAM
-//! contract for tests that must not depend on a cartridge.
+//! at a time. [`Emu`] is the real console. With the `test-support` feature (tests only), `mock::MockGame` is
+//! a small software model of the RAM contract for tests that must not depend on a cartridge.
 
 pub mod faults;
 pub mod host;
+#[cfg(any(test, feature = "test-support"))]
 pub mod mock;
 pub mod record;
 pub mod replay;

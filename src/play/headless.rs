@@ -90,10 +90,9 @@ pub fn run_observed<M: Machine>(
         if n > 1 && !session.can_restart() {
             return Err(RunError::NoRestart(n));
         }
-        session.set_restart(true);
     }
-    session.set_wait_for_bots(true);
-    session.set_log_health_stop(false);
+    // Headless games replay identically, report a health stop themselves, and a match restarts.
+    session.run_unattended(true, limits.games.is_some());
     let start = Instant::now();
     let cpu_start = crate::sim::process_cpu_ns();
     let first = session.frames();

@@ -16,7 +16,7 @@ pub use headless::{Limits, RunError};
 pub use matches::{GameEnd, GameResult, Tally};
 pub use report::{CpuFigures, PlayerSummary, SeatCpu, Summary};
 pub use seat::{FrameContext, Seat, SeatStats, TOPOUT_FRAMES};
-pub use session::{Outcome, Session};
+pub use session::{Outcome, Session, SessionBuilder, SessionError};
 pub use thinker::Thinker;
 
 use crate::ai::{AiConfig, Level, StrengthBot};

@@ -2,7 +2,8 @@
 //!
 //! The session knows nothing of windows or the command line: the headless runner and the window both call
 //! [`Session::step_frame`]. Each player is a [`Seat`]: its bot (when on), its driver, its verifier, its
-//! counters.
+//! counters. A [`SessionBuilder`] gathers the set-up options and checks them together; each frame then runs
+//! the small function of the session's phase (see `Phase`): boot, menus, opening, play, game over, next game.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,9 @@ use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::options::{self, ColorsReport, ItemsChoice, ItemsReport};
 use super::seat::{FrameContext, Seat};
+
+mod builder;
+pub use builder::{SessionBuilder, SessionError};
 
 /// Pieces that appear for one player in a game, while none appears for the other, before a 2-player mode
 /// counts as not reached (the menus started a 1P game). A person's piece counts as soon as it appears, so a
@@ -51,15 +55,31 @@ pub struct Outcome {
     pub frame: u64,
 }
 
-/// What phase the session is in.
+/// Where the session stands. [`Session::step_frame`] runs one function per phase; the phases of a game
+/// (opening, play, game over) are read again from calibration and the outcome at the start of every frame.
 #[derive(Clone, Debug)]
 enum Phase {
-    /// Running the menu script.
-    Menu(MenuRunner),
-    /// Script done; waiting for a first controllable piece.
-    Ready { waited: u32 },
-    /// Playing.
+    /// From power-on: the `[menu]` script walks the title and the mode select.
+    Boot(MenuRunner),
+    /// A script ended (done, failed, or left to the person): the menus are the game's or the person's
+    /// until a first pair falls, which starts a game.
+    Menus { waited: u32 },
+    /// A game, while calibration is on and unsettled: it drives the opening pieces of each bot's seat and
+    /// the bots play only the seats it hands back; the health check waits for the settled contract.
+    Opening,
+    /// A game on a settled contract (or with calibration off): the bots play and the contract is checked.
     Play,
+    /// The game ended and no restart script runs: the session watches until a person starts another.
+    GameOver,
+    /// After a game over, or to leave a game in the wrong mode: the `[restart]` script walks to the next game.
+    NextGame(MenuRunner),
+}
+
+impl Phase {
+    /// A game is under way (or over and on screen): the pads are the bots' and the person's, not a script's.
+    fn in_game(&self) -> bool {
+        matches!(self, Phase::Opening | Phase::Play | Phase::GameOver)
+    }
 }
 
 /// A game in progress on a machine.
@@ -111,7 +131,7 @@ pub struct Session<M: Machine> {
     /// Frames in a row, while abandoning, in which no piece could move by either the decoder or
     /// calibration's reading: the wrong game is over even when the decoder cannot yet read the field.
     abandon_idle: u32,
-    /// The scripts wait before their last Start for the person's ([`Session::set_hold_for_start`]).
+    /// The scripts wait before their last Start for the person's ([`SessionBuilder::hold_for_start`]).
     hold_for_start: bool,
     /// The items option asked for (`--items`), set by the scripts and confirmed by the deal.
     items: Option<ItemsChoice>,
@@ -134,65 +154,16 @@ impl<M: Machine> std::fmt::Debug for Session<M> {
 }
 
 impl<M: Machine> Session<M> {
-    /// A session on `machine` (at power-on unless `walk_menu` is false), reading RAM with `map`.
-    /// `seats` must follow the order of the `[[player]]` tables.
-    pub fn new(machine: M, map: AddressFile, mode: Mode, seats: Vec<Seat>, walk_menu: bool) -> Session<M> {
-        let phase = if walk_menu { Phase::Menu(MenuRunner::new(map.menu.steps.clone())) } else { Phase::Play };
-        let ready_timeout = map.menu.ready_timeout;
-        let map_spawn = map.movement.spawn;
-        let mut seats = seats;
-        for s in &mut seats {
-            s.set_moves(moves_of(&map.movement));
-            s.set_next_lag(map.timing.next_lag);
-        }
-        Session {
-            machine,
-            decoder: Decoder::new(map),
-            mode,
-            seats,
-            keyboard: [0; 2],
-            phase,
-            ready_timeout,
-            rules: rules_for(&map_spawn),
-            frames: 0,
-            started: Instant::now(),
-            outcome: None,
-            menu_error: None,
-            last: None,
-            wait_for_bots: false,
-            calibration: None,
-            rom_sha1: String::new(),
-            calibrated: false,
-            calibration_failed_logged: false,
-            // Without the menus the person starts the game: the session counts it from the first frame.
-            matches: MatchState::new(!walk_menu),
-            relearned: Vec::new(),
-            health_stop: None,
-            health_cause: None,
-            log_health_stop: true,
-            game_start_pieces: Vec::new(),
-            mode_confirmed: false,
-            mode_attempts: 0,
-            abandoning: false,
-            abandon_idle: 0,
-            hold_for_start: false,
-            items: None,
-            items_confirmed: false,
-            colors: None,
-            colors_confirmed: false,
-        }
+    /// The set-up of a session on `machine`, reading RAM with `map`: options, then
+    /// [`SessionBuilder::build`]. `seats` must follow the order of the `[[player]]` tables.
+    pub fn builder(machine: M, map: AddressFile, mode: Mode, seats: Vec<Seat>) -> SessionBuilder<M> {
+        SessionBuilder::new(machine, map, mode, seats)
     }
 
     /// The failed health check that stopped the bots, if any: the fact, what was seen, and (through
     /// [`Fact::advice`]) what to do.
     pub fn health_failure(&self) -> Option<&Failure> {
         self.health_stop.as_ref()
-    }
-
-    /// Whether the failure that stops the bots is logged (on by default); a caller that reports it itself
-    /// turns it off.
-    pub fn set_log_health_stop(&mut self, on: bool) {
-        self.log_health_stop = on;
     }
 
     /// Facts the health check sent back to calibration to learn again, in order.
@@ -204,60 +175,6 @@ impl<M: Machine> Session<M> {
     /// settled and the health check has not failed.
     pub fn contract_healthy(&self) -> bool {
         self.health_stop.is_none() && self.calibration.as_ref().is_none_or(|c| c.settled())
-    }
-
-    /// Sets the run's seed: `seed_wait` steps of the menu and restart scripts wait a number of frames
-    /// drawn from it (and the game's number), so the seed changes the deal. Call before the first frame.
-    pub fn set_seed(&mut self, seed: u64) {
-        self.matches.seed = Some(seed);
-        self.renew_menu_runner();
-    }
-
-    /// Builds the power-on menu runner again with the current settings (before the first frame).
-    fn renew_menu_runner(&mut self) {
-        if self.frames == 0 && matches!(self.phase, Phase::Menu(_)) {
-            self.phase = Phase::Menu(self.script_runner(self.script_steps(&self.decoder.map().menu.steps)));
-        }
-    }
-
-    /// Asks the menu scripts to set the items option (`--items`) and the deal to confirm it. Errors when the
-    /// address file does not say where the option is.
-    pub fn set_items(&mut self, choice: ItemsChoice) -> Result<(), String> {
-        if self.decoder.map().options.items.is_none() {
-            return Err(format!(
-                "--items {}: the address file ({}) does not say where the game keeps its items option \
-                 ([options.items]), so the menu script cannot set it; set it on the game's menus yourself in the \
-                 window (`puyobot play --no-menu`), or add [options.items] (docs/address-files.md)",
-                choice.name(),
-                self.decoder.map().meta.name
-            ));
-        }
-        self.items = Some(choice);
-        self.renew_menu_runner();
-        Ok(())
-    }
-
-    /// Asks the menu scripts to set the number of colours (`--colors`) and the deal to confirm it. Errors
-    /// when the address file does not say where the option is, or the game does not offer that many.
-    pub fn set_colors(&mut self, count: u8) -> Result<(), String> {
-        let map = self.decoder.map();
-        let Some(option) = &map.options.colors else {
-            return Err(format!(
-                "--colors {count}: the address file ({}) does not say where the game keeps its number of colours \
-                 ([options.colors]), so the menu script cannot set it; set it on the game's menus yourself in the \
-                 window (`puyobot play --no-menu`), or add [options.colors] (docs/address-files.md)",
-                map.meta.name
-            ));
-        };
-        if !option.counts.contains(&count) {
-            return Err(format!(
-                "--colors {count}: the game offers {:?} colours ([options.colors] counts)",
-                option.counts
-            ));
-        }
-        self.colors = Some(count);
-        self.renew_menu_runner();
-        Ok(())
     }
 
     /// `steps` of a menu or restart script with the options asked for set before the game starts.
@@ -318,35 +235,14 @@ impl<M: Machine> Session<M> {
         self.colors_confirmed |= self.colors.is_some() && colors_ok;
     }
 
-    /// After a game over, start the next game with the address file's `[restart]` script (when it has
-    /// one). Off (the default), the session stays at the game over.
-    pub fn set_restart(&mut self, restart: bool) {
-        self.matches.restart = restart;
-    }
-
     /// Whether the address file has a `[restart]` script.
     pub fn can_restart(&self) -> bool {
         self.decoder.map().restart.is_some()
     }
 
-    /// In a window: when a `seek` step of a script finds no button that sets its byte, stop the script
-    /// and leave the menus to the person (the bots take over when a pair falls) rather than go on.
-    /// Call before the first frame.
-    pub fn set_manual_menu_fallback(&mut self, on: bool) {
-        self.matches.manual_fallback = on;
-        self.renew_menu_runner();
-    }
-
-    /// A person on pad 1 starts each game: the menu and restart scripts stop before their last Start
-    /// press until the person presses Start on pad 1 (`vs-human` in a window). Call before the first frame.
-    pub fn set_hold_for_start(&mut self, on: bool) {
-        self.hold_for_start = on;
-        self.renew_menu_runner();
-    }
-
     /// Whether a script is waiting for the person to press Start on pad 1.
     pub fn awaiting_start(&self) -> bool {
-        matches!(&self.phase, Phase::Menu(r) if r.holding())
+        matches!(&self.phase, Phase::Boot(r) | Phase::NextGame(r) if r.holding())
     }
 
     /// The games that ended, in order.
@@ -400,7 +296,7 @@ impl<M: Machine> Session<M> {
             && let Some(r) = self.decoder.map().restart.clone()
         {
             self.ready_timeout = r.ready_timeout;
-            self.phase = Phase::Menu(self.script_runner(self.script_steps(&r.steps)));
+            self.phase = Phase::NextGame(self.script_runner(self.script_steps(&r.steps)));
         }
     }
 
@@ -431,21 +327,14 @@ impl<M: Machine> Session<M> {
             s.stats.topped_out = false;
         }
         self.ready_timeout = r.ready_timeout;
-        self.phase = Phase::Menu(self.script_runner(self.script_steps(&r.steps)));
+        self.phase = Phase::NextGame(self.script_runner(self.script_steps(&r.steps)));
     }
 
     /// The message for a script that ended without reaching the game.
     fn script_failed(&mut self, msg: String) {
         log::warn!("{msg}");
         self.menu_error = Some(msg);
-        self.phase = Phase::Ready { waited: 0 };
-    }
-
-    /// Turns self-calibration on (`Some`) or off for this session; `rom_sha1` names the ROM in the
-    /// sources of learned entries.
-    pub fn set_calibration(&mut self, calibration: Option<OnlineCalibration>, rom_sha1: &str) {
-        self.calibration = calibration;
-        self.rom_sha1 = rom_sha1.to_string();
+        self.phase = Phase::Menus { waited: 0 };
     }
 
     /// The session's calibration, when on.
@@ -493,14 +382,17 @@ impl<M: Machine> Session<M> {
 
     /// True while the menu script or the wait for the first piece runs.
     pub fn in_menus(&self) -> bool {
-        !matches!(self.phase, Phase::Play)
+        !self.phase.in_game()
     }
 
-    /// Makes the frame loop wait for a bot's answer when the driver would act on it (headless runs):
-    /// games then replay identically however long the bots think. Off (the window's default), a late
-    /// answer just lets the pair fall further.
-    pub fn set_wait_for_bots(&mut self, wait: bool) {
-        self.wait_for_bots = wait;
+    /// Hands the session to an unattended runner of this crate (headless, soak): the frame loop waits for
+    /// the bots' answers, so a game replays identically however long they think; `reports_health` leaves
+    /// the report of a health stop to the runner (it is not logged); `restart` starts each next game with
+    /// the `[restart]` script whatever the set-up said.
+    pub(crate) fn run_unattended(&mut self, reports_health: bool, restart: bool) {
+        self.wait_for_bots = true;
+        self.log_health_stop &= !reports_health;
+        self.matches.restart |= restart;
     }
 
     /// Holds `buttons` (raw NES bits) on 0-based `pad` for a person; they mix with a bot's by OR.
@@ -547,137 +439,180 @@ impl<M: Machine> Session<M> {
         }
     }
 
-    /// Runs one frame: decide the pads from RAM, then clock the machine.
+    /// Runs one frame: decide the pads from RAM with the function of the current phase, let calibration
+    /// see the frame (and hand over what it learned), then clock the machine.
     pub fn step_frame(&mut self) -> Result<(), EmuError> {
-        // Closed-loop menu steps need to know whether the game has started.
-        let before_play = match self.phase {
-            Phase::Menu(_) | Phase::Ready { .. } => {
-                let snap = self.decoder.decode(self.machine.ram());
-                let falling = self.pair_falling(&snap);
-                Some((snap, falling))
-            }
-            Phase::Play => None,
-        };
-        let menu_sees_play = before_play.as_ref().is_some_and(|(_, f)| *f);
-        let mut pads = match &mut self.phase {
-            Phase::Menu(runner) => {
-                runner.person_pad(self.keyboard[0]);
-                let status = runner.step(self.machine.ram(), menu_sees_play);
-                let script = if self.matches.begun == 0 { "menu" } else { "restart" };
-                if !matches!(status, MenuStatus::Running(_)) {
-                    self.matches.seed_wait += runner.seed_waits().iter().sum::<u32>();
-                }
-                match status {
-                    MenuStatus::Running(p) => p,
-                    MenuStatus::Done => {
-                        self.phase = Phase::Ready { waited: 0 };
-                        [0; 2]
-                    }
-                    MenuStatus::TimedOut { step } => {
-                        self.script_failed(format!("{script} script: step {step} did not reach its goal in time"));
-                        [0; 2]
-                    }
-                    MenuStatus::SeekFailed { step, addr, goal } => {
-                        self.script_failed(format!(
-                            "{script} script: step {step}: no button set ${addr:04X} to {goal}; drive the menus \
-                             with the keys (the bots take over when a pair falls)"
-                        ));
-                        [0; 2]
-                    }
-                }
-            }
-            Phase::Ready { waited } => {
-                let (snap, falling) = match before_play {
-                    Some(s) => s,
-                    None => (self.decoder.decode(self.machine.ram()), false),
-                };
-                if falling {
-                    self.phase = Phase::Play;
-                    self.menu_error = None;
-                    self.begin_game(true);
-                    self.play_frame(snap)
-                } else {
-                    *waited += 1;
-                    if *waited == self.ready_timeout && self.menu_error.is_none() {
-                        let msg = format!(
-                            "no falling pair {} frames after the menu script; play the menus yourself (or fix the \
-                             [menu] steps of the address file)",
-                            self.ready_timeout
-                        );
-                        log::warn!("{msg}");
-                        self.menu_error = Some(msg);
-                    }
-                    self.last = Some(snap);
-                    [0; 2]
-                }
-            }
-            Phase::Play => {
-                let snap = self.decoder.decode(self.machine.ram());
-                self.play_frame(snap)
-            }
+        if self.phase.in_game() {
+            self.phase = self.game_phase();
+        }
+        let mut pads = match self.phase {
+            Phase::Boot(_) | Phase::NextGame(_) => self.script_frame(),
+            Phase::Menus { .. } => self.menus_frame(),
+            Phase::Opening => self.opening_frame(),
+            Phase::Play => self.play_frame(),
+            Phase::GameOver => self.game_over_frame(),
         };
         for (p, k) in pads.iter_mut().zip(self.keyboard) {
             *p |= k;
         }
-        if let Some(cal) = self.calibration.as_mut() {
-            cal.observe(&Frame { ram: self.machine.ram(), pads });
-            if let Some(learned) = cal.take_learned(&self.rom_sha1) {
-                // The first learned file replaces the guesses; later ones only add colours (in the same
-                // model order), so the pieces under way keep their plans.
-                if !std::mem::replace(&mut self.calibrated, true) {
-                    log::info!("calibration settled; reading RAM with the learned contract from now on");
-                    for s in &mut self.seats {
-                        s.reset_prediction();
-                    }
-                } else {
-                    // A prediction made with the codes just replaced (an item read as a pair before its code
-                    // was known) says nothing about the new contract: it is not checked.
-                    for s in &mut self.seats {
-                        s.forget_last_prediction();
-                    }
-                }
-                self.rules = rules_for(&learned.movement.spawn);
-                for s in &mut self.seats {
-                    s.set_moves(moves_of(&learned.movement));
-                    s.set_next_lag(learned.timing.next_lag);
-                }
-                log::debug!(
-                    "calibration: reading RAM with colours {:?} (empty {})",
-                    learned.codes.colors,
-                    learned.codes.empty
-                );
-                self.decoder = self.decoder.replaced_by(learned);
-            } else if cal.failed()
-                && let Some(cause) = self.health_cause.take()
-            {
-                // Learning again after a failed health check did not settle: the health failure is the
-                // cause to report, with what calibration could not learn.
-                let seen =
-                    format!("{}; learning the contract again did not settle ({})", cause.seen, cal.report().state);
-                self.stop_bots(Failure { seen, ..cause });
-            } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
-                log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
-            } else if cal.unsettled_again() {
-                self.calibrated = false;
-                log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
-            }
-        }
+        self.calibration_frame(pads);
         // Pad faults (a host's, when it injects them) belong to play, not to the scripted menus.
-        self.machine.set_in_play(matches!(self.phase, Phase::Play));
+        self.machine.set_in_play(self.phase.in_game());
         self.machine.set_pads(pads);
         self.machine.clock_frame()?;
         self.frames += 1;
         Ok(())
     }
 
-    fn play_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+    /// The phase of a game under way: the opening while calibration is unsettled, else play until an
+    /// outcome, then game over.
+    fn game_phase(&self) -> Phase {
+        if self.calibration.as_ref().is_some_and(|c| !c.settled()) {
+            Phase::Opening
+        } else if self.outcome.is_some() {
+            Phase::GameOver
+        } else {
+            Phase::Play
+        }
+    }
+
+    /// RAM decoded for a frame before play, and whether a pair falls (closed-loop menu steps need to know
+    /// whether the game has started).
+    fn decode_before_play(&mut self) -> (Snapshot, bool) {
+        let snap = self.decoder.decode(self.machine.ram());
+        let falling = self.pair_falling(&snap);
+        (snap, falling)
+    }
+
+    /// [`Phase::Boot`] and [`Phase::NextGame`]: one frame of the menu or restart script.
+    fn script_frame(&mut self) -> [u8; 2] {
+        let (_, falling) = self.decode_before_play();
+        let (Phase::Boot(runner) | Phase::NextGame(runner)) = &mut self.phase else { return [0; 2] };
+        runner.person_pad(self.keyboard[0]);
+        let status = runner.step(self.machine.ram(), falling);
+        let script = if self.matches.begun == 0 { "menu" } else { "restart" };
+        if !matches!(status, MenuStatus::Running(_)) {
+            self.matches.seed_wait += runner.seed_waits().iter().sum::<u32>();
+        }
+        match status {
+            MenuStatus::Running(p) => p,
+            MenuStatus::Done => {
+                self.phase = Phase::Menus { waited: 0 };
+                [0; 2]
+            }
+            MenuStatus::TimedOut { step } => {
+                self.script_failed(format!("{script} script: step {step} did not reach its goal in time"));
+                [0; 2]
+            }
+            MenuStatus::SeekFailed { step, addr, goal } => {
+                self.script_failed(format!(
+                    "{script} script: step {step}: no button set ${addr:04X} to {goal}; drive the menus \
+                     with the keys (the bots take over when a pair falls)"
+                ));
+                [0; 2]
+            }
+        }
+    }
+
+    /// [`Phase::Menus`]: waits for a first falling pair, which begins a game and plays its first frame.
+    fn menus_frame(&mut self) -> [u8; 2] {
+        let (snap, falling) = self.decode_before_play();
+        if falling {
+            self.menu_error = None;
+            self.begin_game(true);
+            self.phase = self.game_phase();
+            return self.game_frame(snap);
+        }
+        let Phase::Menus { waited } = &mut self.phase else { return [0; 2] };
+        *waited += 1;
+        if *waited == self.ready_timeout && self.menu_error.is_none() {
+            let msg = format!(
+                "no falling pair {} frames after the menu script; play the menus yourself (or fix the \
+                 [menu] steps of the address file)",
+                self.ready_timeout
+            );
+            log::warn!("{msg}");
+            self.menu_error = Some(msg);
+        }
+        self.last = Some(snap);
+        [0; 2]
+    }
+
+    /// [`Phase::Opening`]: calibration drives the opening pieces; the seats it hands back play.
+    fn opening_frame(&mut self) -> [u8; 2] {
+        let snap = self.decoder.decode(self.machine.ram());
+        self.game_frame(snap)
+    }
+
+    /// [`Phase::Play`]: the bots play and the contract is checked.
+    fn play_frame(&mut self) -> [u8; 2] {
+        let snap = self.decoder.decode(self.machine.ram());
+        self.game_frame(snap)
+    }
+
+    /// [`Phase::GameOver`]: the fields stay watched; a person starting another game begins it.
+    fn game_over_frame(&mut self) -> [u8; 2] {
+        let snap = self.decoder.decode(self.machine.ram());
+        self.game_frame(snap)
+    }
+
+    /// Calibration sees the frame's RAM and pads. What it learned reaches the session here, through
+    /// [`OnlineCalibration::take_learned`] and nowhere else: the first learned contract replaces the
+    /// guesses, and a fact learned after settling reaches the decoder the same frame.
+    fn calibration_frame(&mut self, pads: [u8; 2]) {
+        let Some(cal) = self.calibration.as_mut() else { return };
+        cal.observe(&Frame { ram: self.machine.ram(), pads });
+        if let Some(learned) = cal.take_learned(&self.rom_sha1) {
+            // The first learned file replaces the guesses; later ones only add colours (in the same
+            // model order), so the pieces under way keep their plans.
+            if !std::mem::replace(&mut self.calibrated, true) {
+                log::info!("calibration settled; reading RAM with the learned contract from now on");
+                for s in &mut self.seats {
+                    s.reset_prediction();
+                }
+            } else {
+                // A prediction made with the codes just replaced (an item read as a pair before its code
+                // was known) says nothing about the new contract: it is not checked.
+                for s in &mut self.seats {
+                    s.forget_last_prediction();
+                }
+            }
+            self.rules = rules_for(&learned.movement.spawn);
+            for s in &mut self.seats {
+                s.set_moves(moves_of(&learned.movement));
+                s.set_next_lag(learned.timing.next_lag);
+            }
+            log::debug!(
+                "calibration: reading RAM with colours {:?} (empty {})",
+                learned.codes.colors,
+                learned.codes.empty
+            );
+            self.decoder = self.decoder.replaced_by(learned);
+        } else if cal.failed()
+            && let Some(cause) = self.health_cause.take()
+        {
+            // Learning again after a failed health check did not settle: the health failure is the
+            // cause to report, with what calibration could not learn.
+            let seen = format!("{}; learning the contract again did not settle ({})", cause.seen, cal.report().state);
+            self.stop_bots(Failure { seen, ..cause });
+        } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
+            log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());
+        } else if cal.unsettled_again() {
+            self.calibrated = false;
+            log::warn!("calibration: a contradiction unsettled the contract; the opening drives again");
+        }
+    }
+
+    /// One frame of a game (every game phase): each seat's bot or calibration's opening presses, then the
+    /// health, mode and options checks (not while calibrating or leaving a wrong-mode game) and the outcome.
+    fn game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
         let frame_start = Instant::now();
         let mut pads = [0u8; 2];
         let views = self.matches.nuisance.observe(self.last.as_ref(), &snap, &self.rules);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
-        let calibrating = self.calibration.as_ref().is_some_and(|c| !c.settled());
+        let calibrating = matches!(self.phase, Phase::Opening);
         let known_codes = self.calibration.as_ref().map_or(KnownCodes::ALL, |c| c.learner().known_codes());
         for (i, seat) in self.seats.iter_mut().enumerate() {
             seat.known_codes = known_codes;

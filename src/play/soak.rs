@@ -227,7 +227,7 @@ fn play_one<M: Machine>(
     samples: &mut Vec<SoakSample>,
     take_sample: &mut impl FnMut(&mut Clock, &Totals, &mut Vec<SoakSample>),
 ) {
-    session.set_wait_for_bots(true);
+    session.run_unattended(false, false);
     let start_frames = session.frames();
     let mut counted_mismatches = 0u64;
     loop {

@@ -2,8 +2,8 @@
 //!
 //! The window feeds each scripted event to its own key handler, exactly where a key event from the
 //! window system goes (bindings, pad bits, hot keys), so a test can play through the window's input
-//! path deterministically. Set `PUYOBOT_KEY_SCRIPT=FILE` for `puyobot play` or `puyobot record` in a
-//! window.
+//! path deterministically: `--key-script FILE` of `puyobot play`, `puyobot record` and `puyobot replay` in a
+//! window (reproducible demos, bug reports, the window tests).
 //!
 //! The file has one event per line, `FRAME KEY down|up`, e.g. `120 Enter down`: the event is delivered
 //! before frame `FRAME + 1` is emulated (frame 0 = before the first frame). `KEY` is a key name as in the

@@ -11,7 +11,7 @@
 //! - [`keys`]: key bindings as data (`[keys]` table of `config.toml`), and the key help.
 //! - [`audio`]: the console's sound through `cpal` (`[audio]` table).
 //! - [`gamepad`]: game controllers through `gilrs` for pad 1 (`[gamepad]` table).
-//! - [`key_script`]: scripted key events delivered on given frames (`PUYOBOT_KEY_SCRIPT`).
+//! - [`key_script`]: scripted key events delivered on given frames (`--key-script`).
 //! - [`font`]: a built-in 5×7 bitmap font.
 //! - [`hud`]: composes the window's picture: the NES frame, the player panels and status line around
 //!   it, the optional ghost overlay, the help page.

@@ -48,9 +48,19 @@ pub fn guessed_folder(dir: &Path) -> PathBuf {
     out
 }
 
-/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json --speed 10 --fast ARGS…`,
-/// which must succeed; its JSON report. These runs test calibration and the contract, not the bot's
-/// strength: the two-ply search (`--fast`) plays them at a fraction of the full search's cost.
+/// The settings the calibration tests' assertions (chains built, pieces placed, the chain bot's win) rely
+/// on, given as flags so that neither `./config.toml` nor a retune of the defaults changes them: no
+/// configuration file, full speed, full strength, `chain` on pad 1 (and [`PINNED_P2`] in 2-player modes),
+/// and the two-ply search (`--fast`): these runs test calibration and the contract, not the bot's strength,
+/// and the two-ply search plays them at a fraction of the full search's cost.
+pub const PINNED: [&str; 9] =
+    ["--config", "/dev/null", "--speed", "10", "--strength", "10", "--p1-ai", "chain", "--fast"];
+
+/// The bot on pad 2, pinned in 2-player modes (`--p2-ai` is refused in Endless).
+pub const PINNED_P2: [&str; 2] = ["--p2-ai", "classic"];
+
+/// `puyobot play --rom ROM --allow-unknown-rom --addresses DIR --headless --json` with the settings pinned
+/// ([`PINNED`]) and `ARGS…`, which must succeed; its JSON report.
 pub fn play_json(rom: &Path, addresses: &Path, args: &[&str]) -> Value {
     let (ok, json, stderr) = play_outcome(rom, addresses, args);
     assert!(ok, "puyobot play {args:?} failed: {stderr}");
@@ -67,7 +77,9 @@ pub fn play_outcome(rom: &Path, addresses: &Path, args: &[&str]) -> (bool, Optio
         .arg("--allow-unknown-rom")
         .arg("--addresses")
         .arg(addresses)
-        .args(["--headless", "--json", "--speed", "10", "--fast"])
+        .args(["--headless", "--json"])
+        .args(PINNED)
+        .args(if args.windows(2).any(|w| w == ["--mode", "endless"]) { &[][..] } else { &PINNED_P2[..] })
         .args(args)
         .output()
         .expect("run puyobot");

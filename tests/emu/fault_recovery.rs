@@ -89,8 +89,11 @@ fn faults_leave_the_menus_alone_so_the_game_is_the_one_asked_for() {
         seat_cfg.threaded = false;
         let seats = seats_for(Mode::Endless, &map, &seat_cfg).expect("seats");
         let machine = FaultyPads::new(Emu::new(&image, true).expect("emulator"), spec, seed);
-        let mut s = Session::new(machine, map.clone(), Mode::Endless, seats, true);
-        s.set_seed(seed);
+        let mut s = Session::builder(machine, map.clone(), Mode::Endless, seats)
+            .walk_menu(true)
+            .seed(seed)
+            .build()
+            .expect("session");
         let limits = Limits { pieces: Some(4), ..Limits::default() };
         let r = headless::run(&mut s, limits, "puyolab.nes", seed, 10).expect("run");
         assert!(!r.stalled && r.players[0].pieces >= 4, "seed {seed}: {:?}", r.players[0]);

@@ -11,7 +11,7 @@ use puyobot::config::{Config, Mode};
 use puyobot::emu::{Emu, Machine, RomImage, pad};
 use puyobot::memmap::AddressSource;
 use puyobot::memmap::load::parse_address_file;
-use puyobot::play::{Session, seats_for};
+use puyobot::play::{Session, SessionBuilder, seats_for};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -113,9 +113,9 @@ fn the_same_seed_gives_the_same_games_and_another_seed_other_games() {
     assert_ne!(other["ram_hash"], same["ram_hash"]);
 }
 
-/// A session on the built-in test cartridge as `puyobot play` builds it, with `map` (default: the
-/// mode's built-in file).
-fn lab_session(mode: Mode, map_text: Option<&str>) -> Session<Emu> {
+/// The set-up of a session on the built-in test cartridge as `puyobot play` builds it, with `map`
+/// (default: the mode's built-in file); each test adds its options.
+fn lab_builder(mode: Mode, map_text: Option<&str>) -> SessionBuilder<Emu> {
     let image = RomImage::from_path(&root().join("src/labcart/puyolab.nes")).expect("the labcart ROM");
     let source = AddressSource::Builtin;
     let catalog = source.catalog().expect("roms.toml");
@@ -131,14 +131,13 @@ fn lab_session(mode: Mode, map_text: Option<&str>) -> Session<Emu> {
     cfg.bots.p2 = "greedy".into();
     cfg.play.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
-    Session::new(Emu::new(&image, true).expect("emulator"), map, mode, seats, true)
+    Session::builder(Emu::new(&image, true).expect("emulator"), map, mode, seats).walk_menu(true)
 }
 
 /// Walks the menus with `seed` and returns the labcart's game seed ($009E/$009F, the frame counter at
 /// the Start that began the game) and the first pairs dealt.
 fn deal(seed: u64) -> (u16, [u8; 4]) {
-    let mut s = lab_session(Mode::Endless, None);
-    s.set_seed(seed);
+    let mut s = lab_builder(Mode::Endless, None).seed(seed).build().expect("session");
     let mut guard = 0;
     while s.in_menus() {
         s.step_frame().expect("frame");
@@ -250,8 +249,7 @@ fn in_a_window_a_failed_seek_leaves_the_menus_to_the_keys_and_the_bots_take_over
         "  { press = [\"RIGHT\"], frames = 1, note = \"MODE: 1P ENDLESS -> 2P\" },",
         "  { seek = { addr = 0x006F, equals = 5 }, buttons = [\"RIGHT\"], presses = 2 },",
     );
-    let mut s = lab_session(Mode::AiVsAi, Some(&text));
-    s.set_manual_menu_fallback(true);
+    let mut s = lab_builder(Mode::AiVsAi, Some(&text)).manual_menu_fallback(true).build().expect("session");
     let mut frames = 0;
     while s.menu_error.is_none() {
         s.step_frame().expect("frame");

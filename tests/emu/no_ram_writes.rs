@@ -26,7 +26,7 @@ fn session(image: &RomImage, mode: Mode) -> Session<Recorder<Emu>> {
     cfg.play.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     let machine = Recorder::new(Emu::new(image, true).expect("emulator"), true);
-    Session::new(machine, map, mode, seats, true)
+    Session::builder(machine, map, mode, seats).walk_menu(true).build().expect("session")
 }
 
 #[test]

@@ -34,9 +34,16 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
     cfg.play.speed = speed;
     cfg.bots.p1 = bots[0].into();
     cfg.bots.p2 = bots[1].into();
+    // Pinned rather than the defaults: the chain-building and winner assertions rely on full strength and
+    // on the seed of the deal.
+    cfg.bots.strength = puyobot::ai::Levels::parse("10").expect("strength");
+    cfg.play.seed = 1;
     cfg.play.threaded_bots = threaded;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
-    Session::new(Emu::new(image, true).expect("emulator"), map, mode, seats, true)
+    Session::builder(Emu::new(image, true).expect("emulator"), map, mode, seats)
+        .walk_menu(true)
+        .build()
+        .expect("session")
 }
 
 fn endless(name: &str) -> Summary {

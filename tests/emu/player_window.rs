@@ -9,6 +9,12 @@ use puyobot::ui::session_view::WindowSession;
 use puyobot::ui::{FRAME_RGBA_LEN, PAD_A, PAD_START, Viewable};
 
 fn view(mode: Mode) -> WindowSession {
+    view_with(mode, false)
+}
+
+/// A window session; `person_starts`: the scripts hold for the person's Start and games restart, as
+/// `puyobot play --mode vs-human` sets up.
+fn view_with(mode: Mode, person_starts: bool) -> WindowSession {
     let image: RomImage = rom::labcart().expect("built-in labcart");
     let source = AddressSource::Builtin;
     let known = source.catalog().unwrap().identify(&image).unwrap().clone();
@@ -22,7 +28,13 @@ fn view(mode: Mode) -> WindowSession {
     cfg.play.threaded_bots = true;
     let seats = seats_for(mode, &map, &cfg.seat_config()).unwrap();
     let states = std::env::temp_dir().join(format!("puyobot-player-window-states-{}-{mode}", std::process::id()));
-    WindowSession::with_state_dir(Session::new(Emu::new(&image, false).unwrap(), map, mode, seats, true), &states)
+    let session = Session::builder(Emu::new(&image, false).unwrap(), map, mode, seats)
+        .walk_menu(true)
+        .hold_for_start(person_starts)
+        .restart(person_starts)
+        .build()
+        .unwrap();
+    WindowSession::with_state_dir(session, &states)
 }
 
 #[test]
@@ -97,8 +109,7 @@ fn vs_human_starts_with_the_person_on_pad_1() {
 
 #[test]
 fn vs_human_waits_for_the_person_s_start_then_the_game_starts_and_the_bot_plays() {
-    let mut v = view(Mode::VsHuman);
-    v.session.set_hold_for_start(true);
+    let mut v = view_with(Mode::VsHuman, true);
     // The labcart's script reaches its last Start within about 270 frames; the person takes a minute.
     for _ in 0..3600 {
         v.step_frame().unwrap();
@@ -130,7 +141,6 @@ fn vs_human_waits_for_the_person_s_start_then_the_game_starts_and_the_bot_plays(
     assert!(v.session.seats[1].stats.pieces > 0, "the bot on pad 2 plays: {:?}", v.session.seats[1]);
     assert!(v.session.menu_error.is_none(), "{:?}", v.session.menu_error);
     // The idle person tops out; with restarts on, the restart script waits for Start again.
-    v.session.set_restart(true);
     let waited = (0..20_000).find(|_| {
         v.step_frame().unwrap();
         v.session.awaiting_start()
@@ -164,7 +174,8 @@ fn the_play_command_runs_in_a_window_under_xvfb() {
         .arg(env!("CARGO_BIN_EXE_puyobot"))
         .args(["play", "--mode", "ai-vs-ai", "--emu-speed", "max", "--frames", "600", "--config", "/dev/null"])
         .args(["--p1-ai", "greedy", "--p2-ai", "greedy"])
-        .env("PUYOBOT_SCREENSHOT_ON_EXIT", &shot)
+        .arg("--screenshot-on-exit")
+        .arg(&shot)
         .env(
             "PUYOBOT_DATA_DIR",
             std::env::temp_dir().join(format!("puyobot-player-window-data-{}", std::process::id())),
@@ -194,7 +205,8 @@ fn vs_human_in_the_window_starts_when_the_person_presses_enter() {
         .arg(env!("CARGO_BIN_EXE_puyobot"))
         .args(["play", "--mode", "vs-human", "--emu-speed", "max", "--frames", "1500", "--config", "/dev/null"])
         .args(["--p2-ai", "greedy", "--record", &trace.display().to_string()])
-        .env("PUYOBOT_KEY_SCRIPT", &script)
+        .arg("--key-script")
+        .arg(&script)
         .env("PUYOBOT_DATA_DIR", dir.join("data"))
         .output()
         .expect("xvfb-run");

@@ -465,7 +465,7 @@ fn record_in_a_window_writes_the_same_format_under_xvfb() {
     assert_eq!(j["calibration"]["state"], "unsettled");
 }
 
-/// A keyboard person as a key script for the window (`PUYOBOT_KEY_SCRIPT`): Enter on the title; on the
+/// A keyboard person as a key script for the window (`--key-script`): Enter on the title; on the
 /// mode select `extra_menu` keys (e.g. Right to pick 2P), then Down / Up about; Enter; then `pieces`
 /// pairs on a fixed rhythm (the script cannot see RAM): a short wait, turns (X = A on the first eight
 /// pairs, Z = B after), a shift (some pairs pushed against the left wall first), and a soft drop long
@@ -524,7 +524,8 @@ fn record_keyboard(dir: &Path, script: &str, trace: &Path, extra: &[&str]) -> bo
         .arg(env!("CARGO_BIN_EXE_puyobot"))
         .args(["record", "--out", trace.to_str().expect("utf-8"), "--emu-speed", "max", "--config", "/dev/null"])
         .args(extra)
-        .env("PUYOBOT_KEY_SCRIPT", &keys)
+        .arg("--key-script")
+        .arg(&keys)
         .output()
         .expect("xvfb-run");
     drop(xvfb);

@@ -89,7 +89,10 @@ fn session(image: &RomImage, root: &std::path::Path) -> WindowSession {
     let seats = seats_for(Mode::AiVsAi, &map, &cfg.seat_config()).unwrap();
     let walk_menu = image.hash == labcart.hash;
     WindowSession::with_state_dir(
-        Session::new(Emu::new(image, false).unwrap(), map, Mode::AiVsAi, seats, walk_menu),
+        Session::builder(Emu::new(image, false).unwrap(), map, Mode::AiVsAi, seats)
+            .walk_menu(walk_menu)
+            .build()
+            .unwrap(),
         root,
     )
 }

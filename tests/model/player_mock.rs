@@ -22,7 +22,7 @@ fn session(mode: Mode, speed: u8) -> Session<MockGame> {
     cfg.play.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     let players = map.player.len();
-    Session::new(MockGame::new(players, 4, 7), map, mode, seats, false)
+    Session::builder(MockGame::new(players, 4, 7), map, mode, seats).build().expect("session")
 }
 
 #[test]
