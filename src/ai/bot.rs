@@ -13,13 +13,20 @@ use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Decision, Player, View};
 use crate::game::{Orientation, Placement};
 
+/// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`) and a
+/// uniformly random mover (`random`).
+#[cfg(not(any(test, feature = "test-support")))]
+pub const NAMES: [&str; 3] = ["classic", "chain", "random"];
+
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
-/// uniformly random mover (`random`) and the small two-ply [`super::greedy`] bot (`greedy`).
+/// uniformly random mover (`random`) and, in builds for tests (`test-support`), the small two-ply
+/// `greedy` bot, cheap enough for the emulator tests.
+#[cfg(any(test, feature = "test-support"))]
 pub const NAMES: [&str; 4] = ["classic", "chain", "random", "greedy"];
 
 /// The bots offered to people: in help texts, error messages and the documentation. The others of
-/// [`NAMES`] (`random`, a baseline, and `greedy`, cheap enough for the emulator tests) are still accepted
-/// everywhere, by every command and the configuration, but never listed.
+/// [`NAMES`] (`random`, a baseline) are still accepted everywhere, by every command and the configuration,
+/// but never listed.
 pub const OFFERED: [&str; 2] = ["classic", "chain"];
 
 /// Checks a bot name (for the command line): the name, or a message listing the offered bots.
@@ -52,7 +59,8 @@ enum Kind {
     Search,
     /// Any reachable placement, uniformly.
     Random,
-    /// The two-ply [`super::greedy`] bot.
+    /// The two-ply `greedy` bot (test builds only).
+    #[cfg(any(test, feature = "test-support"))]
     Greedy,
 }
 
@@ -87,6 +95,7 @@ impl Bot {
                 (Kind::Search, Evaluation::Chain(Box::new(e)), Some(config.ignition.clone()))
             }
             "random" => (Kind::Random, Evaluation::Flat, None),
+            #[cfg(any(test, feature = "test-support"))]
             "greedy" => (Kind::Greedy, Evaluation::Flat, None),
             _ => return Err(BotError::UnknownAi(name.into())),
         };
@@ -131,6 +140,7 @@ impl Bot {
         let seed: u64 = self.rng.random();
         match self.kind {
             Kind::Search => self.searched(view, start, seed),
+            #[cfg(any(test, feature = "test-support"))]
             Kind::Greedy => super::greedy::decide(view, start, &self.search.moves),
             Kind::Random => self.random(view, start),
         }

@@ -4,7 +4,7 @@
 //! - [`search`]: 2-ply search (current + next piece), optional sampled third ply;
 //! - [`beam`]: a narrow beam over sampled futures behind the 2-ply search;
 //! - [`eval`]: `classic` (the original Famicom bot) and `chain` (potential-chain builder);
-//! - [`greedy`]: a cheap two-ply bot for tests;
+//! - `greedy`: a cheap two-ply bot for tests (built with the `test-support` feature only);
 //! - [`ignition`]: when to fire;
 //! - [`choice`]: the `chain` bot's choice after the search, as a pipeline of named rules;
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
@@ -18,6 +18,7 @@ pub mod bot;
 pub mod choice;
 pub mod config;
 pub mod eval;
+#[cfg(any(test, feature = "test-support"))]
 pub mod greedy;
 pub mod ignition;
 pub mod last_pieces;

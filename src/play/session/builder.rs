@@ -270,6 +270,7 @@ mod tests {
             speed: 10,
             seed: 1,
             threaded: false,
+            budget: None,
         };
         let seats = crate::play::seats_for(Mode::Endless, &map, &cfg).expect("seats");
         Session::builder(MockGame::new(1, 4, 7), map, Mode::Endless, seats)
