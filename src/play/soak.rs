@@ -14,6 +14,9 @@ use crate::emu::Machine;
 
 use super::session::Session;
 
+/// Seconds of play after which memory must stay flat, in a run long enough for it (the search's fixed
+/// caches fill during the first games).
+const WARMUP_SECS: f64 = 30.0;
 /// How a soak runs.
 #[derive(Clone, Debug)]
 pub struct SoakOptions {
@@ -201,7 +204,10 @@ pub fn run<M: Machine>(
     if clock.start.elapsed() - clock.last_at >= Duration::from_secs(1) {
         take_sample(&mut clock, &totals, &mut samples);
     }
-    let warmup = (options.duration.as_secs_f64() * 0.1).max(options.sample_every.as_secs_f64());
+    // Warm-up: a tenth of the run, and at least WARMUP_SECS (up to half a short run): the full search's
+    // evaluation cache is a fixed table whose pages become resident as it fills, over the first games.
+    let total = options.duration.as_secs_f64();
+    let warmup = (total * 0.1).max(WARMUP_SECS.min(total * 0.5)).max(options.sample_every.as_secs_f64());
     SoakReport {
         memory_ratio: SoakReport::memory_ratio(&samples, warmup),
         samples,
