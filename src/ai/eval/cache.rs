@@ -13,6 +13,14 @@ use crate::game::{Field, Rules};
 /// Slots in the table: several decisions' worth of fields at the default search settings (4 MiB).
 const SLOTS: usize = 1 << 15;
 
+/// Tables kept from dropped caches, at most this many, for new caches to reuse.
+const MAX_SPARE_TABLES: usize = 4;
+
+/// The slot vectors of dropped caches. A run that builds new bots game after game (a soak, a match)
+/// reuses them instead of asking the allocator for 4 MiB each time, which a freed-and-reallocated table
+/// can leave resident twice over.
+static SPARE_TABLES: Mutex<Vec<Vec<Slot>>> = Mutex::new(Vec::new());
+
 /// One slot: the field it holds and its value.
 #[derive(Clone, Copy)]
 struct Slot {
@@ -60,11 +68,30 @@ impl FieldCache {
                 table.tag = tag;
             }
             if table.slots.is_empty() {
+                if table.slots.capacity() < SLOTS
+                    && let Some(spare) = SPARE_TABLES.lock().ok().and_then(|mut s| s.pop())
+                {
+                    table.slots = spare;
+                    table.slots.clear();
+                }
                 table.slots.resize(SLOTS, Slot { field: Field::new(), value: 0.0, used: false });
             }
             table.slots[index] = Slot { field: *field, value, used: true };
         }
         value
+    }
+}
+
+impl Drop for FieldCache {
+    fn drop(&mut self) {
+        let Ok(table) = self.table.get_mut() else { return };
+        let slots = std::mem::take(&mut table.slots);
+        if slots.capacity() >= SLOTS
+            && let Ok(mut spare) = SPARE_TABLES.lock()
+            && spare.len() < MAX_SPARE_TABLES
+        {
+            spare.push(slots);
+        }
     }
 }
 
@@ -105,6 +132,22 @@ fn fingerprint(field: &Field) -> u64 {
 mod tests {
     use super::*;
     use crate::game::{Cell, Color};
+
+    #[test]
+    fn a_table_reused_from_a_dropped_cache_holds_none_of_its_values() {
+        let rules = Rules::puyo1();
+        let f = Field::from_rows(&["RG....", "GB...."]);
+        for round in 0..3 {
+            let cache = FieldCache::new();
+            let mut computed = false;
+            let v = cache.get_or_insert(&f, &rules, 0, || {
+                computed = true;
+                f64::from(round)
+            });
+            assert!(computed, "round {round}: a new cache computes, whatever table it reuses");
+            assert_eq!(v, f64::from(round));
+        }
+    }
 
     #[test]
     fn a_stored_value_is_returned_without_computing_it_again() {
