@@ -35,6 +35,13 @@ pub enum Check {
         /// Cells that differ: (x, y, predicted, found).
         cells: Vec<(usize, usize, Cell, Cell)>,
     },
+    /// RAM differs only in cells holding a code no table lists (now, or in the field the prediction was
+    /// made from): the lock could not be read, so it neither holds nor breaks the prediction. Calibration
+    /// learns such codes (a link bit, a colour nobody listed); the seat counts them per code.
+    Unread {
+        /// Cells that differ: (x, y, predicted, found).
+        cells: Vec<(usize, usize, Cell, Cell)>,
+    },
 }
 
 /// Tracks one player's locks and counts mismatches.
@@ -89,8 +96,10 @@ impl Verifier {
         }
     }
 
-    /// The next piece became controllable: compares `field` (RAM) with the pending prediction.
-    pub fn on_spawn(&mut self, field: &Field, label: &str) -> Option<(Prediction, Check)> {
+    /// The next piece became controllable: compares `field` (RAM) with the pending prediction. `unread`
+    /// lists the cells (x, y) whose code no table knows, in `field` or in the field the prediction was
+    /// made from: differences there alone make [`Check::Unread`], not a mismatch.
+    pub fn on_spawn(&mut self, field: &Field, unread: &[(usize, usize)], label: &str) -> Option<(Prediction, Check)> {
         let mut p = self.pending.take()?;
         self.checks += 1;
         let mut check = compare(&p.after, field);
@@ -114,6 +123,19 @@ impl Verifier {
             self.moved_at_lock += 1;
         }
         self.nearby.clear();
+        let check = match check {
+            Check::Mismatch { cells } if cells.iter().all(|(x, y, ..)| unread.contains(&(*x, *y))) => {
+                let at: Vec<String> = cells.iter().map(|(x, y, ..)| format!("{x},{y}")).collect();
+                log::info!(
+                    "{label}: after {} at {} the field holds codes no table knows at column,row {}; not judged",
+                    p.piece,
+                    p.placement,
+                    at.join(" ")
+                );
+                Check::Unread { cells }
+            }
+            other => other,
+        };
         if let Check::Mismatch { cells } = &check {
             self.mismatches += 1;
             // The fields print as pictures; the cells as "column,row" in words.
@@ -175,12 +197,35 @@ mod tests {
         let pl = Placement::new(2, Orientation::Up);
         v.track(&f, piece, pl);
         let predicted = v.on_lock(&rules).unwrap().after;
-        assert_eq!(v.on_spawn(&predicted, "P1").unwrap().1, Check::Match { nuisance: 0 });
+        assert_eq!(v.on_spawn(&predicted, &[], "P1").unwrap().1, Check::Match { nuisance: 0 });
         v.track(&predicted, piece, pl);
         v.on_lock(&rules);
-        let (_, check) = v.on_spawn(&predicted, "P1").unwrap();
+        let (_, check) = v.on_spawn(&predicted, &[], "P1").unwrap();
         assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
         assert_eq!((v.checks, v.mismatches), (2, 1));
+    }
+
+    #[test]
+    fn differences_only_where_codes_are_unknown_are_unread_and_any_other_is_a_mismatch() {
+        let rules = Rules::puyo1();
+        let piece = Piece::Pair(Pair::new(Color::ALL[1], Color::ALL[1]));
+        let pl = Placement::new(2, Orientation::Right);
+        let mut v = Verifier::default();
+        v.track(&Field::new(), piece, pl);
+        v.on_lock(&rules);
+        // The pair lies on the floor at columns 2 and 3; RAM shows a code no table knows in both cells
+        // (a link bit), which the decoder reads as nuisance.
+        let found = Field::from_rows(&[".OO..."]);
+        let row = HEIGHT - 1;
+        let (_, check) = v.on_spawn(&found, &[(2, row), (3, row)], "P1").unwrap();
+        assert!(matches!(check, Check::Unread { ref cells } if cells.len() == 2));
+        assert_eq!(v.mismatches, 0);
+        // One differing cell whose code is known makes the whole lock a mismatch.
+        v.track(&Field::new(), piece, pl);
+        v.on_lock(&rules);
+        let (_, check) = v.on_spawn(&found, &[(2, row)], "P1").unwrap();
+        assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
+        assert_eq!(v.mismatches, 1);
     }
 
     #[test]

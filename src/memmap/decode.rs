@@ -84,6 +84,18 @@ impl ColorMap {
     }
 }
 
+/// A field cell whose code no table lists: column `x` (1..=6), row `y` (0..=13) and the code as read
+/// through the colour mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownCell {
+    /// Column, 1..=6.
+    pub x: u8,
+    /// Row, 0..=13.
+    pub y: u8,
+    /// The code, after the colour mask.
+    pub code: u8,
+}
+
 /// What the decoder made of one player's RAM in one frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerState {
@@ -93,6 +105,10 @@ pub struct PlayerState {
     pub current: Option<Piece>,
     /// The current piece holds a code the file does not list, given a free colour class on the spot.
     pub current_assigned: bool,
+    /// The current piece's raw bytes (pivot, child), to name a code in messages.
+    pub current_codes: (u8, u8),
+    /// Field cells holding a code no table lists (read as nuisance until calibration learns the code).
+    pub unknown_cells: Vec<UnknownCell>,
     /// The next piece, when the bytes hold one.
     pub next: Option<Piece>,
     /// Pivot column as stored (1..=6 when valid).
@@ -211,7 +227,7 @@ impl Decoder {
             v
         });
         let layout = p.field.clone();
-        let field = self.decode_field(ram, &layout);
+        let (field, unknown_cells) = self.decode_field(ram, &layout);
         let orientation = orientation_of(&self.map.orientation, raw_orientation);
         let current = self.piece(cur_pivot, cur_child);
         let current_assigned = match current {
@@ -234,6 +250,8 @@ impl Decoder {
             field,
             current,
             current_assigned,
+            current_codes: (cur_pivot, cur_child),
+            unknown_cells,
             next,
             x,
             y,
@@ -248,41 +266,50 @@ impl Decoder {
         }
     }
 
-    fn decode_field(&mut self, ram: &[u8; 2048], layout: &super::schema::FieldLayout) -> Field {
+    fn decode_field(&mut self, ram: &[u8; 2048], layout: &super::schema::FieldLayout) -> (Field, Vec<UnknownCell>) {
         let mut field = Field::new();
+        let mut unknown = Vec::new();
         for y in 0..HEIGHT {
             for x in 1..=WIDTH {
                 let raw = byte(ram, layout.cell_addr(x, y));
-                let cell = self.cell(raw);
+                let (cell, known) = self.classify(raw);
+                if !known {
+                    unknown.push(UnknownCell { x: x as u8, y: y as u8, code: raw & self.map.codes.color_mask });
+                }
                 if cell != Cell::Empty {
                     field.set(x, y, cell);
                 }
             }
         }
-        field
+        (field, unknown)
     }
 
     /// The meaning of a raw field code.
     pub fn cell(&mut self, raw: u8) -> Cell {
+        self.classify(raw).0
+    }
+
+    /// The meaning of a raw field code, and whether a table lists it (an unknown code reads as nuisance:
+    /// something occupies the cell, and the model must not drop puyos through it).
+    fn classify(&mut self, raw: u8) -> (Cell, bool) {
         let c = &self.map.codes;
         let raw = raw & c.color_mask;
         if raw == c.empty {
-            return Cell::Empty;
+            return (Cell::Empty, true);
         }
         if raw == c.nuisance {
-            return Cell::Nuisance;
+            return (Cell::Nuisance, true);
         }
         if let Some(color) = self.colors.get(raw) {
-            return Cell::Color(color);
+            return (Cell::Color(color), true);
         }
         if raw == c.wall || raw == c.big_puyo || raw == c.carbuncle {
-            // Something occupies the cell: reading it as empty would let the model drop puyos through it.
             let what = if raw == c.wall { "wall" } else { "item" };
             self.colors.warn_once(raw, format!("{what} code {raw} inside the field; read as nuisance"));
-            return Cell::Nuisance;
+            return (Cell::Nuisance, true);
         }
         self.colors.warn_once(raw, format!("unknown field code {raw}; read as nuisance until a piece shows it"));
-        Cell::Nuisance
+        (Cell::Nuisance, false)
     }
 
     /// The piece two raw bytes describe, if any.

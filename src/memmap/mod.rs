@@ -9,7 +9,7 @@ pub mod mode;
 pub mod schema;
 
 pub use catalog::{AddressSource, Catalog, CatalogError, KnownRom};
-pub use decode::{ColorMap, Decoder, PlayerState, Snapshot};
+pub use decode::{ColorMap, Decoder, PlayerState, Snapshot, UnknownCell};
 pub use load::{AddressFileError, parse_address_file};
 pub use mode::Mode;
 pub use schema::{AddressFile, Movement, Turn, XyTracks};

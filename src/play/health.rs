@@ -25,6 +25,11 @@ pub const WINDOW: usize = 12;
 /// frame, a pad glitch; three in twelve pieces is a wrong fact).
 pub const FAILURES: usize = 3;
 
+/// Locks in which the same unknown code may show before health fails naming it: calibration learns a
+/// code from the first lock that shows it (a link bit, a colour or item nobody listed), so a code that
+/// keeps coming back is one it cannot learn.
+pub const UNREAD_REPEATS: u32 = 3;
+
 /// A fact of the cartridge's contract that a failing check points at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -143,6 +148,9 @@ pub struct HealthCounts {
     pub locks_checked: u64,
     /// Of those, the ones RAM did not match.
     pub locks_mismatched: u64,
+    /// Locks not judged: RAM differed from the prediction only where a code no table lists was read (or
+    /// the piece itself was read with a guessed code). Calibration learns such codes from the lock.
+    pub locks_unread: u64,
     /// Pieces that spawned while the seat's bot was on.
     pub pieces_spawned: u64,
     /// Of those, the ones the bot was asked about (both pairs readable).
@@ -162,6 +170,7 @@ impl HealthCounts {
     pub fn add(&mut self, o: &HealthCounts) {
         self.locks_checked += o.locks_checked;
         self.locks_mismatched += o.locks_mismatched;
+        self.locks_unread += o.locks_unread;
         self.pieces_spawned += o.pieces_spawned;
         self.pieces_asked += o.pieces_asked;
         self.presses += o.presses;
@@ -185,6 +194,8 @@ struct PieceRecord {
     lock_matched: Option<bool>,
     /// The driver gave up on this piece: the game kept refusing what the movement model allows.
     gave_up: bool,
+    /// The previous lock could not be judged: it showed codes no table lists.
+    lock_unread: bool,
 }
 
 /// The checks of one seat.
@@ -194,6 +205,10 @@ pub struct SeatHealth {
     recent: VecDeque<PieceRecord>,
     /// The piece under way (pushed to `recent` when the next one spawns).
     current: Option<PieceRecord>,
+    /// The lock checked just before the coming spawn could not be judged (see [`SeatHealth::unread_codes`]).
+    unread_pending: bool,
+    /// Unknown codes seen in locks that could not be judged, and how often, since the contract settled.
+    unread: std::collections::BTreeMap<u8, u32>,
 }
 
 impl SeatHealth {
@@ -211,6 +226,8 @@ impl SeatHealth {
     pub fn clear_window(&mut self) {
         self.recent.clear();
         self.current = None;
+        self.unread_pending = false;
+        self.unread.clear();
     }
 
     /// A piece spawned. `current_read` / `next_read`: its pair and the next one could be decoded;
@@ -237,8 +254,28 @@ impl SeatHealth {
             c.locks_checked += 1;
             c.locks_mismatched += u64::from(!ok);
         }
-        self.current =
-            Some(PieceRecord { bot_on, current_read, next_read, next_confirmed, lock_matched, ..Default::default() });
+        let lock_unread = std::mem::take(&mut self.unread_pending);
+        self.current = Some(PieceRecord {
+            bot_on,
+            current_read,
+            next_read,
+            next_confirmed,
+            lock_matched,
+            lock_unread,
+            ..Default::default()
+        });
+    }
+
+    /// The lock about to be reported by [`SeatHealth::spawned`] could not be judged: RAM differed from the
+    /// prediction only in cells holding `codes`, which no table lists (or the piece was read with the
+    /// guessed code `codes`). Counted per code: calibration learns a code from the first such lock, so one
+    /// that comes back [`UNREAD_REPEATS`] times fails the field-cells check, naming it.
+    pub fn unread_codes(&mut self, codes: &[u8]) {
+        self.counts.locks_unread += 1;
+        self.unread_pending = true;
+        for &c in codes {
+            *self.unread.entry(c).or_default() += 1;
+        }
     }
 
     /// The bot was asked about the piece under way.
@@ -310,6 +347,25 @@ impl SeatHealth {
                 Fact::FieldCells,
                 format!(
                     "the field RAM showed after {mismatched} of the last {checked} locks was not the one predicted"
+                ),
+            );
+        }
+        if let Some((code, n)) = self.unread.iter().find(|(_, n)| **n >= UNREAD_REPEATS) {
+            return fail(
+                Fact::FieldCells,
+                format!(
+                    "code {code} (0x{code:02X}) was read in {n} locks where no table knows it: calibration did \
+                     not learn what it is, so those locks cannot be checked"
+                ),
+            );
+        }
+        let unread_locks = count(&|p| p.lock_unread);
+        if unread_locks >= FAILURES {
+            return fail(
+                Fact::FieldCells,
+                format!(
+                    "{unread_locks} of the last {n} locks showed field codes no table knows (codes {:?} so far)",
+                    self.unread.keys().collect::<Vec<_>>()
                 ),
             );
         }
@@ -427,6 +483,53 @@ mod tests {
         for f in [Fact::FieldCells, Fact::CurrentPair, Fact::NextPair, Fact::Movement, Fact::Mode] {
             assert_eq!(serde_json::to_value(f).unwrap(), f.key());
         }
+    }
+
+    #[test]
+    fn an_unknown_code_learned_at_once_is_fine_one_that_keeps_coming_back_fails_naming_it() {
+        let mut h = SeatHealth::default();
+        // A link bit shows in one lock (two codes), then another in a later lock: calibration learns them.
+        healthy_piece(&mut h);
+        h.unread_codes(&[0x2C, 0x8C]);
+        h.spawned(true, true, true, Some(true), None);
+        for _ in 0..WINDOW {
+            healthy_piece(&mut h);
+        }
+        h.unread_codes(&[0x4D]);
+        h.spawned(true, true, true, Some(true), None);
+        for _ in 0..WINDOW {
+            healthy_piece(&mut h);
+        }
+        assert_eq!(h.verdict("P1"), None);
+        assert_eq!((h.counts().locks_unread, h.counts().locks_checked), (2, 2 * WINDOW as u64 + 1));
+        // The same code, again and again, far apart: calibration cannot learn it.
+        for _ in 0..UNREAD_REPEATS - 1 {
+            h.unread_codes(&[0x2C]);
+            h.spawned(true, true, true, Some(true), None);
+            for _ in 0..WINDOW {
+                healthy_piece(&mut h);
+            }
+        }
+        let f = h.verdict("P1").expect("a code that keeps coming back");
+        assert_eq!(f.fact, Fact::FieldCells);
+        assert!(f.seen.contains("0x2C"), "{}", f.seen);
+        // Learning the field's codes again starts the tally afresh.
+        h.clear_window();
+        assert_eq!(h.verdict("P1"), None);
+    }
+
+    #[test]
+    fn many_locks_that_cannot_be_read_in_a_window_fail() {
+        let mut h = SeatHealth::default();
+        for code in 0..FAILURES as u8 {
+            h.unread_codes(&[0x40 + code]);
+            h.spawned(true, true, true, Some(true), None);
+            h.asked();
+        }
+        h.spawned(true, true, true, Some(true), Some(true));
+        let f = h.verdict("P2").expect("three unread locks in a window");
+        assert_eq!(f.fact, Fact::FieldCells);
+        assert!(f.seen.contains("3 of the last"), "{}", f.seen);
     }
 
     #[test]

@@ -387,6 +387,8 @@ mod tests {
             field,
             current: Some(Piece::Pair(Pair { pivot: Color::ALL[0], child: Color::ALL[1] })),
             current_assigned: false,
+            current_codes: (0, 1),
+            unknown_cells: Vec::new(),
             next: None,
             x: 2,
             y: 11,

@@ -45,7 +45,8 @@ pub struct PlayerSummary {
     pub replans: u64,
     /// Pieces that locked somewhere other than the bot's decision (re-planned around a pad fault).
     pub off_plan: u64,
-    /// RAM / model differences while calibration had not settled (not in `mismatches`).
+    /// RAM / model differences not held against the contract (not in `mismatches`): before calibration
+    /// settled, or where codes no table lists were read (see `health`'s `locks_unread`).
     pub calibration_surprises: u64,
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::calib::KnownCodes;
 use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
 use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Cell, Field, HEIGHT, Orientation, Placement, Rules, WIDTH};
+use crate::game::{Cell, HEIGHT, Orientation, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
 use crate::memmap::PlayerState;
 
@@ -62,7 +62,8 @@ pub struct SeatStats {
     pub frame_path_time: Duration,
     /// Decisions made.
     pub decisions: u32,
-    /// RAM / model differences while the contract was not settled (not counted as mismatches).
+    /// RAM / model differences not held against the contract (not counted as mismatches): while it was not
+    /// settled, for a piece read with a guessed code, or only in cells holding a code no table lists.
     pub calibration_surprises: u64,
 }
 
@@ -140,6 +141,14 @@ pub struct Seat {
     tracked_guess: bool,
     /// The last locked piece was read with a guessed code: its check is calibration's, not health's.
     locked_guess: bool,
+    /// The raw pivot code of the piece being tracked (names a guessed code in health's messages).
+    tracked_code: u8,
+    /// The raw pivot code of the last locked piece.
+    locked_code: u8,
+    /// Cells of the field the tracked prediction starts from whose code no table lists.
+    tracked_unknown: Vec<(usize, usize)>,
+    /// The same for the last lock's prediction.
+    locked_unknown: Vec<(usize, usize)>,
 }
 
 impl std::fmt::Debug for Seat {
@@ -191,6 +200,10 @@ impl Seat {
             known_codes: KnownCodes::ALL,
             tracked_guess: false,
             locked_guess: false,
+            tracked_code: 0,
+            locked_code: 0,
+            tracked_unknown: Vec::new(),
+            locked_unknown: Vec::new(),
             colors_dealt: 0,
         }
     }
@@ -290,6 +303,9 @@ impl Seat {
             if let (Some(piece), Some(o)) = (st.current, st.orientation) {
                 self.verifier.track(&st.field, piece, Placement::new(st.x, o));
                 self.tracked_guess = self.read_with_guess(piece, st.current_assigned);
+                self.tracked_code = st.current_codes.0;
+                self.tracked_unknown.clear();
+                self.tracked_unknown.extend(st.unknown_cells.iter().map(|c| (c.x as usize, c.y as usize)));
             }
             if st.next.is_some() && self.piece_frames > self.next_lag {
                 self.last_next = st.next;
@@ -327,7 +343,7 @@ impl Seat {
         if let Some(Piece::Pair(p)) = st.current {
             self.colors_dealt |= (1 << p.pivot.index()) | (1 << p.child.index());
         }
-        let lock_matched = self.check_last_lock(&st.field);
+        let lock_matched = self.check_last_lock(st);
         // The next pair read during the last piece should be the one that spawned: a pair is the same pair
         // either way round (the bot plans both), so only which two colours it holds is compared.
         let next_confirmed = match (self.last_next.take(), st.current) {
@@ -428,17 +444,36 @@ impl Seat {
 
     /// Compares the field RAM shows with the model's prediction of the last lock, and whether the piece
     /// locked where the bot decided.
-    /// Returns whether the prediction held (`None` when there was none).
-    fn check_last_lock(&mut self, field: &Field) -> Option<bool> {
-        let (pred, check) = self.verifier.on_spawn(field, &self.label)?;
-        let matched = !matches!(check, Check::Mismatch { .. });
+    /// Returns whether the prediction held (`None` when there was none, or when the lock could not be
+    /// judged: a piece read with a guessed code, or a field holding codes no table lists).
+    fn check_last_lock(&mut self, st: &PlayerState) -> Option<bool> {
+        let mut unread = std::mem::take(&mut self.locked_unknown);
+        unread.extend(st.unknown_cells.iter().map(|c| (c.x as usize, c.y as usize)));
+        let (pred, check) = self.verifier.on_spawn(&st.field, &unread, &self.label)?;
         if self.locked_guess {
             // The piece was read with a guessed code (calibration learns what it is from this very lock).
-            if !matched {
+            if !matches!(check, Check::Match { .. }) {
                 self.stats.calibration_surprises += 1;
+                self.health.unread_codes(&[self.locked_code]);
             }
             return None;
         }
+        if let Check::Unread { cells } = &check {
+            // Calibration learns the codes from this lock (a link bit no lock showed before, a colour
+            // nobody listed); health counts them, and fails when the same code keeps coming back.
+            self.stats.calibration_surprises += 1;
+            let mut codes: Vec<u8> = cells
+                .iter()
+                .filter_map(|&(x, y, ..)| {
+                    st.unknown_cells.iter().find(|c| (c.x as usize, c.y as usize) == (x, y)).map(|c| c.code)
+                })
+                .collect();
+            codes.sort_unstable();
+            codes.dedup();
+            self.health.unread_codes(&codes);
+            return None;
+        }
+        let matched = matches!(check, Check::Match { .. });
         self.stats.checks += 1;
         if !matched {
             self.stats.mismatches += 1;
@@ -496,6 +531,8 @@ impl Seat {
         self.stats.pieces += 1;
         self.verifier.on_lock(rules);
         self.locked_guess = std::mem::take(&mut self.tracked_guess);
+        self.locked_code = self.tracked_code;
+        self.locked_unknown = std::mem::take(&mut self.tracked_unknown);
         if self.piece_frames <= self.next_lag {
             // The pair locked before the next pair's bytes were due (it spawned on something): that the
             // next pair was not read says nothing about its bytes.

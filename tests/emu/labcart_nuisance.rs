@@ -71,7 +71,7 @@ fn pending_nuisance_lands_on_top_of_the_predicted_field() {
             checks += 1;
             match compare(&predicted, &actual) {
                 Check::Match { nuisance } => landed += nuisance,
-                Check::Mismatch { cells } => mismatches.push(format!(
+                Check::Mismatch { cells } | Check::Unread { cells } => mismatches.push(format!(
                     "seed {seed} piece {i}: {piece} at {placement} cells {cells:?}\nbefore{before:?}predicted{predicted:?}found{actual:?}"
                 )),
             }
