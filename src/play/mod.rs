@@ -11,13 +11,15 @@ pub mod seat;
 pub mod session;
 pub mod soak;
 pub mod thinker;
+pub mod topout;
 
 pub use headless::{Limits, RunError};
 pub use matches::{GameEnd, GameResult, Tally};
 pub use report::{CpuFigures, PlayerSummary, SeatCpu, Summary};
-pub use seat::{FrameContext, Seat, SeatStats, TOPOUT_FRAMES};
+pub use seat::{FrameContext, Seat, SeatStats};
 pub use session::{Outcome, Session, SessionBuilder, SessionError};
 pub use thinker::Thinker;
+pub use topout::TOPOUT_FRAMES;
 
 use crate::ai::{AiConfig, Level, StrengthBot};
 use crate::memmap::AddressFile;

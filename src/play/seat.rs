@@ -13,6 +13,7 @@ use crate::memmap::PlayerState;
 
 use super::health::SeatHealth;
 use super::thinker::{Request, Thinker};
+use super::topout::TopOutWatch;
 
 /// Most questions about one piece: the first, and new ones when the next pair changes or becomes readable
 /// after the spawn (a slide animation); a byte that keeps changing does not keep the bot busy.
@@ -30,10 +31,6 @@ fn resting(st: &PlayerState) -> bool {
             || cy + 1 >= HEIGHT as i32
     })
 }
-
-/// Frames a player may go without a controllable piece, with its spawn cell filled, before it counts as
-/// topped out.
-pub const TOPOUT_FRAMES: u32 = 180;
 
 /// Counters of one player, for the report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -102,7 +99,8 @@ pub struct Seat {
     piece_frames: u32,
     /// When the question in flight was asked.
     asked_at: Option<Instant>,
-    idle_frames: u32,
+    /// Frames without a controllable piece, to tell a top-out from a long chain.
+    topout: TopOutWatch,
     seen_piece: bool,
     /// Chain length the bot expects from its current decision.
     pub expected_chain: u32,
@@ -181,7 +179,7 @@ impl Seat {
             waiting: false,
             piece_frames: 0,
             asked_at: None,
-            idle_frames: 0,
+            topout: TopOutWatch::default(),
             seen_piece: false,
             expected_chain: 0,
             think_ms: 0.0,
@@ -258,7 +256,7 @@ impl Seat {
         self.forget_piece();
         self.verifier.reset();
         self.was_controllable = false;
-        self.idle_frames = 0;
+        self.topout.reset();
         self.last_next = None;
         self.health.clear_window();
     }
@@ -282,7 +280,7 @@ impl Seat {
         if active && !self.was_controllable {
             self.spawns += 1;
             self.seen_piece = true;
-            self.idle_frames = 0;
+            self.topout.reset();
             self.verifier.reset();
             self.forget_piece();
         } else if !active && self.was_controllable {
@@ -354,7 +352,7 @@ impl Seat {
         self.health.spawned(asking, st.current.is_some(), st.next.is_some(), next_confirmed, lock_matched);
         self.driver_at_spawn = self.driver.stats();
         self.seen_piece = true;
-        self.idle_frames = 0;
+        self.topout.reset();
         self.piece_frames = 0;
         self.questions = 0;
         self.asked_next = None;
@@ -546,13 +544,13 @@ impl Seat {
         );
     }
 
-    /// Counts a top-out once the spawn cell stays filled with no piece under control.
+    /// Counts a top-out once the spawn cell stays filled with no piece under control and the field
+    /// stands still (see [`TopOutWatch`]).
     fn watch_topout(&mut self, st: &PlayerState, rules: &Rules) {
         if st.controllable || !self.seen_piece {
             return;
         }
-        self.idle_frames += 1;
-        if st.field.is_game_over(rules) && self.idle_frames > TOPOUT_FRAMES && !self.stats.topped_out {
+        if self.topout.idle_frame(&st.field, rules) && !self.stats.topped_out {
             log::info!("{} topped out after {} pieces", self.label, self.stats.pieces);
             self.stats.topped_out = true;
         }
