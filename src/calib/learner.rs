@@ -12,8 +12,8 @@ use super::control::{ControlWatch, TimingLearner};
 use super::motion::{Candidate, Motion, Relative, RotationSeen};
 use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer, RefusedSeen, TurnSeen};
-use super::view::{CELLS, MAX_CELL_BYTES, RawField, View, idx, pos};
 use super::{CalibrateMode, Frame};
+use crate::memmap::raw::{CELLS, MAX_CELL_BYTES, RawField, View, idx, pos};
 
 /// Pieces (by the player who locked most) after which an unsettled calibration counts as failed.
 pub const MAX_PIECES: u32 = 20;

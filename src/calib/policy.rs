@@ -13,7 +13,7 @@ use crate::game::Orientation;
 use crate::memmap::{Turn, XyTracks};
 
 use super::learner::Learner;
-use super::view::View;
+use crate::memmap::raw::View;
 
 /// Frames a press is held.
 const HOLD: u32 = 2;
