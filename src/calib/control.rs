@@ -11,8 +11,9 @@
 //!
 //! No range of X / Y is assumed: any base works.
 
-use super::codes::majority_pattern;
 use crate::memmap::raw::{MAX_CELL_BYTES, RawField, View};
+
+use super::codes::majority_pattern;
 
 /// Frames after the timer reaches 0 within which the pose bytes must change; after that the piece counts
 /// as movable anyway (a new piece that spawned exactly where the last one locked shows no change).

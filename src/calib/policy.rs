@@ -12,10 +12,10 @@
 use crate::driver::{Effect, Pose, PressTiming, Presser, Progress};
 use crate::emu::pad;
 use crate::game::Orientation;
+use crate::memmap::raw::View;
 use crate::memmap::{Turn, XyTracks};
 
 use super::learner::Learner;
-use crate::memmap::raw::View;
 
 /// How the opening presses: held 2 frames (let go at once when RAM shows the effect), refused 22 frames
 /// after the press when RAM has shown none. The effect is the one the button makes (Left / Right the X
@@ -252,6 +252,8 @@ impl OpeningPolicy {
     fn pressing(&mut self, v: &View) -> Option<u8> {
         match self.presser.watch(Pose { x: v.x, turn: v.o })? {
             Progress::Hold(b) => Some(b),
+            // Over (or let go while waiting): a frame let go between presses, since the game reacts to new
+            // presses.
             Progress::Wait | Progress::Shown(_) => Some(0),
             Progress::Refused(_) => {
                 // A refused move or turn (a wall, a stack, an item that does not turn): stop trying.
@@ -262,7 +264,6 @@ impl OpeningPolicy {
                     Stage::Probe { .. } | Stage::Turn { .. } => Stage::Move,
                     _ => Stage::Drop,
                 };
-                // Let go for a frame between presses: the game reacts to new presses.
                 Some(0)
             }
         }

@@ -200,6 +200,20 @@ mod tests {
     }
 
     #[test]
+    fn a_colour_byte_beyond_the_kept_cell_bytes_is_still_read() {
+        let mut m = map();
+        let f = &mut m.player[0].field;
+        (f.cell_stride, f.color_offset, f.row_stride) = (6, 5, 48);
+        let p = &m.player[0];
+        let mut ram = [0u8; 2048];
+        ram[p.field.cell_addr(1, 0)] = 9;
+        let v = View::read(&ram, p);
+        assert_eq!(v.cell_bytes, MAX_CELL_BYTES);
+        assert_eq!(v.color(1, 0), 9);
+        assert!(v.cells[idx(1, 0)].iter().all(|&b| b == 0), "bytes 0..4 of the cell are not the colour byte");
+    }
+
+    #[test]
     fn counters_are_little_endian_and_addresses_past_ram_read_zero() {
         let mut ram = [0u8; 2048];
         ram[0x100] = 0x34;
