@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::view::{MAX_CELL_BYTES, RawField};
+use crate::memmap::raw::{MAX_CELL_BYTES, RawField};
 
 /// The most common byte pattern of the cells: the empty cell, on a fresh field.
 pub fn majority_pattern(cells: &RawField) -> ([u8; MAX_CELL_BYTES], usize) {
@@ -69,7 +69,7 @@ mod tests {
 
     #[test]
     fn the_majority_pattern_is_the_most_common_cell() {
-        let mut cells = [[0u8; MAX_CELL_BYTES]; super::super::view::CELLS];
+        let mut cells = [[0u8; MAX_CELL_BYTES]; crate::memmap::raw::CELLS];
         cells[3] = [0, 5, 0, 0];
         cells[4] = [0, 6, 0, 0];
         assert_eq!(majority_pattern(&cells).0, [0; MAX_CELL_BYTES]);

@@ -11,8 +11,9 @@
 //!
 //! No range of X / Y is assumed: any base works.
 
+use crate::memmap::raw::{MAX_CELL_BYTES, RawField, View};
+
 use super::codes::majority_pattern;
-use super::view::{MAX_CELL_BYTES, RawField, View};
 
 /// Frames after the timer reaches 0 within which the pose bytes must change; after that the piece counts
 /// as movable anyway (a new piece that spawned exactly where the last one locked shows no change).
@@ -55,10 +56,10 @@ impl ControlWatch {
         cells.iter().filter(|c| **c != empty).count()
     }
 
-    /// Feeds one frame's view (its `timer_zero` read from RAM); returns whether the piece can move in it,
+    /// Feeds one frame's view (its spawn-delay timer read from RAM); returns whether the piece can move in it,
     /// and what the frame showed of the timing.
     pub fn step(&mut self, view: &View) -> (bool, Option<TimingSample>) {
-        if !view.timer_zero {
+        if !view.timer_zero() {
             self.stale = Some(pose_bytes(view));
             self.zero_frames = 0;
             self.active = false;
@@ -137,10 +138,11 @@ impl TimingLearner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calib::view::{CELLS, idx};
+    use crate::memmap::raw::{CELLS, idx};
 
     fn view(timer_zero: bool, x: u8, y: u8, cells: RawField) -> View {
-        View { x, y, o: 0, pivot: 1, child: 2, next: (3, 4), active: false, timer_zero, cells, cell_bytes: 1 }
+        let spawn_delay = if timer_zero { 0 } else { 1 };
+        View { x, y, o: 0, pivot: 1, child: 2, next: (3, 4), spawn_delay, cells, ..View::default() }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::game::Orientation;
+use crate::memmap::raw::{CELLS, MAX_CELL_BYTES, RawField, View, idx, pos};
 use crate::memmap::schema::{AddressFile, XyTracks};
 
 use super::bases::{BaseLearner, BaseVerdict};
@@ -12,7 +13,6 @@ use super::control::{ControlWatch, TimingLearner};
 use super::motion::{Candidate, Motion, Relative, RotationSeen};
 use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer, RefusedSeen, TurnSeen};
-use super::view::{CELLS, MAX_CELL_BYTES, RawField, View, idx, pos};
 use super::{CalibrateMode, Frame};
 
 /// Pieces (by the player who locked most) after which an unsettled calibration counts as failed.

@@ -9,14 +9,11 @@
 use serde::Serialize;
 
 use crate::emu::pad;
-use crate::memmap::decode::byte;
+use crate::memmap::raw::{byte, mode_byte};
 use crate::memmap::schema::AddressFile;
 
 use super::Frame;
 use super::report::Unsettled;
-
-/// The mode byte of the public RAM map: 0 = 1P Endless, 1 = 1P Mission, 2 = 2P (unverified).
-pub const MODE_BYTE: u16 = 0x006F;
 
 /// Frames after a press within which a change counts as its effect.
 const WINDOW: u64 = 8;
@@ -47,11 +44,11 @@ pub struct CursorByte {
 /// The mode byte when play started.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ModeByte {
-    /// CPU address ([`MODE_BYTE`]).
+    /// CPU address (the address file's `[global] mode` entry).
     pub address: u16,
     /// Its value on the first frame a pair could move.
     pub value: u8,
-    /// The public RAM map's meaning of that value.
+    /// The public RAM map's meaning of that value (0 = 1P Endless, 1 = 1P Mission, 2 = 2P; unverified).
     pub meaning: String,
 }
 
@@ -62,7 +59,8 @@ pub struct MenuReport {
     pub play_started_frame: Option<u64>,
     /// New Up / Down presses before play.
     pub up_down_presses: u32,
-    /// The mode byte when play started.
+    /// The mode byte when play started (`None` when play never started or the address file has no mode
+    /// entry; `unknown` then says which).
     pub mode_byte: Option<ModeByte>,
     /// The byte that follows the cursor, when settled.
     pub cursor: Option<CursorByte>,
@@ -102,7 +100,8 @@ pub struct MenuWatcher {
     open: Vec<OpenPress>,
     stats: Vec<Stats>,
     presses: u32,
-    started: Option<(u64, u8)>,
+    /// The frame play started on, and the mode byte then (`None`: the address file has no mode entry).
+    started: Option<(u64, Option<u8>)>,
     /// Some player's spawn-delay timer has been seen non-zero (a countdown): until then a 0 is power-on
     /// RAM or a menu, not a piece.
     counted: bool,
@@ -142,7 +141,7 @@ impl MenuWatcher {
         let frame = self.frame;
         self.frame += 1;
         if self.active(f.ram) {
-            self.started = Some((frame, byte(f.ram, MODE_BYTE as usize)));
+            self.started = Some((frame, mode_byte(f.ram, &self.start)));
             return;
         }
         if let Some(prev) = &self.prev {
@@ -245,18 +244,13 @@ impl MenuWatcher {
                     .into(),
             });
         }
-        let mode_byte = self.started.map(|(_, v)| ModeByte {
-            address: MODE_BYTE,
-            value: v,
-            meaning: match v {
-                0 => "1P Endless".into(),
-                1 => "1P Mission".into(),
-                2 => "2P".into(),
-                _ => format!("{v}: no meaning in the public RAM map"),
-            },
-        });
-        if self.started.is_none() {
-            unknown.push(Unsettled {
+        let entry = self.start.global.mode.as_ref().map(|e| e.addr);
+        let mode_byte = match (self.started, entry) {
+            (Some((_, Some(value))), Some(address)) => Some(ModeByte { address, value, meaning: meaning(value) }),
+            _ => None,
+        };
+        match (self.started, entry) {
+            (None, _) => unknown.push(Unsettled {
                 fact: "mode byte when play starts".into(),
                 seen: format!(
                     "no pair could move in {} frames (spawn-delay byte never 0 with X/Y in the field)",
@@ -265,7 +259,16 @@ impl MenuWatcher {
                 advice: "record until the first pair falls; if it did fall, the spawn_delay, x and y addresses of the \
                          address file are wrong"
                     .into(),
-            });
+            }),
+            (Some(_), None) => unknown.push(Unsettled {
+                fact: "mode byte when play starts".into(),
+                seen: "the address file has no mode byte ([global] mode), so none was read".into(),
+                advice:
+                    "add `mode = { addr = ..., source = \"...\", verified = false }` under [global] in the address \
+                         file and calibrate again"
+                        .into(),
+            }),
+            (Some(_), Some(_)) => {}
         }
         MenuReport {
             play_started_frame: self.started.map(|(f, _)| f),
@@ -278,21 +281,30 @@ impl MenuWatcher {
     }
 }
 
+/// The public RAM map's meaning of a mode byte value (unverified on the cartridge).
+fn meaning(value: u8) -> String {
+    match value {
+        0 => "1P Endless".into(),
+        1 => "1P Mission".into(),
+        2 => "2P".into(),
+        v => format!("{v}: no meaning in the public RAM map"),
+    }
+}
+
 impl MenuReport {
     /// The report as text for people.
     pub fn to_text(&self) -> String {
         let mut s = String::from("menus:\n");
-        match &self.mode_byte {
-            Some(m) => {
+        match (&self.mode_byte, self.play_started_frame) {
+            (Some(m), Some(frame)) => {
                 s += &format!(
-                    "  mode byte ${:04X} = {} when play started (frame {}): {}\n",
-                    m.address,
-                    m.value,
-                    self.play_started_frame.unwrap_or(0),
-                    m.meaning
+                    "  mode byte ${:04X} = {} when play started (frame {frame}): {}\n",
+                    m.address, m.value, m.meaning
                 )
             }
-            None => s += "  play never started\n",
+            // The mode byte's absence is listed under `unknown` below.
+            (_, Some(frame)) => s += &format!("  play started on frame {frame}\n"),
+            (_, None) => s += "  play never started\n",
         }
         if let Some(c) = &self.cursor {
             s += &format!(
@@ -331,12 +343,16 @@ mod tests {
     /// Menus where $0040 counts every frame, $0095 follows Up / Down and $0210 moves by 16 with it; play
     /// starts at frame 200 with the mode byte 2.
     fn run(presses: &[(u64, u8)]) -> MenuReport {
-        let map = start();
+        run_with(&start(), 0x6F, presses)
+    }
+
+    /// As [`run`], read with `map`, the game keeping its mode byte (2) at `mode_at`.
+    fn run_with(map: &AddressFile, mode_at: usize, presses: &[(u64, u8)]) -> MenuReport {
         let p = &map.player[0];
-        let mut w = MenuWatcher::new(&map);
+        let mut w = MenuWatcher::new(map);
         let mut ram = [0u8; 2048];
         ram[p.spawn_delay.addr as usize] = 0xFF;
-        ram[MODE_BYTE as usize] = 2;
+        ram[mode_at] = 2;
         let mut cursor: u8 = 0;
         for f in 0..260u64 {
             let pads = presses.iter().find(|(at, _)| *at == f).map_or(0, |(_, b)| *b);
@@ -381,5 +397,29 @@ mod tests {
         assert_eq!(r.unknown.len(), 1);
         assert!(r.unknown[0].advice.contains("press Down and Up"), "{:?}", r.unknown);
         assert_eq!(r.mode_byte.map(|m| m.value), Some(2));
+    }
+
+    #[test]
+    fn the_mode_byte_is_read_where_the_address_file_says() {
+        let mut map = start();
+        map.global.mode.as_mut().expect("the file has a mode byte").addr = 0x0123;
+        let r = run_with(&map, 0x0123, &[]);
+        assert_eq!(r.mode_byte.map(|m| (m.address, m.value)), Some((0x0123, 2)));
+        // The byte the public RAM map names is 0 in this game: it is not read.
+        assert_eq!(run_with(&map, 0x6F, &[]).mode_byte.map(|m| m.value), Some(0));
+    }
+
+    #[test]
+    fn a_file_without_a_mode_byte_is_reported_not_guessed() {
+        let mut map = start();
+        map.global.mode = None;
+        let r = run_with(&map, 0x6F, &[(20, pad::DOWN), (40, pad::UP)]);
+        assert_eq!(r.play_started_frame, Some(200));
+        assert!(r.mode_byte.is_none(), "{r:?}");
+        let u = r.unknown.iter().find(|u| u.fact == "mode byte when play starts").expect("listed as unknown");
+        assert!(u.seen.contains("no mode byte ([global] mode)"), "{u:?}");
+        let text = r.to_text();
+        assert!(text.contains("play started on frame 200") && !text.contains("never started"), "{text}");
+        assert!(text.contains("[global] mode"), "{text}");
     }
 }

@@ -30,7 +30,6 @@ pub mod offline;
 pub mod online;
 pub mod policy;
 pub mod report;
-pub mod view;
 pub mod write;
 
 use serde::{Deserialize, Serialize};

@@ -6,9 +6,9 @@
 use std::collections::VecDeque;
 
 use crate::emu::pad;
+use crate::memmap::raw::{RawField, View};
 
 use super::motion::TurnButton;
-use super::view::{RawField, View};
 
 /// Frames back in which a new press may explain a change (the game may react a frame or two late).
 const PRESS_WINDOW: usize = 3;

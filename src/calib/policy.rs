@@ -1,6 +1,7 @@
 //! The safe opening: raw pad presses for the bot's pieces while the contract is not settled, chosen so
-//! the learner sees what it needs before the bot commits to plans. Closed loop on RAM (each press waits
-//! for RAM to show its effect, or gives up), never writing RAM.
+//! the learner sees what it needs before the bot commits to plans. The opening decides what to press;
+//! the driver's press executor ([`crate::driver::Presser`]) presses it closed loop on RAM (each press
+//! waits for RAM to show its effect, or gives up). It never writes RAM.
 //!
 //! Each piece: let it fall into open space (soft-dropping out of the top rows), turn it with A a full
 //! circle and once back and forth with B / A (which puyo X / Y follow, and the order of the orientation
@@ -8,17 +9,19 @@
 //! show two neighbouring orientations, move it to a column of a fixed spread (so stacks stay low) and
 //! drop it.
 
+use crate::driver::{Effect, Pose, PressTiming, Presser, Progress};
 use crate::emu::pad;
 use crate::game::Orientation;
+use crate::memmap::raw::View;
 use crate::memmap::{Turn, XyTracks};
 
 use super::learner::Learner;
-use super::view::View;
 
-/// Frames a press is held.
-const HOLD: u32 = 2;
-/// Frames to wait for RAM to show a press's effect before giving up on it.
-const PATIENCE: u32 = 20;
+/// How the opening presses: held 2 frames (let go at once when RAM shows the effect), refused 22 frames
+/// after the press when RAM has shown none. The effect is the one the button makes (Left / Right the X
+/// byte, a turn the orientation byte): what the bytes mean is still being learned, so a turn that also
+/// moves the X byte ends only when the orientation byte shows it.
+const TIMING: PressTiming = PressTiming { hold: 2, patience: 20, hold_while_waiting: false, effect: Effect::ByButton };
 /// Frames the pair may take to reach open space.
 const DESCEND_FRAMES: u32 = 150;
 /// Columns (of the X byte) the opening drops its pieces in, in turn.
@@ -52,13 +55,6 @@ enum Stage {
     KickFloor,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Press {
-    button: u8,
-    before: (u8, u8, u8),
-    frames: u32,
-}
-
 /// The opening of one player.
 #[derive(Clone, Debug)]
 pub struct OpeningPolicy {
@@ -67,13 +63,21 @@ pub struct OpeningPolicy {
     stage: Stage,
     was_active: bool,
     spawn_o: u8,
-    press: Option<Press>,
+    /// The press executor.
+    presser: Presser<()>,
 }
 
 impl OpeningPolicy {
     /// The opening for player `player` (0-based, in address-file order).
     pub fn new(player: usize) -> OpeningPolicy {
-        OpeningPolicy { player, pieces: 0, stage: Stage::Drop, was_active: false, spawn_o: 0, press: None }
+        OpeningPolicy {
+            player,
+            pieces: 0,
+            stage: Stage::Drop,
+            was_active: false,
+            spawn_o: 0,
+            presser: Presser::new(TIMING),
+        }
     }
 
     /// Pieces this opening has started.
@@ -83,17 +87,23 @@ impl OpeningPolicy {
 
     /// The buttons to hold during the frame whose RAM is `ram`, given what the learner knows so far.
     pub fn buttons(&mut self, ram: &[u8; 2048], learner: &Learner) -> u8 {
+        let buttons = self.choose(ram, learner);
+        self.presser.end_frame(buttons);
+        buttons
+    }
+
+    fn choose(&mut self, ram: &[u8; 2048], learner: &Learner) -> u8 {
         let Some(v) = learner.view_now(ram, self.player) else { return 0 };
         if !v.active {
             self.was_active = false;
-            self.press = None;
+            self.presser.cancel();
             return 0;
         }
         if !self.was_active {
             self.was_active = true;
             self.pieces += 1;
             self.spawn_o = v.o;
-            self.press = None;
+            self.presser.cancel();
             self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
                 Stage::KickUpright { presses: 0 }
             } else {
@@ -231,39 +241,31 @@ impl OpeningPolicy {
         learner.after_a.get(&self.spawn_o).copied().or_else(|| learner.motion.after_a(self.spawn_o))
     }
 
+    /// Presses `button` through the executor. Every press ends with a frame let go (see [`Self::pressing`])
+    /// and the stages hold nothing else but Down, so the executor never has to let go first; if it did,
+    /// this frame holds nothing.
     fn start_press(&mut self, button: u8, v: &View) -> u8 {
-        self.press = Some(Press { button, before: (v.x, v.y, v.o), frames: 0 });
-        button
+        self.presser.press(button, Pose { x: v.x, turn: v.o }, ()).unwrap_or(0)
     }
 
-    /// While a press is in flight: hold it, then wait for its effect. `None` when it is over.
+    /// While a press is in flight: hold it, then wait for its effect. `None` when none is in flight.
     fn pressing(&mut self, v: &View) -> Option<u8> {
-        let p = self.press.as_mut()?;
-        p.frames += 1;
-        let effect = match p.button {
-            pad::LEFT | pad::RIGHT => v.x != p.before.0,
-            _ => v.o != p.before.2,
-        };
-        if p.frames < HOLD && !effect {
-            return Some(p.button);
-        }
-        if effect || p.frames >= HOLD + PATIENCE {
-            let failed = !effect;
-            let button = p.button;
-            self.press = None;
-            if failed {
+        match self.presser.watch(Pose { x: v.x, turn: v.o })? {
+            Progress::Hold(b) => Some(b),
+            // Over (or let go while waiting): a frame let go between presses, since the game reacts to new
+            // presses.
+            Progress::Wait | Progress::Shown(_) => Some(0),
+            Progress::Refused(_) => {
                 // A refused move or turn (a wall, a stack, an item that does not turn): stop trying.
-                self.stage = match (self.stage, button) {
-                    (Stage::Descend { .. }, _) => Stage::Probe { done: 0 },
-                    (Stage::KickUpright { .. } | Stage::KickWall, _) => Stage::KickLieDown { presses: 0 },
-                    (Stage::KickLieDown { .. }, _) => Stage::KickFloor,
-                    (Stage::Probe { .. } | Stage::Turn { .. }, _) => Stage::Move,
+                self.stage = match self.stage {
+                    Stage::Descend { .. } => Stage::Probe { done: 0 },
+                    Stage::KickUpright { .. } | Stage::KickWall => Stage::KickLieDown { presses: 0 },
+                    Stage::KickLieDown { .. } => Stage::KickFloor,
+                    Stage::Probe { .. } | Stage::Turn { .. } => Stage::Move,
                     _ => Stage::Drop,
                 };
+                Some(0)
             }
-            // Release for a frame between presses: the game reacts to new presses.
-            return Some(0);
         }
-        Some(0)
     }
 }

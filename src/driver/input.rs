@@ -5,13 +5,14 @@
 //! something else (a lost, late or extra press, a refused move) it re-plans with the same model from the
 //! pose RAM shows: towards the decision's placement while it is reachable, else towards the best-ranked
 //! placement still reachable. Once column and orientation match, it holds Down as the speed setting says.
-//! It never writes RAM.
+//! Each press goes through the one press executor ([`super::press::Presser`]). It never writes RAM.
 
 use crate::emu::pad;
 use crate::game::Decision;
 use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
 use crate::game::{Field, Orientation, Piece, Placement, Step};
 
+use super::press::{Effect, Pose, PressTiming, Presser, Progress};
 use super::speed::SpeedProfile;
 
 /// Presses per piece that RAM may refuse (no effect where the model sees room) before the driver stops
@@ -48,14 +49,24 @@ pub struct Surroundings {
     pub moves: MoveRules,
 }
 
-/// A press waiting for the game to show its effect.
+/// What the driver attaches to a press: the step, and what it expects of it.
 #[derive(Clone, Copy, Debug)]
-struct Pending {
+struct Planned {
     step: Step,
     before: PiecePosition,
     /// Where the model says the press takes the pair (`None`: the model expects a refusal).
     expect: Option<PiecePosition>,
-    frames: u32,
+}
+
+/// The pose a press can change, for the press executor.
+fn press_pose(pose: PiecePosition) -> Pose {
+    Pose { x: pose.x, turn: pose.orientation.index() as u8 }
+}
+
+/// How the driver presses at a speed setting: held `hold` frames at least and down until RAM shows the
+/// effect, refused `hold + patience` frames after the press.
+fn press_timing(profile: &SpeedProfile) -> PressTiming {
+    PressTiming { hold: profile.hold, patience: profile.patience, hold_while_waiting: true, effect: Effect::Moved }
 }
 
 /// Counters for reports and tests.
@@ -83,15 +94,10 @@ pub struct Driver {
     steps: Vec<Step>,
     /// The path has been checked against the pose RAM showed at the first action.
     checked: bool,
-    pending: Option<Pending>,
+    /// The press executor: the press in flight, and what was held and when the last press started.
+    presser: Presser<Planned>,
     /// The pose RAM showed last frame (to notice moves nobody asked for).
     last_pose: Option<PiecePosition>,
-    /// Buttons returned last frame.
-    held: u8,
-    /// Frames the current press has been held.
-    held_for: u32,
-    /// Frames since the last press started.
-    since_press: u32,
     /// Controllable frames since the piece appeared (for the reaction delay; counting from the piece, not
     /// from the plan, keeps the timeline the same however late within the delay the plan arrives).
     since_spawn: u32,
@@ -104,18 +110,16 @@ pub struct Driver {
 impl Driver {
     /// A driver at a speed setting.
     pub fn new(speed: u8) -> Driver {
+        let profile = SpeedProfile::new(speed);
         Driver {
-            profile: SpeedProfile::new(speed),
+            presser: Presser::new(press_timing(&profile)),
+            profile,
             decision: None,
             target: None,
             surroundings: None,
             steps: Vec::new(),
             checked: false,
-            pending: None,
             last_pose: None,
-            held: 0,
-            held_for: 0,
-            since_press: u32::MAX / 2,
             since_spawn: 0,
             dropping: 0,
             refused_this_piece: 0,
@@ -131,6 +135,7 @@ impl Driver {
     /// Changes the speed setting (takes effect at once).
     pub fn set_speed(&mut self, speed: u8) {
         self.profile = SpeedProfile::new(speed);
+        self.presser.set_timing(press_timing(&self.profile));
     }
 
     /// Counters so far.
@@ -155,7 +160,7 @@ impl Driver {
         self.surroundings = None;
         self.steps.clear();
         self.checked = false;
-        self.pending = None;
+        self.presser.cancel();
         self.last_pose = None;
         self.since_spawn = 0;
         self.dropping = 0;
@@ -178,7 +183,7 @@ impl Driver {
         self.decision = Some(decision);
         self.surroundings = Some(surroundings);
         self.checked = false;
-        self.pending = None;
+        self.presser.cancel();
         self.dropping = 0;
         self.refused_this_piece = 0;
     }
@@ -191,17 +196,11 @@ impl Driver {
 
     /// The buttons to hold during the next frame, given what RAM showed after the last one.
     pub fn tick(&mut self, obs: Observation) -> u8 {
-        self.since_press = self.since_press.saturating_add(1);
         if obs.controllable {
             self.since_spawn = self.since_spawn.saturating_add(1);
         }
         let buttons = self.decide(obs);
-        if buttons != 0 && buttons == self.held {
-            self.held_for += 1;
-        } else {
-            self.held_for = if buttons != 0 { 1 } else { 0 };
-        }
-        self.held = buttons;
+        self.presser.end_frame(buttons);
         buttons
     }
 
@@ -211,7 +210,7 @@ impl Driver {
         }
         if !obs.controllable {
             // Locked (or not yet spawned): let go; the session clears the plan at the next spawn.
-            self.pending = None;
+            self.presser.cancel();
             self.last_pose = None;
             return 0;
         }
@@ -241,18 +240,15 @@ impl Driver {
             self.replan(pose);
         }
         let Some(&step) = self.steps.first() else { return 0 };
-        if self.since_press < self.profile.gap {
-            return self.keep_holding();
+        if self.presser.since_press() < self.profile.gap {
+            return self.presser.keep_holding();
         }
-        let b = button(step);
-        if self.held & b != 0 {
-            // The game reacts to a new press: release for one frame first.
-            return 0;
-        }
-        self.steps.remove(0);
         let expect = self.surroundings.and_then(|s| movegen::step(&s.field, s.piece, pose, step, &s.moves));
-        self.pending = Some(Pending { step, before: pose, expect, frames: 0 });
-        self.since_press = 0;
+        // `None`: the same button was down last frame, and the game reacts to a new press: let go first.
+        let Some(b) = self.presser.press(button(step), press_pose(pose), Planned { step, before: pose, expect }) else {
+            return 0;
+        };
+        self.steps.remove(0);
         self.stats.presses += 1;
         b
     }
@@ -263,44 +259,42 @@ impl Driver {
     fn watch(&mut self, pose: PiecePosition) -> Option<u8> {
         let moved_from = |before: PiecePosition| (before.x, before.orientation) != (pose.x, pose.orientation);
         let last = self.last_pose.replace(pose);
-        let Some(p) = self.pending.as_mut() else {
+        let Some(progress) = self.presser.watch(press_pose(pose)) else {
             if last.is_some_and(moved_from) {
                 log::debug!("driver: the pair moved from {last:?} to {pose:?} without a press; re-planning");
                 self.replan(pose);
             }
             return None;
         };
-        if moved_from(p.before) {
-            let done = *p;
-            self.pending = None;
-            let expected = done.expect.is_some_and(|e| (e.x, e.orientation) == (pose.x, pose.orientation));
-            if !expected {
-                log::debug!(
-                    "driver: {:?} from {:?} gave {:?}, expected {:?}; re-planning",
-                    done.step,
-                    done.before,
-                    pose,
-                    done.expect
-                );
-                self.replan(pose);
+        match progress {
+            // Held until RAM shows the effect (the timing holds while waiting), so `Wait` does not come.
+            Progress::Hold(b) => Some(b),
+            Progress::Wait => Some(0),
+            Progress::Shown(done) => {
+                let expected = done.expect.is_some_and(|e| (e.x, e.orientation) == (pose.x, pose.orientation));
+                if !expected {
+                    log::debug!(
+                        "driver: {:?} from {:?} gave {:?}, expected {:?}; re-planning",
+                        done.step,
+                        done.before,
+                        pose,
+                        done.expect
+                    );
+                    self.replan(pose);
+                }
+                None
             }
-            return None;
+            Progress::Refused(p) => {
+                log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
+                self.refused_this_piece += 1;
+                if self.refused_this_piece > MAX_REFUSED {
+                    self.give_up(pose);
+                } else {
+                    self.replan(pose);
+                }
+                None
+            }
         }
-        p.frames += 1;
-        if p.frames <= self.profile.patience + self.profile.hold {
-            // Hold the button until RAM shows its effect: a press that reaches the console late (a slow
-            // link) must still be down when it arrives. The game auto-repeats only after far longer.
-            return Some(button(p.step));
-        }
-        log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
-        self.pending = None;
-        self.refused_this_piece += 1;
-        if self.refused_this_piece > MAX_REFUSED {
-            self.give_up(pose);
-        } else {
-            self.replan(pose);
-        }
-        None
     }
 
     /// True when the remaining steps, pressed from `pose`, end at the target by the model.
@@ -308,11 +302,6 @@ impl Driver {
         let (Some(s), Some(target)) = (self.surroundings, self.target) else { return false };
         let end = self.steps.iter().try_fold(pose, |p, &step| movegen::step(&s.field, s.piece, p, step, &s.moves));
         end.is_some_and(|e| placement_of(e) == target)
-    }
-
-    /// Keeps the current press down until it has been held long enough, then releases.
-    fn keep_holding(&self) -> u8 {
-        if self.held != pad::DOWN && self.held_for < self.profile.hold { self.held } else { 0 }
     }
 
     /// Items have no orientation: RAM may show any, the model says `Up`.

@@ -1,10 +1,13 @@
 //! The input driver: a [`crate::game::Decision`] → buttons, frame by frame, checked against RAM and
-//! re-planned with the game's movement model; and the after-lock comparison of RAM with the rules core.
+//! re-planned with the game's movement model; the one press executor ([`press`]) it and self-calibration's
+//! opening press through; and the after-lock comparison of RAM with the rules core.
 
 pub mod input;
+pub mod press;
 pub mod speed;
 pub mod verify;
 
 pub use input::{Driver, DriverStats, Observation, Surroundings};
+pub use press::{Effect, Pose, PressTiming, Presser, Progress};
 pub use speed::SpeedProfile;
 pub use verify::{Check, Prediction, Verifier};

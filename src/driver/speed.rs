@@ -15,7 +15,8 @@ pub struct SpeedProfile {
     /// Soft drop: Down is held on this many frames out of every 4 once the piece is in place (0 = let it
     /// fall by gravity, 4 = hold Down all the way).
     pub soft_drop: u32,
-    /// Frames to wait for the game to show a press in RAM before taking it as refused.
+    /// Frames after the hold to wait for the game to show a press in RAM: a press still without its effect
+    /// `hold + patience` frames after it was made counts as refused (the driver holds it down until then).
     pub patience: u32,
 }
 
@@ -39,7 +40,7 @@ impl SpeedProfile {
     pub fn new(speed: u8) -> SpeedProfile {
         let speed = speed.min(10);
         let (reaction, gap, hold, soft_drop) = TABLE[speed as usize];
-        SpeedProfile { speed, reaction, gap, hold, soft_drop, patience: 4 }
+        SpeedProfile { speed, reaction, gap, hold, soft_drop, patience: 5 }
     }
 
     /// Whether Down is held on frame `n` of the drop phase.

@@ -1,22 +1,22 @@
 //! RAM → a typed view of the game: both fields as [`Field`]s, the current and next pieces, the falling
 //! pair's position and orientation, whether it is controllable, and the score.
 //!
-//! Total by construction: every RAM read goes through [`byte`], which reads 0 outside the 2 KiB, and every
-//! code has a meaning, so no RAM image can make it panic. Colours are equivalence classes: each raw colour
-//! code maps to one model [`Color`] for the whole run. A code the address file does not list is reported
-//! once (`log::warn`) and handled: in a piece it takes a free colour class, in the field it counts as
-//! nuisance (a value seen in the field but never in a pair, docs/cartridge.md §6) until a piece shows it.
+//! Decoding is the raw view plus the code tables: RAM is read once per player by [`super::raw::View`] (the
+//! same reader self-calibration learns from), and this module gives its bytes their meaning with the
+//! address file's codes, orientation values and bases.
+//!
+//! Total by construction: every RAM read goes through [`super::raw::byte`], which reads 0 outside the
+//! 2 KiB, and every code has a meaning, so no RAM image can make it panic. Colours are equivalence classes:
+//! each raw colour code maps to one model [`Color`] for the whole run. A code the address file does not
+//! list is reported once (`log::warn`) and handled: in a piece it takes a free colour class, in the field it
+//! counts as nuisance (a value seen in the field but never in a pair, docs/cartridge.md §6) until a piece
+//! shows it.
 
 use crate::game::{Cell, Color, Field, HEIGHT, Item, MAX_COLORS, Orientation, Pair, Piece, WIDTH};
 
 use super::control::PieceClock;
-use super::schema::{AddressFile, Codes, OrientationCodes, PlayerMap, XyTracks};
-
-/// Reads one RAM byte; addresses outside RAM read as 0.
-#[inline]
-pub fn byte(ram: &[u8; 2048], addr: usize) -> u8 {
-    ram.get(addr).copied().unwrap_or(0)
-}
+use super::raw::{self, View};
+use super::schema::{AddressFile, Codes, OrientationCodes, XyTracks};
 
 /// The assignment of raw colour codes to model colours, stable for a whole run.
 #[derive(Clone, Debug)]
@@ -199,37 +199,22 @@ impl Decoder {
 
     /// Decodes one frame.
     pub fn decode(&mut self, ram: &[u8; 2048]) -> Snapshot {
-        let players = (0..self.map.player.len()).map(|i| self.decode_player(ram, i)).collect();
-        let mode = self.map.global.mode.as_ref().map(|e| byte(ram, e.addr as usize));
-        let spawn_any = self.map.global.spawn_any.as_ref().is_some_and(|e| byte(ram, e.addr as usize) != 0);
+        let players =
+            (0..self.map.player.len()).map(|i| self.decode_player(&View::read(ram, &self.map.player[i]), i)).collect();
+        let mode = raw::mode_byte(ram, &self.map);
+        let spawn_any = raw::spawn_any_byte(ram, &self.map).is_some_and(|b| b != 0);
         Snapshot { players, mode, spawn_any }
     }
 
-    fn decode_player(&mut self, ram: &[u8; 2048], i: usize) -> PlayerState {
-        let p: &PlayerMap = &self.map.player[i];
-        let rd = |e: &super::schema::Entry| byte(ram, e.addr as usize);
-        let (cur_pivot, cur_child) = (rd(&p.current_pivot), rd(&p.current_child));
-        let (next_pivot, next_child) = (self.next_code(rd(&p.next_pivot)), self.next_code(rd(&p.next_child)));
-        let (raw_x, raw_y, raw_orientation) = (rd(&p.x), rd(&p.y), rd(&p.orientation));
-        let (spawn_flag, spawn_delay, drop_timer) = (rd(&p.spawn_flag) != 0, rd(&p.spawn_delay), rd(&p.drop_timer));
-        let score = p.score.as_ref().map(|s| {
-            let mut v: u64 = 0;
-            for k in (0..s.bytes.min(4) as usize).rev() {
-                v = (v << 8) | byte(ram, s.addr as usize + k) as u64;
-            }
-            (v.saturating_mul(s.multiplier as u64)).min(u32::MAX as u64) as u32
-        });
-        let pending_nuisance = p.pending_nuisance.as_ref().map(|c| {
-            let mut v: u32 = 0;
-            for k in (0..c.bytes.min(4) as usize).rev() {
-                v = (v << 8) | u32::from(byte(ram, c.addr as usize + k));
-            }
-            v
-        });
-        let layout = p.field.clone();
-        let (field, unknown_cells) = self.decode_field(ram, &layout);
-        let orientation = orientation_of(&self.map.orientation, raw_orientation);
-        let current = self.piece(cur_pivot, cur_child);
+    /// Player `i`'s state from its raw bytes.
+    fn decode_player(&mut self, v: &View, i: usize) -> PlayerState {
+        let (next_pivot, next_child) = (self.next_code(v.next.0), self.next_code(v.next.1));
+        let multiplier = self.map.player[i].score.as_ref().map_or(1, |s| s.multiplier);
+        let score =
+            v.score.map(|raw| (u64::from(raw).saturating_mul(u64::from(multiplier))).min(u32::MAX as u64) as u32);
+        let (field, unknown_cells) = self.decode_field(v);
+        let orientation = orientation_of(&self.map.orientation, v.o);
+        let current = self.piece(v.pivot, v.child);
         let current_assigned = match current {
             Some(Piece::Pair(p)) => self.colors.is_assigned(p.pivot) || self.colors.is_assigned(p.child),
             _ => false,
@@ -237,10 +222,10 @@ impl Decoder {
         let next = self.piece(next_pivot, next_child);
         // The bytes as if column 1 were X 1 and row 0 were Y 0 (out-of-range values wrap to large ones).
         let m = &self.map.movement;
-        let (fx, fy) = (raw_x.wrapping_sub(m.x_base).wrapping_add(1), raw_y.wrapping_sub(m.y_base));
+        let (fx, fy) = (v.x.wrapping_sub(m.x_base).wrapping_add(1), v.y.wrapping_sub(m.y_base));
         let (x, y) = pivot_xy(m.xy_tracks, fx, fy, orientation, current);
         let timing = &self.map.timing;
-        let live = self.clocks.get_mut(i).is_none_or(|c| c.step(spawn_delay == 0, &field, timing));
+        let live = self.clocks.get_mut(i).is_none_or(|c| c.step(v.timer_zero(), &field, timing));
         let controllable = live
             && current.is_some()
             && orientation.is_some()
@@ -250,28 +235,29 @@ impl Decoder {
             field,
             current,
             current_assigned,
-            current_codes: (cur_pivot, cur_child),
+            current_codes: (v.pivot, v.child),
             unknown_cells,
             next,
             x,
             y,
             orientation,
-            raw_orientation,
-            spawn_flag,
-            spawn_delay,
-            drop_timer,
+            raw_orientation: v.o,
+            spawn_flag: v.spawn_flag != 0,
+            spawn_delay: v.spawn_delay,
+            drop_timer: v.drop_timer,
             controllable,
             score,
-            pending_nuisance,
+            pending_nuisance: v.pending_nuisance,
         }
     }
 
-    fn decode_field(&mut self, ram: &[u8; 2048], layout: &super::schema::FieldLayout) -> (Field, Vec<UnknownCell>) {
+    /// The settled field from the cells' colour bytes, and the cells whose code no table lists.
+    fn decode_field(&mut self, v: &View) -> (Field, Vec<UnknownCell>) {
         let mut field = Field::new();
         let mut unknown = Vec::new();
         for y in 0..HEIGHT {
             for x in 1..=WIDTH {
-                let raw = byte(ram, layout.cell_addr(x, y));
+                let raw = v.color(x, y);
                 let (cell, known) = self.classify(raw);
                 if !known {
                     unknown.push(UnknownCell { x: x as u8, y: y as u8, code: raw & self.map.codes.color_mask });

@@ -1,11 +1,13 @@
 //! The cartridge's RAM map as data: address files (`addresses/*.toml`), their validation, the table of
-//! known dumps, and the decoder from RAM to the game model.
+//! known dumps, the one RAM reader (`raw`: one player's bytes, before any code has a meaning) and the
+//! decoder from those bytes to the game model.
 
 pub mod catalog;
 pub mod control;
 pub mod decode;
 pub mod load;
 pub mod mode;
+pub mod raw;
 pub mod schema;
 
 pub use catalog::{AddressSource, Catalog, CatalogError, KnownRom};

@@ -1,7 +1,7 @@
 //! Walking the menus from power-on by the script in the address file.
 
 use crate::emu::pad;
-use crate::memmap::decode::byte;
+use crate::memmap::raw::byte;
 use crate::memmap::schema::MenuStep;
 
 /// Default frames a `press` step holds its buttons (and then releases them).

@@ -1,8 +1,9 @@
 //! The module layering stays true: a layer uses only layers below it.
 //!
-//! Order (low to high): interrupt, paths (leaves every layer may use) < game < sim < ai < emu < memmap, trace < calib, train < driver
-//! < play < ui < config < cli (the configuration reads every layer's
-//! tables; the command line reads the configuration). The pure layers (`game`, `sim`, `ai`) therefore
+//! Order (low to high): interrupt, paths (leaves every layer may use) < game < sim < ai < emu < memmap,
+//! trace < driver < calib, train < play < ui < config < cli (calibration's opening presses through the
+//! driver's press executor; the configuration reads every layer's tables; the command line reads the
+//! configuration). The pure layers (`game`, `sim`, `ai`) therefore
 //! never see the emulator, the RAM map, the driver, the session, the window,
 //! the command line or the configuration.
 //!
@@ -23,9 +24,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("emu", 3),
     ("memmap", 4),
     ("trace", 4),
-    ("calib", 5),
-    ("train", 5),
-    ("driver", 6),
+    ("driver", 5),
+    ("calib", 6),
+    ("train", 6),
     ("play", 7),
     ("ui", 8),
     ("config", 9),
