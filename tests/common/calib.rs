@@ -40,12 +40,21 @@ pub fn guessed_folder(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(&out).expect("folder");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("addresses");
     for file in ["1p-endless.toml", "2p.toml", "ai-vs-ai.toml"] {
-        std::fs::copy(root.join(file), out.join(file)).expect("copy a guessed file");
+        let text = std::fs::read(root.join(file)).expect("a guessed file");
+        write_whole(&out.join(file), &text);
     }
     let roms = std::fs::read_to_string(root.join("roms.toml")).expect("roms.toml");
     let cut = roms.find("# The open test cartridge").expect("catalogue layout");
-    std::fs::write(out.join("roms.toml"), &roms[..cut]).expect("write");
+    write_whole(&out.join("roms.toml"), &roms.as_bytes()[..cut]);
     out
+}
+
+/// Writes `path` by renaming a finished temporary file over it: tests running at the same time share the
+/// folder, and a `puyobot` of another test reading the file must never see it half written.
+fn write_whole(path: &Path, bytes: &[u8]) {
+    let tmp = path.with_extension(format!("tmp-{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::write(&tmp, bytes).expect("write a temporary file");
+    std::fs::rename(&tmp, path).expect("rename the temporary file");
 }
 
 /// The settings the calibration tests' assertions (chains built, pieces placed, the chain bot's win) rely
