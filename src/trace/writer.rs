@@ -193,14 +193,20 @@ impl<M: Machine, W: Write> TraceRecorder<M, W> {
     /// Ends the recording: writes the last block and the end record. `Ok(None)` when nothing was being
     /// recorded; the first write error when one stopped the recording.
     pub fn finish(&mut self) -> Result<Option<TraceStats>, TraceError> {
+        self.finish_writer()?;
+        Ok(self.finished)
+    }
+
+    /// [`TraceRecorder::finish`], handing back the destination (a trace kept in memory); `Ok(None)` when
+    /// nothing was being recorded.
+    pub fn finish_writer(&mut self) -> Result<Option<(W, TraceStats)>, TraceError> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if let Some(w) = self.writer.take() {
-            let (_, stats) = w.finish(self.inner.ram())?;
-            self.finished = Some(stats);
-        }
-        Ok(self.finished)
+        let Some(w) = self.writer.take() else { return Ok(None) };
+        let (out, stats) = w.finish(self.inner.ram())?;
+        self.finished = Some(stats);
+        Ok(Some((out, stats)))
     }
 
     /// Frames recorded so far.
