@@ -41,8 +41,11 @@ fn deterministic(json: &str) -> serde_json::Value {
     v
 }
 
-/// Every frame of a trace (pads, RAM at its start), its header and its end.
-fn read_trace(path: &Path) -> (TraceHeader, Vec<([u8; 2], Box<[u8; 2048]>)>, TraceEnd) {
+/// One frame of a trace: the pads held during it, RAM at its start.
+type Frame = ([u8; 2], Box<[u8; 2048]>);
+
+/// Every frame of a trace, its header and its end.
+fn read_trace(path: &Path) -> (TraceHeader, Vec<Frame>, TraceEnd) {
     let mut r = TraceReader::open(path).expect("trace");
     let mut frames = Vec::new();
     while let Some((p, ram)) = r.next_frame().expect("frame") {
@@ -53,7 +56,7 @@ fn read_trace(path: &Path) -> (TraceHeader, Vec<([u8; 2], Box<[u8; 2048]>)>, Tra
 }
 
 /// Writes a trace of `frames` under `header`, ending on RAM `last`.
-fn write_trace(path: &Path, header: &TraceHeader, frames: &[([u8; 2], Box<[u8; 2048]>)], last: &[u8; 2048]) {
+fn write_trace(path: &Path, header: &TraceHeader, frames: &[Frame], last: &[u8; 2048]) {
     let mut w = TraceWriter::create(path, header).expect("create");
     for (p, ram) in frames {
         w.push(*p, ram).expect("push");
