@@ -189,6 +189,39 @@ fn a_cut_trace_and_the_wrong_rom_are_named() {
 }
 
 #[test]
+fn a_window_trace_is_checked_by_its_ram_on_every_frame() {
+    let (file, _) = saved_run("window-check", 300);
+    let (mut header, frames, end) = read_trace(&file);
+    let TraceEnd::Complete { .. } = end else { panic!("{end:?}") };
+    // The same frames, as a window run would have written them: nothing can run its bots again.
+    header.set("run", "window");
+    let window = file.with_file_name("window.trace");
+    let w = window.display().to_string();
+    let last = {
+        let mut emu = puyobot::emu::Emu::new(&puyobot::emu::rom::labcart().expect("labcart"), true).expect("emu");
+        let pads: Vec<[u8; 2]> = frames.iter().map(|f| f.0).collect();
+        puyobot::emu::record::play_back(&mut emu, &pads, |_, _| {}).expect("play");
+        *puyobot::emu::Machine::ram(&emu)
+    };
+    write_trace(&window, &header, &frames, &last);
+    let (ok, stdout, err) = puyobot(&["replay", &w, "--headless"]);
+    assert!(ok && stdout.contains("RAM matches the file on every frame, 300 frames"), "{err}{stdout}");
+    // A pad the console did not get (the first press, on the title: the menu does not move on): RAM
+    // departs from the file's on a later frame, named with the address.
+    let at = frames.iter().position(|(p, _)| *p != [0, 0]).expect("a frame with a button held");
+    let mut changed = frames.clone();
+    changed[at].0 = [0, 0];
+    write_trace(&window, &header, &changed, &last);
+    let (ok, _, err) = puyobot(&["replay", &w, "--headless"]);
+    assert!(!ok && err.contains("the replay diverged at frame") && err.contains("in the file"), "{err}");
+    // A final RAM that is not where the pads lead.
+    write_trace(&window, &header, &frames, &[0x55; 2048]);
+    let (ok, _, err) = puyobot(&["replay", &w, "--headless"]);
+    assert!(!ok && err.contains("final RAM hash differs"), "{err}");
+    std::fs::remove_dir_all(file.parent().expect("dir")).ok();
+}
+
+#[test]
 fn record_and_save_inputs_naming_two_files_are_refused() {
     let (ok, _, err) = puyobot(&[
         "play",
