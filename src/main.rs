@@ -24,7 +24,7 @@ enum Command {
     Record(cli::record::RecordArgs),
     /// Run the self-calibrating learner on a recorded trace: what it learned, what stays unknown.
     Calibrate(cli::calibrate::CalibrateArgs),
-    /// Watch a saved headless run (`play --save-inputs`) in the window, check it matches bit for bit
+    /// Watch a recorded run (a trace of `play --record`) in the window, check it frame for frame
     /// (--headless), or write a GIF clip of it (--gif).
     Replay(cli::replay::ReplayArgs),
     /// AI-vs-AI games back to back for a wall-clock time, sampling memory, speed, mismatches and panics.

@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::emu::faults::FaultCounts;
 use crate::emu::{Machine, RomImage};
 use crate::memmap::AddressFile;
-use crate::play::{CpuFigures, GameEnd, Limits, PlayerSummary, Session, Summary, Tally, seats_for};
+use crate::play::{CpuFigures, Limits, PlayerSummary, Session, Summary, Tally, seats_for};
 use crate::trace::{TraceStats, TraceWriter};
 
 use super::play::{HeadlessMachine, run_headless_observed};
@@ -40,6 +40,8 @@ pub struct Plan<'a> {
     pub jobs: usize,
     /// The progress bar (hidden when stderr is not a terminal): games of a match, else frames or pieces.
     pub progress: ProgressBar,
+    /// Keep the pads of every frame the console receives ([`Outcome::pads`]), for a replay check.
+    pub pad_log: bool,
 }
 
 /// What one game leaves once its session is gone.
@@ -47,7 +49,7 @@ pub struct Plan<'a> {
 pub struct GameRun {
     /// The game's own report.
     pub summary: Summary,
-    /// The pads of every frame the console received.
+    /// The pads of every frame the console received (empty unless the plan asked for them).
     pub pads: Vec<[u8; 2]>,
     /// The final RAM.
     pub ram: Box<[u8; 2048]>,
@@ -72,27 +74,12 @@ pub struct Outcome {
     pub faults: FaultCounts,
     /// The report as JSON, with `ram_hash`, `faults_injected` and `faults` added.
     pub json: String,
-    /// What a replay file holds: every game, or after an interrupt what can be played again exactly.
-    pub replay: ReplayPart,
+    /// The pads the console received, game after game, when the plan asked for them (else empty).
+    pub pads: Vec<[u8; 2]>,
     /// What the first game's calibration learned.
     pub learner: Option<Learner>,
     /// The trace written, when the run was recorded.
     pub trace: Option<TraceStats>,
-}
-
-/// The part of a run a replay file can reproduce frame for frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ReplayPart {
-    /// The pads, game after game.
-    pub pads: Vec<[u8; 2]>,
-    /// The frame limit to replay with.
-    pub frames: Option<u64>,
-    /// The piece limit to replay with.
-    pub pieces: Option<u32>,
-    /// The games to replay.
-    pub games: Option<u32>,
-    /// The RAM hash the replay must end with.
-    pub ram_hash: String,
 }
 
 /// Plays game `k` of the run (seed `S + k`) from power-on; `trace` records it.
@@ -105,12 +92,21 @@ pub fn play_game(
     let mut cfg = plan.cfg.clone();
     cfg.play.seed = cfg.play.seed.wrapping_add(u64::from(k));
     let seats = seats_for(cfg.play.mode, plan.map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
-    let (mut session, summary) =
-        run_headless_observed(&cfg, plan.image, plan.name, plan.map.clone(), seats, plan.limits, trace, observe)?;
-    let trace = session.machine_mut().inner_mut().inner_mut().finish()?;
+    let (mut session, summary) = run_headless_observed(
+        &cfg,
+        plan.image,
+        plan.name,
+        plan.map.clone(),
+        seats,
+        plan.limits,
+        trace,
+        plan.pad_log,
+        observe,
+    )?;
+    let trace = session.machine_mut().inner_mut().finish()?;
     let machine = session.machine();
     Ok(GameRun {
-        pads: machine.inner().log().to_vec(),
+        pads: machine.inner().pad_log().map(<[_]>::to_vec).unwrap_or_default(),
         ram: Box::new(*machine.ram()),
         faults: machine.counts(),
         bot_cpu: session.seats.iter().map(|s| (s.label.clone(), s.stats.think_cpu)).collect(),
@@ -233,14 +229,13 @@ fn merge(plan: &Plan<'_>, runs: Vec<GameRun>, wall: Duration, cpu: Option<Durati
         match_summary(plan, &runs, wall, cpu, interrupted)
     };
     summary.profile = plan.cfg.bots.profile.clone();
-    let replay = replay_part(plan, &runs, interrupted);
     let json = report_json(&summary, &ram_hash, faults);
     Outcome {
         summary,
         ram_hash,
         faults,
         json,
-        replay,
+        pads: runs.iter().flat_map(|r| r.pads.iter().copied()).collect(),
         learner: runs.first().and_then(|r| r.learner.clone()),
         trace: runs.first().and_then(|r| r.trace),
     }
@@ -340,31 +335,6 @@ fn match_summary(
     let labels: Vec<String> = s.players.iter().map(|p| p.label.clone()).collect();
     s.tally = Tally::of(&labels, &s.games);
     s
-}
-
-/// What a replay file of the run holds. A finished run: everything. An interrupted match: the games
-/// before the first one that did not finish; when that is the first game, the first game up to the
-/// frame where it stopped (a frame limit replays it exactly).
-fn replay_part(plan: &Plan<'_>, runs: &[GameRun], interrupted: bool) -> ReplayPart {
-    let whole = |upto: usize, frames, pieces, games| ReplayPart {
-        pads: runs[..upto].iter().flat_map(|r| r.pads.iter().copied()).collect(),
-        frames,
-        pieces,
-        games,
-        ram_hash: ram_hash_of(runs[..upto].iter().map(|r| &*r.ram)),
-    };
-    if !interrupted {
-        return whole(runs.len(), plan.limits.frames, plan.limits.pieces, plan.games);
-    }
-    let done = runs
-        .iter()
-        .take_while(|r| !r.summary.interrupted && r.summary.games.iter().all(|g| g.result != GameEnd::Stopped))
-        .count();
-    if plan.games.is_some() && done > 0 {
-        return whole(done, None, None, Some(done as u32));
-    }
-    let frames = runs.first().map(|r| r.summary.frames);
-    whole(runs.len().min(1), frames, None, None)
 }
 
 /// The report as JSON with the machine's figures added: `ram_hash`, `faults_injected`, `faults`.

@@ -11,6 +11,7 @@ pub mod play;
 pub mod plot;
 pub mod record;
 pub mod replay;
+pub mod replay_file;
 pub mod sim;
 pub mod soak;
 pub mod train;

@@ -10,18 +10,18 @@ use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_f
 use crate::config::{Config, Mode};
 use crate::emu::EmuSpeed;
 use crate::emu::faults::{FaultSpec, FaultyPads};
-use crate::emu::replay::{Replay, VERSION as REPLAY_VERSION, encode_pads};
-use crate::emu::{Emu, Recorder, RomImage, rom};
+use crate::emu::{Emu, RomImage, rom};
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::memmap::{AddressFile, AddressSource};
 use crate::play::{Limits, Session, Summary, seats_for};
 
 use super::{headless, output};
-use crate::trace::{TraceHeader, TraceRecorder, TraceWriter};
+use crate::trace::format::MAX_META_LEN;
+use crate::trace::{RunInfo, RunPlace, TraceHeader, TraceRecorder, TraceWriter};
 
-/// The machine of a headless run: pad faults on top, then the replay log, then the trace recorder next
-/// to the console (so the trace holds exactly what the console was given).
-pub type HeadlessMachine = FaultyPads<Recorder<TraceRecorder<Emu>>>;
+/// The machine of a headless run: pad faults on top, then the recorder next to the console (so the
+/// trace, and the pad log a replay check compares, hold exactly what the console was given).
+pub type HeadlessMachine = FaultyPads<TraceRecorder<Emu>>;
 
 /// Who presses the pads of a recorded run (the trace header's `players`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,10 +122,11 @@ pub struct PlayArgs {
     /// (overrides play.faults; seeded by --seed).
     #[arg(long)]
     pub faults: Option<String>,
-    /// Headless: save the pads of every frame as a replay file (`puyobot replay FILE` runs it again).
-    #[arg(long, value_name = "FILE", requires = "headless")]
+    /// The same as --record (the name of the flag when replays had their own file format).
+    #[arg(long, value_name = "FILE")]
     pub save_inputs: Option<PathBuf>,
-    /// Record every frame's pads and RAM changes to a trace file (`puyobot calibrate FILE` learns from it).
+    /// Record the run to a trace file: every frame's pads and RAM changes, with what is needed to run it
+    /// again. `puyobot replay FILE` watches or checks it, `puyobot calibrate FILE` learns from it.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Start the window with the sound muted (overrides audio.mute; the mute key turns it back on).
@@ -206,6 +207,22 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
     Ok((cfg, loaded.file))
 }
 
+/// The file the run is recorded to and the flag that named it (`--record`, or its older name
+/// `--save-inputs`); two different files are refused, naming both flags.
+pub fn recording(args: &PlayArgs) -> anyhow::Result<Option<(&'static str, &std::path::Path)>> {
+    match (&args.record, &args.save_inputs) {
+        (Some(r), Some(s)) if r != s => bail!(
+            "--record {} and --save-inputs {} name two files, but a run writes one recording (--save-inputs \
+             is another name for --record); give one of them",
+            r.display(),
+            s.display()
+        ),
+        (Some(r), _) => Ok(Some(("--record", r))),
+        (None, Some(s)) => Ok(Some(("--save-inputs", s))),
+        (None, None) => Ok(None),
+    }
+}
+
 /// Refuses flags that contradict each other or the mode, or that would do nothing, naming both sides.
 fn check_flags(args: &PlayArgs, cfg: &Config, players: Players) -> anyhow::Result<()> {
     let only = cfg.play.calibrate == CalibrateMode::Only;
@@ -273,9 +290,11 @@ fn check_flags(args: &PlayArgs, cfg: &Config, players: Players) -> anyhow::Resul
     if args.no_menu && headless {
         bail!("--no-menu leaves the menus to a person, and --headless has no keyboard");
     }
-    if args.record.is_some() && args.games.is_some_and(|n| n > 1) {
+    if let Some((flag, _)) = recording(args)?
+        && args.games.is_some_and(|n| n > 1)
+    {
         bail!(
-            "--record writes one power-on, and each game of --games N has its own; record one game with \
+            "{flag} writes one power-on, and each game of --games N has its own; record one game with \
              --games 1 (game k of seed S is the single game of seed S+k-1)"
         );
     }
@@ -287,11 +306,8 @@ fn check_flags(args: &PlayArgs, cfg: &Config, players: Players) -> anyhow::Resul
 
 /// Checks every output path before the run starts.
 fn check_outputs(args: &PlayArgs) -> anyhow::Result<()> {
-    if let Some(p) = &args.record {
-        output::check_file("--record", p)?;
-    }
-    if let Some(p) = &args.save_inputs {
-        output::check_file("--save-inputs", p)?;
+    if let Some((flag, p)) = recording(args)? {
+        output::check_file(flag, p)?;
     }
     if let Some(p) = &args.write_addresses {
         output::check_dir("--write-addresses", p)?;
@@ -335,35 +351,51 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     run_with(args, Players::Bots)
 }
 
-/// The trace writer of `--record FILE`, with the header filled in.
+/// The trace writer of `--record FILE`, with the header filled in: the cartridge, and the run as
+/// [`RunInfo`] (what `puyobot replay` needs to run it again).
 fn trace_writer(
     args: &PlayArgs,
     cfg: &Config,
     image: &RomImage,
     players: Players,
+    headless: bool,
 ) -> anyhow::Result<Option<TraceWriter<std::io::BufWriter<std::fs::File>>>> {
-    let Some(path) = &args.record else { return Ok(None) };
+    let Some((flag, path)) = recording(args)? else { return Ok(None) };
     let mut header = TraceHeader::for_rom(image);
     header.set("mode", cfg.play.mode.name());
-    header.set(
-        "players",
-        match players {
-            Players::Person => "keyboard",
-            Players::Bots => "bot",
-        },
-    );
     header.set("menu", if cfg.play.menu { "script" } else { "person" });
-    header.set("seed", &cfg.play.seed.to_string());
     header.set("speed", &cfg.play.speed.to_string());
     if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
         header.set("recorded_unix_time", &t.as_secs().to_string());
+    }
+    let only = cfg.play.calibrate == CalibrateMode::Only;
+    let run = RunInfo {
+        seed: cfg.play.seed,
+        frames: args.frames.or((headless && only).then_some(ONLY_FRAMES)),
+        pieces: args.pieces,
+        games: args.games,
+        config: cfg.to_toml(),
+        place: if headless { RunPlace::Headless } else { RunPlace::Window },
+        players: match players {
+            Players::Person => "keyboard",
+            Players::Bots => "bot",
+        }
+        .into(),
+    };
+    run.write_to(&mut header);
+    if header.metadata_len() > MAX_META_LEN {
+        bail!(
+            "{flag} {}: the configuration is {} bytes of TOML, and a trace header holds at most {MAX_META_LEN}",
+            path.display(),
+            run.config.len()
+        );
     }
     Ok(Some(TraceWriter::create(path, &header)?))
 }
 
 /// Finishes a recording and says where it went.
 fn finish_trace(recorder: &mut TraceRecorder<Emu>, args: &PlayArgs) -> anyhow::Result<()> {
-    if let (Some(stats), Some(path)) = (recorder.finish()?, &args.record) {
+    if let (Some(stats), Some((_, path))) = (recorder.finish()?, recording(args)?) {
         eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
     }
     Ok(())
@@ -387,7 +419,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let mode = cfg.play.mode;
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
-    let trace = trace_writer(args, &cfg, &image, players)?;
+    let trace = trace_writer(args, &cfg, &image, players, args.headless || only)?;
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
     if args.headless || only {
         crate::interrupt::install();
@@ -446,28 +478,20 @@ fn run_headless_command(
         (None, None, Some(n)) => output::progress_bar(n, "{bar:30} {pos}/{len} frames  {elapsed_precise}"),
         (None, None, None) => output::progress_bar(0, "{spinner} {pos} frames  {elapsed_precise}"),
     };
-    let plan =
-        headless::Plan { cfg, image, name, map, limits, games: args.games, jobs: args.jobs.unwrap_or(1), progress };
+    let plan = headless::Plan {
+        cfg,
+        image,
+        name,
+        map,
+        limits,
+        games: args.games,
+        jobs: args.jobs.unwrap_or(1),
+        progress,
+        pad_log: false,
+    };
     let out = headless::run(&plan, trace)?;
-    if let (Some(stats), Some(path)) = (out.trace, &args.record) {
+    if let (Some(stats), Some((_, path))) = (out.trace, recording(args)?) {
         eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
-    }
-    if let Some(path) = &args.save_inputs {
-        let part = &out.replay;
-        let replay = Replay {
-            version: REPLAY_VERSION,
-            rom_sha1: image.hash.sha1.clone(),
-            rom_name: image.name.clone(),
-            seed: cfg.play.seed,
-            frames: part.frames,
-            pieces: part.pieces,
-            games: part.games,
-            ram_hash: part.ram_hash.clone(),
-            config: cfg.to_toml(),
-            pads: encode_pads(&part.pads),
-        };
-        replay.save(path)?;
-        eprintln!("wrote {}", path.display());
     }
     write_learned(out.learner.as_ref(), args, cfg, rom, borrowed)?;
     let summary = &out.summary;
@@ -510,21 +534,9 @@ fn game_session<M: crate::emu::Machine>(
         .colors(play.colors)
 }
 
-/// A headless session on a recording, fault-injecting host, run to `limits`; `trace` records every frame
-/// the console runs.
-pub fn run_headless(
-    cfg: &Config,
-    image: &RomImage,
-    name: &str,
-    map: AddressFile,
-    seats: Vec<crate::play::Seat>,
-    limits: Limits,
-    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
-) -> anyhow::Result<(Session<HeadlessMachine>, Summary)> {
-    run_headless_observed(cfg, image, name, map, seats, limits, trace, &mut |_| {})
-}
-
-/// [`run_headless`], calling `observe` after every frame.
+/// A headless session on a recording, fault-injecting host, run to `limits`, calling `observe` after
+/// every frame; `trace` records every frame the console runs, and with `pad_log` the recorder also keeps
+/// the pads in memory (what a replay check compares).
 #[allow(clippy::too_many_arguments)]
 pub fn run_headless_observed(
     cfg: &Config,
@@ -534,12 +546,14 @@ pub fn run_headless_observed(
     seats: Vec<crate::play::Seat>,
     limits: Limits,
     trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
+    pad_log: bool,
     observe: &mut dyn FnMut(&Session<HeadlessMachine>),
 ) -> anyhow::Result<(Session<HeadlessMachine>, Summary)> {
     let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
     let console = TraceRecorder::new(Emu::new(image, true)?, trace);
-    let machine = FaultyPads::new(Recorder::new(console, false), spec, cfg.play.seed);
+    let console = if pad_log { console.with_pad_log() } else { console };
+    let machine = FaultyPads::new(console, spec, cfg.play.seed);
     let mut session =
         game_session(machine, map, cfg.play.mode, seats, &cfg.play, calibration, &image.hash.sha1).build()?;
     let summary =

@@ -1,7 +1,9 @@
-//! `puyobot replay FILE`: shows a saved headless run in the window (when a display is available), or
-//! runs it again and checks it comes out bit for bit the same (`--headless`, `--json`, or no display):
-//! the pads of every frame, the final RAM hash and the JSON report (timings aside). `--gif OUT` writes a
-//! clip of the game picture instead.
+//! `puyobot replay FILE`: shows a recorded run in the window (when a display is available), or checks it
+//! (`--headless`, `--json`, or no display). A headless run of the bots is run again and must come out bit
+//! for bit the same: the pads of every frame, the final RAM hash and the JSON report (timings aside).
+//! Any other trace (a window, a person's keys) has its pads fed to a fresh console, whose RAM must equal
+//! the trace's on every frame. `--gif OUT` writes a clip of the game picture instead. The file is a trace
+//! (`play --record`) or a replay file of older versions ([`super::replay_file`]).
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +11,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::config::Config;
-use crate::emu::replay::Replay;
-use crate::emu::{Emu, EmuSpeed, RomImage, rom};
+use crate::emu::{Emu, EmuSpeed, Machine, RomImage, ram_hash, rom};
 use crate::play::Limits;
 use crate::ui::Viewable;
 use crate::ui::clip::{GifClip, gif_frames};
@@ -19,11 +20,13 @@ use crate::ui::replay_view::ReplayView;
 use super::headless;
 use super::output;
 use super::play::load_game;
+use super::replay_file::{self, Check, Recorded};
 
 /// Arguments of `puyobot replay`.
 #[derive(Debug, Clone, Args)]
 pub struct ReplayArgs {
-    /// The replay file (written by `puyobot play --headless --save-inputs FILE`).
+    /// The recording: a trace written by `puyobot play --record FILE` (or `puyobot record`), or a replay
+    /// file of older versions.
     pub file: PathBuf,
     /// The ROM, when the one named in the file's configuration is elsewhere (its hash must match).
     #[arg(long)]
@@ -31,8 +34,9 @@ pub struct ReplayArgs {
     /// Print the report as JSON (checks the replay without a window).
     #[arg(long)]
     pub json: bool,
-    /// No window: run the replay again and check the pads, the final RAM hash and the report match the
-    /// file (also what happens when no display is available).
+    /// No window: check the recording (a headless bot run is run again: pads, final RAM hash and report
+    /// must match; any other trace is played back: RAM must match on every frame). Also what happens when
+    /// no display is available.
     #[arg(long)]
     pub headless: bool,
     /// In the window: close it after N emulated frames.
@@ -69,27 +73,34 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     if let Some(out) = &args.gif {
         output::check_file("--gif", out)?;
     }
-    let (replay, log) = Replay::load(&args.file)?;
-    let clip = args.gif.as_ref().map(|out| clip_range(args, log.len() as u64).map(|r| (out, r))).transpose()?;
+    let mut rec = replay_file::load(&args.file)?;
+    let clip = args.gif.as_ref().map(|out| clip_range(args, rec.pads.len() as u64).map(|r| (out, r))).transpose()?;
     let watch = clip.is_none() && !args.headless && !args.json;
-    if (clip.is_some() || watch) && replay.games.is_some_and(|n| n > 1) {
+    if (clip.is_some() || watch) && rec.games > 1 {
         bail!(
-            "{}: key `games`: the file holds {} games, each from its own power-on; the window and --gif show              one power-on (save a run of --games 1, or --frames N); --headless checks it",
+            "{}: key `games`: the file holds {} games, each from its own power-on; the window and --gif show \
+             one power-on (record a run of --games 1, or --frames N); --headless checks it",
             args.file.display(),
-            replay.games.unwrap_or(0)
+            rec.games
         );
     }
-    let (cfg, image) = recorded_game(args, &replay)?;
+    let (cfg, image) = recorded_game(args, &rec)?;
+    let log = std::mem::take(&mut rec.pads);
     if let Some((out, (from, to))) = clip {
         return write_gif(args, out, &image, log, from, to);
     }
     if watch {
         if display_available() {
-            return watch_window(args, &replay, &image, log);
+            return watch_window(args, &rec, &image, log);
         }
         eprintln!("no display (DISPLAY and WAYLAND_DISPLAY are unset): checking the replay instead of showing it");
     }
-    check(args, &replay, &log, cfg, image)
+    match rec.check.clone() {
+        Check::Rerun { frames, pieces, games } => {
+            check(args, &rec, &log, cfg, image, Limits { frames, pieces, games, ..Limits::default() })
+        }
+        Check::Playback => check_playback(args, &rec, &image),
+    }
 }
 
 /// Whether a window can be opened: an X11 or Wayland display is named.
@@ -113,11 +124,14 @@ fn clip_range(args: &ReplayArgs, len: u64) -> anyhow::Result<(u64, u64)> {
     Ok((from, to))
 }
 
-/// The recorded run's configuration (the file's `config`, with `--rom`) and its ROM, whose hash must be
-/// the file's.
-fn recorded_game(args: &ReplayArgs, replay: &Replay) -> anyhow::Result<(Config, RomImage)> {
+/// The recorded run's configuration (the file's `config`, with `--rom`; the defaults for a trace that
+/// holds none) and its ROM, whose hash must be the file's.
+fn recorded_game(args: &ReplayArgs, rec: &Recorded) -> anyhow::Result<(Config, RomImage)> {
     let label = format!("{} (key `config`)", args.file.display());
-    let mut cfg = Config::parse(&label, &replay.config)?;
+    let mut cfg = match &rec.config {
+        Some(text) => Config::parse(&label, text)?,
+        None => Config::default(),
+    };
     if let Some(r) = &args.rom {
         cfg.play.rom = r.display().to_string();
     }
@@ -125,12 +139,13 @@ fn recorded_game(args: &ReplayArgs, replay: &Replay) -> anyhow::Result<(Config, 
         Some(p) => RomImage::from_path(&p)?,
         None => rom::labcart().context("the built-in open test cartridge is missing; pass --rom PATH")?,
     };
-    if image.hash.sha1 != replay.rom_sha1 {
+    if !image.hash.sha1.eq_ignore_ascii_case(&rec.rom_sha1) {
         bail!(
-            "{}: key `rom_sha1`: the replay was recorded on {} (SHA-1 {}), but {} has SHA-1 {}; pass --rom PATH",
+            "{}: {}: the run was recorded on {} (SHA-1 {}), but {} has SHA-1 {}; pass --rom PATH",
             args.file.display(),
-            replay.rom_name,
-            replay.rom_sha1,
+            if rec.is_trace { "header field `rom_sha1`" } else { "key `rom_sha1`" },
+            rec.rom_name,
+            rec.rom_sha1,
             image.name,
             image.hash.sha1
         );
@@ -169,7 +184,7 @@ fn write_gif(
 }
 
 /// Shows the replay in the window; at its end, checks the final RAM hash against the file.
-fn watch_window(args: &ReplayArgs, replay: &Replay, image: &RomImage, log: Vec<[u8; 2]>) -> anyhow::Result<()> {
+fn watch_window(args: &ReplayArgs, rec: &Recorded, image: &RomImage, log: Vec<[u8; 2]>) -> anyhow::Result<()> {
     use crate::ui::{WindowOptions, run_window};
     let user = super::config_file::load(args.config.as_deref())?.config;
     let opts = WindowOptions {
@@ -189,9 +204,10 @@ fn watch_window(args: &ReplayArgs, replay: &Replay, image: &RomImage, log: Vec<[
     let mut view = ReplayView::new(Emu::new(image, false)?, log);
     run_window(&mut view, opts)?;
     eprintln!("watched {} of {} frames of {}", view.played(), view.len(), args.file.display());
-    if view.finished() {
-        let want = replay.ram_hash.to_ascii_lowercase();
-        if view.ram_hash() != want {
+    if view.finished()
+        && let Some(want) = &rec.ram_hash
+    {
+        if view.ram_hash() != *want {
             bail!("the replay ended on RAM hash {}, but the file says {want}", view.ram_hash());
         }
         eprintln!("final RAM hash {want} matches the file");
@@ -199,16 +215,29 @@ fn watch_window(args: &ReplayArgs, replay: &Replay, image: &RomImage, log: Vec<[
     Ok(())
 }
 
-/// The check: runs the file's configuration again headless and compares pads, RAM hash and report.
-fn check(args: &ReplayArgs, replay: &Replay, log: &[[u8; 2]], cfg: Config, image: RomImage) -> anyhow::Result<()> {
+/// The check of a headless bot run: runs the file's configuration again headless to `recorded` (the
+/// file's frames, pieces and games) and compares pads, RAM hash and report.
+fn check(
+    args: &ReplayArgs,
+    rec: &Recorded,
+    log: &[[u8; 2]],
+    cfg: Config,
+    image: RomImage,
+    recorded: Limits,
+) -> anyhow::Result<()> {
     let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
-    let limits = match replay.games {
-        Some(_) => {
-            Limits { frames: None, pieces: None, stop_at_game_over: true, games: Some(1), until_calibrated: false }
-        }
+    let limits = match recorded.games {
+        // Each game of a match runs to its end (a trace's frame count still stops one cut short).
+        Some(_) => Limits {
+            frames: recorded.frames,
+            pieces: None,
+            stop_at_game_over: true,
+            games: Some(1),
+            until_calibrated: false,
+        },
         None => Limits {
-            frames: replay.frames,
-            pieces: replay.pieces,
+            frames: recorded.frames,
+            pieces: recorded.pieces,
             stop_at_game_over: cfg.play.stop_at_game_over,
             games: None,
             until_calibrated: false,
@@ -220,16 +249,17 @@ fn check(args: &ReplayArgs, replay: &Replay, log: &[[u8; 2]], cfg: Config, image
         name: &name,
         map: &map,
         limits,
-        games: replay.games,
+        games: recorded.games,
         jobs: 1,
         progress: indicatif::ProgressBar::hidden(),
+        pad_log: true,
     };
     crate::interrupt::install();
     let run = headless::run(&plan, None)?;
     if run.summary.interrupted {
         bail!("interrupted before the end of the replay: nothing was checked");
     }
-    let again = &run.replay.pads;
+    let again = &run.pads;
     if let Some(f) = (0..log.len().max(again.len())).find(|&i| log.get(i) != again.get(i)) {
         bail!(
             "the replay diverged at frame {f}: the file has pads {}, this run pressed {} ({} vs {} frames)",
@@ -239,8 +269,14 @@ fn check(args: &ReplayArgs, replay: &Replay, log: &[[u8; 2]], cfg: Config, image
             again.len()
         );
     }
-    if run.ram_hash != replay.ram_hash.to_ascii_lowercase() {
-        bail!("same pads but the final RAM hash differs: file {}, this run {}", replay.ram_hash, run.ram_hash);
+    match &rec.ram_hash {
+        Some(want) if *want != run.ram_hash => {
+            bail!("same pads but the final RAM hash differs: file {want}, this run {}", run.ram_hash)
+        }
+        Some(_) => {}
+        None => {
+            eprintln!("{} has no end record: the pads matched, the final RAM hash was not checked", args.file.display())
+        }
     }
     if args.json {
         println!("{}", run.json);
@@ -252,6 +288,43 @@ fn check(args: &ReplayArgs, replay: &Replay, log: &[[u8; 2]], cfg: Config, image
             run.faults.total(),
             log.len()
         );
+    }
+    Ok(())
+}
+
+/// The check of a trace nothing can play again (a window run, a person's keys): feeds its pads to a fresh
+/// console and compares RAM with the trace's at the start of every frame, then the final RAM hash.
+fn check_playback(args: &ReplayArgs, rec: &Recorded, image: &RomImage) -> anyhow::Result<()> {
+    let mut reader = crate::trace::TraceReader::open(&args.file)?;
+    let mut emu = Emu::new(image, true)?;
+    let mut frames = 0u64;
+    while let Some((pads, ram)) = reader.next_frame()? {
+        if let Some(at) = (0..ram.len()).find(|&i| ram[i] != emu.ram()[i]) {
+            bail!(
+                "the replay diverged at frame {frames}: at its start RAM ${at:04X} is {:02X} in the file, {:02X} \
+                 on the console fed the file's pads",
+                ram[at],
+                emu.ram()[at]
+            );
+        }
+        emu.set_pads(pads);
+        emu.clock_frame().with_context(|| format!("replaying frame {}", frames + 1))?;
+        frames += 1;
+    }
+    let hash = format!("{:016x}", ram_hash(emu.ram()));
+    match &rec.ram_hash {
+        Some(want) if *want != hash => {
+            bail!("same RAM on every frame but the final RAM hash differs: file {want}, this run {hash}")
+        }
+        Some(_) => {}
+        None => eprintln!("{} has no end record: the final RAM hash was not checked", args.file.display()),
+    }
+    if args.json {
+        let value = serde_json::json!({ "file": args.file.display().to_string(), "frames": frames, "ram_hash": hash,
+            "check": "playback" });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!("ram hash {hash}  (RAM matches the file on every frame, {frames} frames)");
     }
     Ok(())
 }

@@ -218,7 +218,12 @@ impl<M: Machine> Machine for FaultyPads<M> {
 mod tests {
     use super::*;
     use crate::emu::mock::MockGame;
-    use crate::emu::record::Recorder;
+    use crate::trace::TraceRecorder;
+
+    /// The console under test, keeping the pads it receives.
+    fn logged() -> TraceRecorder<MockGame, Vec<u8>> {
+        TraceRecorder::new(MockGame::new(1, 4, 1), None).with_pad_log()
+    }
 
     #[test]
     fn fault_strings_parse_and_bad_ones_name_the_key() {
@@ -238,14 +243,14 @@ mod tests {
 
     /// Presses Left for 3 frames, releases for 3, over and over, in play; returns what reached the console.
     fn run(spec: FaultSpec, seed: u64) -> (Vec<[u8; 2]>, FaultCounts) {
-        let mut m = FaultyPads::new(Recorder::new(MockGame::new(1, 4, 1), false), spec, seed);
+        let mut m = FaultyPads::new(logged(), spec, seed);
         for f in 0..3000 {
             m.set_in_play(true);
             m.set_pads([if f % 6 < 3 { pad::LEFT } else { 0 }, 0]);
             m.clock_frame().expect("mock frame");
         }
         let counts = m.counts();
-        (m.inner().log().to_vec(), counts)
+        (m.inner().pad_log().expect("kept").to_vec(), counts)
     }
 
     #[test]
@@ -258,7 +263,7 @@ mod tests {
     #[test]
     fn faults_wait_for_play_and_stop_outside_it() {
         let spec = FaultSpec { drop: 0.3, delay: 2, extra: 0.2 };
-        let mut m = FaultyPads::new(Recorder::new(MockGame::new(1, 4, 1), false), spec, 3);
+        let mut m = FaultyPads::new(logged(), spec, 3);
         let wanted = |f: usize| if f % 6 < 3 { pad::LEFT } else { 0 };
         // Menus (not in play), then play, then menus again (a restart script).
         for f in 0..3000 {
@@ -266,7 +271,7 @@ mod tests {
             m.set_pads([wanted(f), 0]);
             m.clock_frame().expect("mock frame");
         }
-        let log = m.inner().log();
+        let log = m.inner().pad_log().expect("kept");
         let exact = |r: std::ops::Range<usize>| r.clone().all(|f| log[f] == [wanted(f), 0]);
         assert!(exact(0..1000), "the menus get exactly the pads the session set");
         assert!(exact(2000..3000), "so does a restart script after play");

@@ -15,7 +15,7 @@ pub mod speed;
 pub mod state;
 
 pub use host::{Emu, EmuError};
-pub use record::{Recorder, ram_hash};
+pub use record::ram_hash;
 pub use rom::{RomError, RomHash, RomImage};
 pub use speed::{EmuSpeed, NES_FPS};
 pub use state::SaveStates;

@@ -1,18 +1,19 @@
-//! Replay files: the pads a headless run fed the console, frame by frame, with what is needed to run it
-//! again (the ROM's hash, the seed, the merged configuration, the limits) and the RAM hash it ended on.
+//! Replay files of older versions (read, no longer written: runs are recorded as traces, `crate::trace`):
+//! the pads a headless run fed the console, frame by frame, with what is needed to run it again (the
+//! ROM's hash, the seed, the merged configuration, the limits) and the RAM hash it ended on.
 //!
 //! The file is TOML so a person can read the header; the pads are run-length encoded as
 //! `COUNTxP1P2` tokens (count in decimal, the two pad bytes in hex), e.g. `120x0000 3x4000`.
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-/// The format version this build writes and reads.
+/// The format version this build reads.
 pub const VERSION: u32 = 1;
 
 /// A replay file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Replay {
     /// Format version ([`VERSION`]).
@@ -61,24 +62,7 @@ pub enum ReplayError {
     },
 }
 
-/// Run-length encodes a pad log.
-pub fn encode_pads(log: &[[u8; 2]]) -> String {
-    let mut out = String::new();
-    let (mut i, mut tokens) = (0, 0);
-    while i < log.len() {
-        let run = log[i..].iter().take_while(|p| **p == log[i]).count();
-        if tokens > 0 {
-            // Sixteen tokens a line keeps the file readable and diffable.
-            out.push(if tokens % 16 == 0 { '\n' } else { ' ' });
-        }
-        tokens += 1;
-        out.push_str(&format!("{run}x{:02X}{:02X}", log[i][0], log[i][1]));
-        i += run;
-    }
-    out
-}
-
-/// Decodes [`encode_pads`]; the error says which token is wrong and what a token looks like.
+/// Decodes the `pads` value; the error says which token is wrong and what a token looks like.
 pub fn decode_pads(text: &str) -> Result<Vec<[u8; 2]>, String> {
     let mut log = Vec::new();
     for (n, token) in text.split_whitespace().enumerate() {
@@ -96,17 +80,6 @@ pub fn decode_pads(text: &str) -> Result<Vec<[u8; 2]>, String> {
 }
 
 impl Replay {
-    /// Writes the file.
-    pub fn save(&self, path: &Path) -> Result<(), ReplayError> {
-        let text = toml::to_string(self).map_err(|e| ReplayError::Bad {
-            path: path.display().to_string(),
-            key: "(file)".into(),
-            message: e.to_string(),
-        })?;
-        let text = format!("# puyobot replay: run it with `puyobot replay {}`\n{text}", path.display());
-        std::fs::write(path, text).map_err(|source| ReplayError::Io { path: path.display().to_string(), source })
-    }
-
     /// Reads and checks a file (version, hash shapes, pads).
     pub fn load(path: &Path) -> Result<(Replay, Vec<[u8; 2]>), ReplayError> {
         let name = path.display().to_string();
@@ -143,6 +116,45 @@ impl Replay {
 mod tests {
     use super::*;
 
+    /// Run-length encodes a pad log.
+    fn encode_pads(log: &[[u8; 2]]) -> String {
+        let mut out = String::new();
+        let (mut i, mut tokens) = (0, 0);
+        while i < log.len() {
+            let run = log[i..].iter().take_while(|p| **p == log[i]).count();
+            if tokens > 0 {
+                // Sixteen tokens a line keeps the file readable and diffable.
+                out.push(if tokens % 16 == 0 { '\n' } else { ' ' });
+            }
+            tokens += 1;
+            out.push_str(&format!("{run}x{:02X}{:02X}", log[i][0], log[i][1]));
+            i += run;
+        }
+        out
+    }
+
+    /// The file text a version that wrote replays made of `r`.
+    fn text_of(r: &Replay) -> String {
+        let mut t = format!(
+            "version = {}\nrom_sha1 = \"{}\"\nrom_name = \"{}\"\nseed = {}\n",
+            r.version, r.rom_sha1, r.rom_name, r.seed
+        );
+        if let Some(f) = r.frames {
+            t.push_str(&format!("frames = {f}\n"));
+        }
+        if let Some(p) = r.pieces {
+            t.push_str(&format!("pieces = {p}\n"));
+        }
+        if let Some(g) = r.games {
+            t.push_str(&format!("games = {g}\n"));
+        }
+        t.push_str(&format!(
+            "ram_hash = \"{}\"\nconfig = {:?}\npads = \"\"\"\n{}\"\"\"\n",
+            r.ram_hash, r.config, r.pads
+        ));
+        t
+    }
+
     fn sample() -> (Replay, Vec<[u8; 2]>) {
         let log: Vec<[u8; 2]> = (0..500u32).map(|f| [if f % 9 < 2 { 0x40 } else { 0 }, (f / 100) as u8]).collect();
         let r = Replay {
@@ -163,7 +175,7 @@ mod tests {
     #[test]
     fn a_replay_round_trips_through_text() {
         let (r, log) = sample();
-        let text = toml::to_string(&r).expect("serialise");
+        let text = text_of(&r);
         let (back, back_log) = Replay::parse("x", &text).expect("parse");
         assert_eq!(back, r);
         assert_eq!(back_log, log);
@@ -172,7 +184,7 @@ mod tests {
     #[test]
     fn bad_files_name_the_key() {
         let (r, _) = sample();
-        let text = toml::to_string(&r).expect("serialise");
+        let text = text_of(&r);
         let err = |t: &str| Replay::parse("f.replay", t).unwrap_err().to_string();
         assert!(err(&text.replace("version = 1", "version = 9")).contains("key `version`"));
         assert!(err("seed = 1\n").contains("is this a replay file"));

@@ -29,6 +29,8 @@ pub const BLOCK_FRAMES: usize = 300;
 pub const MAX_BLOCK_FRAMES: usize = 4096;
 /// The largest inflated record of one frame: two pads, a count and at most 1024 runs of one byte.
 pub const MAX_FRAME_BYTES: usize = 2 + 3 + 1024 * 5 + RAM_SIZE;
+/// The most bytes of metadata text a header holds (its length is a u16).
+pub const MAX_META_LEN: usize = u16::MAX as usize;
 /// The largest header body a reader accepts.
 pub const MAX_HEADER_LEN: u32 = 70_000;
 /// Block tag.
@@ -143,6 +145,52 @@ impl TraceHeader {
     /// A metadata entry.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.meta.get(key).map(String::as_str)
+    }
+
+    /// Sets a metadata entry whose value may span lines (the run's configuration): `\` is written as
+    /// `\\`, a line break as `\n`, a carriage return as `\r`, so the entry stays one `key = value` line
+    /// and [`TraceHeader::get_text`] gives the text back exactly.
+    pub fn set_text(&mut self, key: &str, text: &str) {
+        let mut escaped = String::with_capacity(text.len() + text.len() / 16);
+        for c in text.chars() {
+            match c {
+                '\\' => escaped.push_str("\\\\"),
+                '\n' => escaped.push_str("\\n"),
+                '\r' => escaped.push_str("\\r"),
+                c => escaped.push(c),
+            }
+        }
+        let key: String = key.chars().map(|c| if c == '=' || c == '\n' || c == '\r' { '_' } else { c }).collect();
+        self.meta.insert(key.trim().to_string(), escaped);
+    }
+
+    /// A metadata entry written by [`TraceHeader::set_text`], unescaped; `Err` with the reason when an
+    /// escape is not one that `set_text` writes.
+    pub fn get_text(&self, key: &str) -> Option<Result<String, String>> {
+        let raw = self.meta.get(key)?;
+        let mut out = String::with_capacity(raw.len());
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('\\') => out.push('\\'),
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                other => {
+                    let found = other.map_or("the end of the value".to_string(), |c| format!("`\\{c}`"));
+                    return Some(Err(format!("found {found}, expected the escapes `\\\\`, `\\n` or `\\r`")));
+                }
+            }
+        }
+        Some(Ok(out))
+    }
+
+    /// Bytes of the metadata text as [`TraceHeader::encode`] writes it; more than [`MAX_META_LEN`] do not fit.
+    pub fn metadata_len(&self) -> usize {
+        self.meta.iter().map(|(k, v)| k.len() + v.len() + 4).sum()
     }
 
     /// The header body's bytes (between the length and the CRC).
@@ -446,5 +494,23 @@ mod tests {
         }
         let e = TraceHeader::decode("t", 14, &bad).unwrap_err().to_string();
         assert!(e.contains("expected `key = value`"), "{e}");
+    }
+
+    #[test]
+    fn text_values_keep_line_breaks_and_backslashes_through_the_header() {
+        let rom = crate::emu::rom::labcart().unwrap();
+        let mut h = TraceHeader::for_rom(&rom);
+        let text = "[play]\nrom = \"C:\\\\roms\\\\puyo.nes\"\r\nseed = 3\n\n# a = b\n";
+        h.set_text("config", text);
+        h.set("seed", "3");
+        let back = TraceHeader::decode("t", 14, &h.encode()).unwrap();
+        assert_eq!(back.get_text("config"), Some(Ok(text.to_string())));
+        assert_eq!(back.get("seed"), Some("3"));
+        assert!(!back.get("config").unwrap().contains('\n'), "one line in the file");
+        let mut bad = back.clone();
+        bad.meta.insert("config".into(), "a\\tb".into());
+        let e = bad.get_text("config").unwrap().unwrap_err();
+        assert!(e.contains("`\\t`") && e.contains("expected"), "{e}");
+        assert_eq!(bad.get_text("absent"), None);
     }
 }

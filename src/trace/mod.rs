@@ -4,12 +4,15 @@
 //! - [`format`]: the file layout (header, blocks of frames, end record), the RAM-diff codec and the errors;
 //! - [`writer`]: [`TraceWriter`] (frames in, bytes out) and [`TraceRecorder`], a [`crate::emu::Machine`]
 //!   wrapper that records what the console is given and reads RAM, never writes it;
-//! - [`reader`]: [`TraceReader`], frames out one at a time, with what a truncated file still holds.
+//! - [`reader`]: [`TraceReader`], frames out one at a time, with what a truncated file still holds;
+//! - [`run`]: [`RunInfo`], the header keys that let `puyobot replay` run a recorded game again.
 
 pub mod format;
 pub mod reader;
+pub mod run;
 pub mod writer;
 
 pub use format::{MAGIC, TraceError, TraceHeader, VERSION};
 pub use reader::{FrameRef, TraceEnd, TraceReader};
+pub use run::{RunInfo, RunPlace};
 pub use writer::{TraceRecorder, TraceStats, TraceWriter};

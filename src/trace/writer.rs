@@ -140,6 +140,8 @@ impl<W: Write> TraceWriter<W> {
 pub struct TraceRecorder<M: Machine, W: Write = BufWriter<File>> {
     inner: M,
     pads: [u8; 2],
+    /// The pads of every frame, when asked for ([`TraceRecorder::with_pad_log`]).
+    pad_log: Option<Vec<[u8; 2]>>,
     writer: Option<TraceWriter<W>>,
     error: Option<TraceError>,
     finished: Option<TraceStats>,
@@ -157,7 +159,19 @@ impl<M: Machine, W: Write> std::fmt::Debug for TraceRecorder<M, W> {
 impl<M: Machine, W: Write> TraceRecorder<M, W> {
     /// Wraps `inner`, recording to `writer` when there is one.
     pub fn new(inner: M, writer: Option<TraceWriter<W>>) -> Self {
-        TraceRecorder { inner, pads: [0; 2], writer, error: None, finished: None }
+        TraceRecorder { inner, pads: [0; 2], pad_log: None, writer, error: None, finished: None }
+    }
+
+    /// Also keeps the pads of every frame in memory (two bytes a frame), for a replay check that compares
+    /// a run with a file without writing one.
+    pub fn with_pad_log(mut self) -> Self {
+        self.pad_log = Some(Vec::new());
+        self
+    }
+
+    /// The pads held during each frame run so far, when [`TraceRecorder::with_pad_log`] asked for them.
+    pub fn pad_log(&self) -> Option<&[[u8; 2]]> {
+        self.pad_log.as_deref()
     }
 
     /// True while frames are being written.
@@ -179,14 +193,20 @@ impl<M: Machine, W: Write> TraceRecorder<M, W> {
     /// Ends the recording: writes the last block and the end record. `Ok(None)` when nothing was being
     /// recorded; the first write error when one stopped the recording.
     pub fn finish(&mut self) -> Result<Option<TraceStats>, TraceError> {
+        self.finish_writer()?;
+        Ok(self.finished)
+    }
+
+    /// [`TraceRecorder::finish`], handing back the destination (a trace kept in memory); `Ok(None)` when
+    /// nothing was being recorded.
+    pub fn finish_writer(&mut self) -> Result<Option<(W, TraceStats)>, TraceError> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        if let Some(w) = self.writer.take() {
-            let (_, stats) = w.finish(self.inner.ram())?;
-            self.finished = Some(stats);
-        }
-        Ok(self.finished)
+        let Some(w) = self.writer.take() else { return Ok(None) };
+        let (out, stats) = w.finish(self.inner.ram())?;
+        self.finished = Some(stats);
+        Ok(Some((out, stats)))
     }
 
     /// Frames recorded so far.
@@ -213,7 +233,11 @@ impl<M: Machine, W: Write> Machine for TraceRecorder<M, W> {
             self.error = Some(e);
             self.writer = None;
         }
-        self.inner.clock_frame()
+        self.inner.clock_frame()?;
+        if let Some(log) = &mut self.pad_log {
+            log.push(self.pads);
+        }
+        Ok(())
     }
 
     fn frame_number(&self) -> u32 {
@@ -281,6 +305,19 @@ mod tests {
         assert_eq!(i, 400);
         assert!(seen.iter().any(|s| s.1 != seen[0].1), "RAM never changed: the comparison proves nothing");
         assert_eq!(r.end(), Some(&crate::trace::TraceEnd::Complete { frames: 400, final_ram_hash: ram_hash(&last) }));
+    }
+
+    #[test]
+    fn the_pad_log_holds_the_pads_of_each_frame_run_without_a_file() {
+        let mut rec = TraceRecorder::<_, Vec<u8>>::new(MockGame::new(1, 4, 7), None).with_pad_log();
+        for i in 0..50u8 {
+            rec.set_pads([i, 0x80]);
+            rec.clock_frame().unwrap();
+        }
+        let log = rec.pad_log().expect("asked for");
+        assert_eq!(log.len(), 50);
+        assert_eq!((log[0], log[49]), ([0, 0x80], [49, 0x80]));
+        assert!(TraceRecorder::<_, Vec<u8>>::new(MockGame::new(1, 4, 7), None).pad_log().is_none());
     }
 
     /// A sink that fails after `left` bytes.

@@ -1,11 +1,11 @@
-//! A replay file as the window shows it: [`Viewable`] for a console fed the file's pads frame by frame,
+//! A recording as the window shows it: [`Viewable`] for a console fed the file's pads frame by frame,
 //! from power-on. No bots run; the window's keys for pausing, stepping one frame and the emulator's speed
 //! work as in play, and the pad keys do nothing (the pads are the file's).
 
 use anyhow::{Context, bail};
 
 use super::{HudInfo, Viewable};
-use crate::emu::{Emu, Machine, record::ram_hash};
+use crate::emu::{Emu, Machine, ram_hash};
 
 /// A console playing back a pad log.
 pub struct ReplayView {
@@ -47,7 +47,7 @@ impl ReplayView {
         self.played >= self.pads.len()
     }
 
-    /// The console's RAM hash now, as replay files write it (16 hex digits).
+    /// The console's RAM hash now, as reports and recordings give it (16 hex digits).
     pub fn ram_hash(&self) -> String {
         format!("{:016x}", ram_hash(self.emu.ram()))
     }

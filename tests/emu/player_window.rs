@@ -222,6 +222,18 @@ fn vs_human_in_the_window_starts_when_the_person_presses_enter() {
     assert!(pads[300..700].iter().all(|p| *p == [0, 0]), "the game waited: {:?}", &pads[300..700]);
     assert!(pads[700..703].iter().all(|p| p[0] == PAD_START), "{:?}", &pads[700..703]);
     assert!(pads[703..].iter().any(|p| p[1] != 0), "after Start the bot on pad 2 plays");
+    // The header says it ran in a window, so a replay check feeds its pads to a fresh console (nothing
+    // can press the person's keys again) and finds the trace's RAM on every frame.
+    let run = puyobot::trace::RunInfo::from_header("run.trace", reader.header()).expect("header").expect("run");
+    assert_eq!((run.place, run.frames), (puyobot::trace::RunPlace::Window, Some(1500)));
+    assert!(!run.reruns() && run.config.contains("mode = \"vs-human\""), "{run:?}");
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["replay", &trace.display().to_string(), "--headless"])
+        .output()
+        .expect("replay");
+    let said = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    assert!(said.contains("RAM matches the file on every frame, 1500 frames"), "{said}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

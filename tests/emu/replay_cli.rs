@@ -1,7 +1,12 @@
-//! `play --save-inputs` then `puyobot replay`: the same pads, the same final RAM hash, the same report
-//! (wall-clock timings aside), with pad faults on; and a damaged replay file is refused with its key.
+//! `play --record` (or its other name `--save-inputs`) then `puyobot replay`: the same pads, the same
+//! final RAM hash, the same report (wall-clock timings aside), with pad faults on, and `puyobot calibrate`
+//! learns from the same file. Replay files of older versions (TOML) are still read; damaged files, cut
+//! files and the wrong ROM are refused naming the file.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use puyobot::trace::{TraceEnd, TraceHeader, TraceReader, TraceWriter};
 
 fn puyobot(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_puyobot")).args(args).output().expect("the puyobot binary runs");
@@ -36,11 +41,34 @@ fn deterministic(json: &str) -> serde_json::Value {
     v
 }
 
+/// One frame of a trace: the pads held during it, RAM at its start.
+type Frame = ([u8; 2], Box<[u8; 2048]>);
+
+/// Every frame of a trace, its header and its end.
+fn read_trace(path: &Path) -> (TraceHeader, Vec<Frame>, TraceEnd) {
+    let mut r = TraceReader::open(path).expect("trace");
+    let mut frames = Vec::new();
+    while let Some((p, ram)) = r.next_frame().expect("frame") {
+        frames.push((p, Box::new(*ram)));
+    }
+    let end = r.end().cloned().expect("end");
+    (r.header().clone(), frames, end)
+}
+
+/// Writes a trace of `frames` under `header`, ending on RAM `last`.
+fn write_trace(path: &Path, header: &TraceHeader, frames: &[Frame], last: &[u8; 2048]) {
+    let mut w = TraceWriter::create(path, header).expect("create");
+    for (p, ram) in frames {
+        w.push(*p, ram).expect("push");
+    }
+    w.finish(last).expect("finish");
+}
+
 #[test]
-fn a_saved_run_replays_bit_for_bit_with_faults() {
+fn a_recorded_run_replays_bit_for_bit_with_faults_and_calibrate_learns_from_the_same_file() {
     let dir = std::env::temp_dir().join(format!("puyobot-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("run.replay");
+    let file = dir.join("run.trace");
     let file_s = file.display().to_string();
     let (ok, first, err) = puyobot(&[
         "play",
@@ -56,7 +84,7 @@ fn a_saved_run_replays_bit_for_bit_with_faults() {
         "9",
         "--faults",
         "drop=0.05,delay=2,extra=0.01",
-        "--save-inputs",
+        "--record",
         &file_s,
         "--json",
     ]);
@@ -64,23 +92,153 @@ fn a_saved_run_replays_bit_for_bit_with_faults() {
     let a = deterministic(&first);
     assert!(a["faults_injected"].as_u64().unwrap_or(0) > 0, "{a}");
     assert_eq!(a["ram_hash"].as_str().map(str::len), Some(16), "{a}");
+    // The end record holds the run's final RAM hash.
+    let (header, frames, end) = read_trace(&file);
+    let TraceEnd::Complete { final_ram_hash, .. } = end else { panic!("{end:?}") };
+    assert_eq!(a["ram_hash"].as_str(), Some(format!("{final_ram_hash:016x}").as_str()));
     let (ok, second, err) = puyobot(&["replay", &file_s, "--json"]);
     assert!(ok, "replay failed: {err}");
     assert_eq!(deterministic(&second), a);
 
+    // The same file teaches calibration the cartridge's contract.
+    let (ok, learned, err) = puyobot(&["calibrate", &file_s, "--json"]);
+    assert!(ok, "calibrate failed: {err}");
+    let j: serde_json::Value = serde_json::from_str(&learned).expect("calibrate JSON");
+    assert_eq!(j["calibration"]["state"], "settled", "{j:#}");
+    assert_eq!(j["trace"]["frames"].as_u64(), Some(frames.len() as u64));
+
     // One changed pad byte makes the replay diverge, and says at which frame.
-    let text = std::fs::read_to_string(&file).expect("replay file");
+    let at = frames.iter().position(|(p, _)| *p == [0, 0]).expect("a frame with no button held");
+    let mut changed = frames.clone();
+    changed[at].0 = [0x00, 0x40];
+    let last = *frames.last().expect("frames").1;
+    write_trace(&file, &header, &changed, &last);
+    let (ok, _, err) = puyobot(&["replay", &file_s, "--headless"]);
+    assert!(!ok && err.contains(&format!("diverged at frame {at}")) && err.contains("the file has pads 0040"), "{err}");
+
+    let mut bytes = std::fs::read(&file).expect("trace");
+    bytes[8] = 7;
+    std::fs::write(&file, &bytes).expect("write");
+    let (ok, _, err) = puyobot(&["replay", &file_s]);
+    assert!(!ok && err.contains("run.trace") && err.contains("version 7"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The text of a replay file as versions before traces wrote it, for the run recorded in `trace`.
+fn old_replay_text(trace: &Path, frames: Option<u64>) -> String {
+    let (header, recorded, end) = read_trace(trace);
+    let TraceEnd::Complete { final_ram_hash, .. } = end else { panic!("{end:?}") };
+    let config = header.get_text("config").expect("config key").expect("config text");
+    let pads: Vec<String> = recorded.iter().map(|(p, _)| format!("1x{:02X}{:02X}", p[0], p[1])).collect();
+    let frames = frames.map(|f| format!("frames = {f}\n")).unwrap_or_default();
+    format!(
+        "# puyobot replay\nversion = 1\nrom_sha1 = \"{}\"\nrom_name = \"puyolab.nes\"\nseed = 4\n{frames}\
+         ram_hash = \"{final_ram_hash:016x}\"\nconfig = '''\n{config}'''\npads = \"\"\"\n{}\"\"\"\n",
+        header.rom_sha1,
+        pads.join(" ")
+    )
+}
+
+#[test]
+fn a_replay_file_of_an_older_version_is_still_checked_and_a_bad_one_names_its_key() {
+    let (file, _) = saved_run("toml", 200);
+    let old = file.with_file_name("old.replay");
+    let text = old_replay_text(&file, Some(200));
+    std::fs::write(&old, &text).expect("write");
+    let o = old.display().to_string();
+    let (ok, stdout, err) = puyobot(&["replay", &o, "--headless"]);
+    assert!(ok && stdout.contains("matches the file, 200 frames"), "{err}{stdout}");
+    // The check is real: a pad changed in the old file diverges.
     let pads_at = text.find("pads = ").expect("pads key");
     let (head, tail) = text.split_at(pads_at);
-    let changed = format!("{head}{}", tail.replacen("x0000", "x0040", 1));
-    std::fs::write(&file, changed).expect("write");
-    let (ok, _, err) = puyobot(&["replay", &file_s, "--headless"]);
+    std::fs::write(&old, format!("{head}{}", tail.replacen("1x0000", "1x0040", 1))).expect("write");
+    let (ok, _, err) = puyobot(&["replay", &o, "--headless"]);
     assert!(!ok && err.contains("diverged at frame") && err.contains("the file has pads 0040"), "{err}");
+    std::fs::write(&old, text.replace("version = 1", "version = 7")).expect("write");
+    let (ok, _, err) = puyobot(&["replay", &o]);
+    assert!(!ok && err.contains("old.replay") && err.contains("`version`"), "{err}");
+    std::fs::remove_dir_all(file.parent().expect("dir")).ok();
+}
 
-    std::fs::write(&file, text.replace("version = 1", "version = 7")).expect("write");
-    let (ok, _, err) = puyobot(&["replay", &file_s]);
-    assert!(!ok && err.contains("run.replay") && err.contains("`version`"), "{err}");
-    std::fs::remove_dir_all(&dir).ok();
+#[test]
+fn a_cut_trace_and_the_wrong_rom_are_named() {
+    let (file, pads) = saved_run("bad", 700);
+    let bytes = std::fs::read(&file).expect("trace");
+    // Cut inside the header: nothing to replay, and the message says where.
+    let head = file.with_file_name("head.trace");
+    std::fs::write(&head, &bytes[..30]).expect("write");
+    let (ok, _, err) = puyobot(&["replay", &head.display().to_string(), "--headless"]);
+    assert!(!ok && err.contains("head.trace is truncated at byte 30"), "{err}");
+    // Cut after some blocks: the complete frames are checked, with a warning that the end is missing.
+    let cut = file.with_file_name("cut.trace");
+    std::fs::write(&cut, &bytes[..bytes.len() - 40]).expect("write");
+    let (ok, stdout, err) = puyobot(&["replay", &cut.display().to_string(), "--headless"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("cut.trace is truncated at byte") && err.contains("not checked"), "{err}");
+    assert!(stdout.contains("matches the file, 600 frames") && pads.len() == 700, "{stdout}");
+    // Another cartridge: refused naming the file, the field and both hashes.
+    let other = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/labcart/puyolab-codes.nes");
+    let (ok, _, err) = puyobot(&["replay", &file.display().to_string(), "--rom", &other.display().to_string()]);
+    assert!(!ok && err.contains("run.trace") && err.contains("`rom_sha1`") && err.contains("pass --rom"), "{err}");
+    // A file that is neither a trace nor a replay file.
+    let junk = file.with_file_name("junk.bin");
+    std::fs::write(&junk, [0u8, 1, 2, 3, 0xFF]).expect("write");
+    let (ok, _, err) = puyobot(&["replay", &junk.display().to_string()]);
+    assert!(!ok && err.contains("junk.bin is not a puyobot trace"), "{err}");
+    std::fs::remove_dir_all(file.parent().expect("dir")).ok();
+}
+
+#[test]
+fn a_window_trace_is_checked_by_its_ram_on_every_frame() {
+    let (file, _) = saved_run("window-check", 300);
+    let (mut header, frames, end) = read_trace(&file);
+    let TraceEnd::Complete { .. } = end else { panic!("{end:?}") };
+    // The same frames, as a window run would have written them: nothing can run its bots again.
+    header.set("run", "window");
+    let window = file.with_file_name("window.trace");
+    let w = window.display().to_string();
+    let last = {
+        let mut emu = puyobot::emu::Emu::new(&puyobot::emu::rom::labcart().expect("labcart"), true).expect("emu");
+        let pads: Vec<[u8; 2]> = frames.iter().map(|f| f.0).collect();
+        puyobot::emu::record::play_back(&mut emu, &pads, |_, _| {}).expect("play");
+        *puyobot::emu::Machine::ram(&emu)
+    };
+    write_trace(&window, &header, &frames, &last);
+    let (ok, stdout, err) = puyobot(&["replay", &w, "--headless"]);
+    assert!(ok && stdout.contains("RAM matches the file on every frame, 300 frames"), "{err}{stdout}");
+    // A pad the console did not get (the first press, on the title: the menu does not move on): RAM
+    // departs from the file's on a later frame, named with the address.
+    let at = frames.iter().position(|(p, _)| *p != [0, 0]).expect("a frame with a button held");
+    let mut changed = frames.clone();
+    changed[at].0 = [0, 0];
+    write_trace(&window, &header, &changed, &last);
+    let (ok, _, err) = puyobot(&["replay", &w, "--headless"]);
+    assert!(!ok && err.contains("the replay diverged at frame") && err.contains("in the file"), "{err}");
+    // A final RAM that is not where the pads lead.
+    write_trace(&window, &header, &frames, &[0x55; 2048]);
+    let (ok, _, err) = puyobot(&["replay", &w, "--headless"]);
+    assert!(!ok && err.contains("final RAM hash differs"), "{err}");
+    std::fs::remove_dir_all(file.parent().expect("dir")).ok();
+}
+
+#[test]
+fn record_and_save_inputs_naming_two_files_are_refused() {
+    let (ok, _, err) = puyobot(&[
+        "play",
+        "--headless",
+        "--frames",
+        "10",
+        "--record",
+        "/tmp/a.trace",
+        "--save-inputs",
+        "/tmp/b.trace",
+        "--config",
+        "/dev/null",
+    ]);
+    assert!(!ok && err.contains("--record /tmp/a.trace") && err.contains("--save-inputs /tmp/b.trace"), "{err}");
+    let (ok, _, err) =
+        puyobot(&["play", "--headless", "--games", "3", "--save-inputs", "/tmp/m.trace", "--config", "/dev/null"]);
+    assert!(!ok && err.contains("--save-inputs writes one power-on"), "{err}");
 }
 
 #[test]
@@ -93,7 +251,7 @@ fn a_bad_fault_string_names_the_key() {
 fn saved_run(name: &str, frames: u32) -> (std::path::PathBuf, Vec<[u8; 2]>) {
     let dir = std::env::temp_dir().join(format!("puyobot-replay-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("run.replay");
+    let file = dir.join("run.trace");
     let frames = frames.to_string();
     let (ok, _, err) = puyobot(&[
         "play",
@@ -107,12 +265,13 @@ fn saved_run(name: &str, frames: u32) -> (std::path::PathBuf, Vec<[u8; 2]>) {
         "4",
         "--config",
         "/dev/null",
+        // The older name of --record.
         "--save-inputs",
         &file.display().to_string(),
     ]);
     assert!(ok, "play failed: {err}");
-    let (_, pads) = puyobot::emu::replay::Replay::load(&file).expect("replay file");
-    (file, pads)
+    let (_, frames, _) = read_trace(&file);
+    (file, frames.into_iter().map(|(p, _)| p).collect())
 }
 
 /// The console's pictures after frames `at` (1-based) of `pads`, played from power-on.

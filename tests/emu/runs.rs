@@ -41,9 +41,7 @@ fn signal_after(child: Child, signal: i32, after: Duration) -> Output {
 }
 
 #[test]
-fn sigint_stops_a_headless_match_that_writes_its_report_and_a_replay_that_checks_out() {
-    let dir = temp("sigint");
-    let inputs = dir.join("run.replay");
+fn sigint_stops_a_headless_match_that_writes_its_report() {
     let child = bin()
         .args([
             "play",
@@ -59,8 +57,6 @@ fn sigint_stops_a_headless_match_that_writes_its_report_and_a_replay_that_checks
             "/dev/null",
         ])
         .arg("--json")
-        .arg("--save-inputs")
-        .arg(&inputs)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -73,10 +69,34 @@ fn sigint_stops_a_headless_match_that_writes_its_report_and_a_replay_that_checks
     assert!(games.len() < 50, "{r}");
     assert_eq!(r["tally"]["games"].as_u64(), Some(games.len() as u64));
     assert!(r["frames"].as_u64().unwrap_or(0) > 0, "{r}");
-    // The replay file holds what can be played again exactly, and replaying it matches.
-    let replay = puyobot(&["replay", &inputs.display().to_string()]);
+}
+
+#[test]
+fn sigint_stops_a_recorded_run_whose_trace_replays_exactly_to_where_it_stopped() {
+    let dir = temp("sigint");
+    let inputs = dir.join("run.trace");
+    // The full search in Endless: far from a game over when the interrupt comes.
+    let child = bin()
+        .args(["play", "--headless", "--mode", "endless", "--frames", "100000000", "--speed", "10", "--seed", "3"])
+        .args(["--config", "/dev/null", "--json"])
+        .arg("--save-inputs")
+        .arg(&inputs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let out = signal_after(child, libc::SIGINT, Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", text(&out.stderr));
+    let r: Value = serde_json::from_str(&text(&out.stdout)).expect("the JSON report is written");
+    assert_eq!(r["interrupted"], true, "{r}");
+    let frames = r["frames"].as_u64().unwrap_or(0);
+    assert!(frames > 0, "{r}");
+    // The trace holds what was played, and replaying it stops there and matches.
+    let replay = puyobot(&["replay", &inputs.display().to_string(), "--headless"]);
     assert!(replay.status.success(), "replay: {}", text(&replay.stderr));
-    assert!(text(&replay.stdout).contains("matches the file"), "{}", text(&replay.stdout));
+    let said = text(&replay.stdout);
+    assert!(said.contains(&format!("matches the file, {frames} frames")), "{said}");
+    assert!(said.contains(r["ram_hash"].as_str().expect("ram_hash")), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -113,8 +133,8 @@ fn a_closed_stdout_ends_the_program_quietly() {
 fn output_paths_are_checked_before_the_run_starts() {
     // Each of these runs would take minutes; a refusal in seconds shows the check came first.
     let cases: [(&str, &[&str]); 5] = [
-        ("--save-inputs", &["play", "--headless", "--games", "50", "--save-inputs", "/sys/run.replay"]),
-        ("--save-inputs", &["play", "--headless", "--games", "50", "--save-inputs", "/nonexistent-dir/run.replay"]),
+        ("--save-inputs", &["play", "--headless", "--games", "1", "--save-inputs", "/sys/run.trace"]),
+        ("--save-inputs", &["play", "--headless", "--games", "1", "--save-inputs", "/nonexistent-dir/run.trace"]),
         ("--write-addresses", &["play", "--headless", "--games", "50", "--write-addresses", "/sys/learned"]),
         ("--record", &["play", "--headless", "--games", "1", "--record", "/sys/run.trace"]),
         ("--plot", &["sim", "endless", "--games", "100000", "--plot", "/sys/plot.svg"]),

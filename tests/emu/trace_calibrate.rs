@@ -463,6 +463,12 @@ fn record_in_a_window_writes_the_same_format_under_xvfb() {
         j["menu"]["unknown"].as_array().expect("unknown").iter().filter_map(|u| u["fact"].as_str()).collect();
     assert_eq!(facts, ["menu cursor byte", "mode byte when play starts"]);
     assert_eq!(j["calibration"]["state"], "unsettled");
+    // The same file replays: nothing can press a window's keys again, so its pads are fed to a fresh
+    // console, whose RAM must be the trace's on every frame.
+    let out = puyobot(&["replay", t, "--headless"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("RAM matches the file on every frame, 300 frames"), "{said}");
 }
 
 /// A keyboard person as a key script for the window (`--key-script`): Enter on the title; on the
