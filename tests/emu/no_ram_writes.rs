@@ -43,7 +43,8 @@ fn a_whole_session_leaves_ram_as_the_game_alone_would() {
         // Several games if one ends early: the restart script between them writes no RAM either.
         let limits = Limits { pieces: Some(60), games: Some(5), ..Limits::default() };
         let r = headless::run(&mut s, limits, "puyolab.nes", 1, 10).expect("run");
-        assert!(r.players[0].pieces >= 60, "{:?}", r.players[0]);
+        // The run stops once a player has locked 60 pieces (either seat in a 2-player mode).
+        assert!(r.players.iter().any(|p| p.pieces >= 60), "{:?}", r.players);
         let final_ram = *s.machine().ram();
         let log = s.machine().pad_log().expect("pads kept").to_vec();
         assert!(log.len() > 1000 && log.iter().any(|p| p[0] != 0), "the session pressed buttons");
