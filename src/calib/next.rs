@@ -5,43 +5,81 @@
 //! table (any one-to-one mapping to the piece codes, possibly with the two bytes the other way round),
 //! and the frame after a spawn at which the next bytes last change gives how long they keep showing
 //! something else (a slide animation). Nothing about either is assumed.
+//!
+//! A few spawns do not follow the rule and must not kill a table: the first piece of a new game (the next
+//! pair read during the last piece of the game before), a game abandoned in the wrong mode, a spawn the
+//! learner saw late. So each table counts votes, and a table is contradicted only when a fifth of them or
+//! more disagree with its best one-to-one reading.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Spawns whose next bytes agree with one table before it is taken as known.
 const EVIDENCE: u32 = 3;
+
+/// Votes against a table's best reading it tolerates however few were cast (pairings across a game
+/// boundary or an abandoned game).
+const TOLERATED: u32 = 2;
 
 /// A change of the next bytes later than this many frames after a spawn is not a slide animation (the
 /// piece may be held that long by a person or a slow opening); it is ignored.
 const MAX_LAG: u32 = 60;
 
-/// One candidate table: next code → piece code, one-to-one, kept while nothing contradicts it.
+/// One candidate table: how often each next code was followed by each piece code.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Table {
-    map: BTreeMap<u8, u8>,
-    alive: bool,
-    evidence: u32,
+    votes: BTreeMap<(u8, u8), u32>,
 }
 
-impl Table {
-    fn new() -> Table {
-        Table { map: BTreeMap::new(), alive: true, evidence: 0 }
+/// A table's best one-to-one reading of its votes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Reading {
+    map: BTreeMap<u8, u8>,
+    /// Votes (one per byte) that agree with `map`.
+    agree: u32,
+    /// Votes that do not.
+    disagree: u32,
+}
+
+impl Reading {
+    /// Enough agreeing spawns (two votes each), and few enough disagreeing votes: a stray pairing or two,
+    /// or a tenth of the votes.
+    fn known(&self) -> bool {
+        self.agree >= 2 * EVIDENCE
+            && !self.contradicted()
+            && (self.disagree <= TOLERATED || self.disagree * 10 <= self.agree + self.disagree)
     }
 
-    /// Adds `next → piece`; false (and the table dies) when it contradicts what is known.
-    fn add(&mut self, next: u8, piece: u8) -> bool {
-        let clash =
-            self.map.get(&next).is_some_and(|&p| p != piece) || self.map.iter().any(|(&n, &p)| p == piece && n != next);
-        if clash {
-            self.alive = false;
-        } else {
-            self.map.insert(next, piece);
-        }
-        !clash
+    /// More disagreeing votes than a few stray pairings explain.
+    fn contradicted(&self) -> bool {
+        self.disagree > TOLERATED && self.disagree * 5 >= self.agree + self.disagree
     }
 
     fn is_identity(&self) -> bool {
         self.map.iter().all(|(n, p)| n == p)
+    }
+}
+
+impl Table {
+    fn add(&mut self, next: u8, piece: u8) {
+        *self.votes.entry((next, piece)).or_default() += 1;
+    }
+
+    /// The one-to-one mapping the votes support best: the most-seen pairs first, each next code and each
+    /// piece code taken once.
+    fn reading(&self) -> Reading {
+        let mut pairs: Vec<(&(u8, u8), &u32)> = self.votes.iter().collect();
+        pairs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let (mut r, mut pieces) = (Reading::default(), BTreeSet::new());
+        for (&(next, piece), &n) in pairs {
+            if !r.map.contains_key(&next) && !pieces.contains(&piece) {
+                r.map.insert(next, piece);
+                pieces.insert(piece);
+                r.agree += n;
+            } else {
+                r.disagree += n;
+            }
+        }
+        r
     }
 }
 
@@ -58,7 +96,7 @@ pub struct NextLearner {
 
 impl Default for NextLearner {
     fn default() -> NextLearner {
-        NextLearner { straight: Table::new(), swapped: Table::new(), lag: 0 }
+        NextLearner { straight: Table::default(), swapped: Table::default(), lag: 0 }
     }
 }
 
@@ -82,9 +120,8 @@ impl NextLearner {
     pub fn spawn(&mut self, before: Option<(u8, u8)>, pivot: u8, child: u8) {
         let Some((np, nc)) = before else { return };
         for (t, (a, b)) in [(&mut self.straight, (pivot, child)), (&mut self.swapped, (child, pivot))] {
-            if t.alive && t.add(np, a) && t.add(nc, b) {
-                t.evidence += 1;
-            }
+            t.add(np, a);
+            t.add(nc, b);
         }
     }
 
@@ -100,13 +137,15 @@ impl NextLearner {
         self.lag
     }
 
-    /// The code table, as far as it is known: the straight order is preferred while both fit.
+    /// The code table, as far as it is known: the order with fewer disagreeing votes, the straight one
+    /// while both fit as well.
     pub fn table(&self) -> NextTable {
-        let best = [&self.straight, &self.swapped].into_iter().find(|t| t.alive && t.evidence >= EVIDENCE);
+        let (straight, swapped) = (self.straight.reading(), self.swapped.reading());
+        let best = [&straight, &swapped].into_iter().filter(|r| r.known()).min_by_key(|r| r.disagree);
         match best {
-            Some(t) if t.is_identity() => NextTable::Same,
-            Some(t) => NextTable::Mapped(t.map.iter().map(|(&n, &p)| [n, p]).collect()),
-            None if !self.straight.alive && !self.swapped.alive => NextTable::Contradicted,
+            Some(r) if r.is_identity() => NextTable::Same,
+            Some(r) => NextTable::Mapped(r.map.iter().map(|(&n, &p)| [n, p]).collect()),
+            None if straight.contradicted() && swapped.contradicted() => NextTable::Contradicted,
             None => NextTable::Unknown,
         }
     }
@@ -141,9 +180,26 @@ mod tests {
         }
         let NextTable::Mapped(t) = n.table() else { panic!("{:?}", n.table()) };
         assert!(t.contains(&[0, 0x11]) && t.contains(&[3, 0x14]), "{t:?}");
-        // A next code that maps to two piece codes: no table explains it.
+        // A pairing across a game boundary (the next pair of the last game's last piece): tolerated.
         n.spawn(Some((0, 0)), 0x12, 0x12);
+        assert!(matches!(n.table(), NextTable::Mapped(_)), "{:?}", n.table());
+        // Next bytes that follow no table at all: contradicted.
+        for (p, c) in [(0, 1), (2, 3), (1, 0), (3, 3)] {
+            n.spawn(Some((c, p)), 0x11 + (p + 1) % 4, 0x11 + (c + 2) % 4);
+        }
         assert_eq!(n.table(), NextTable::Contradicted);
+    }
+
+    #[test]
+    fn a_stray_first_pairing_does_not_hide_the_table() {
+        let mut n = NextLearner::default();
+        // The first spawn of a new game is set against the next pair read during the game before.
+        n.spawn(Some((5, 2)), 0x11, 0x14);
+        for (p, c) in [(0, 1), (2, 3), (1, 0), (3, 2)] {
+            n.spawn(Some((p, c)), 0x11 + p, 0x11 + c);
+        }
+        let NextTable::Mapped(t) = n.table() else { panic!("{:?}", n.table()) };
+        assert_eq!(t, vec![[0, 0x11], [1, 0x12], [2, 0x13], [3, 0x14]]);
     }
 
     #[test]

@@ -98,8 +98,16 @@ impl Verifier {
 
     /// The next piece became controllable: compares `field` (RAM) with the pending prediction. `unread`
     /// lists the cells (x, y) whose code no table knows, in `field` or in the field the prediction was
-    /// made from: differences there alone make [`Check::Unread`], not a mismatch.
-    pub fn on_spawn(&mut self, field: &Field, unread: &[(usize, usize)], label: &str) -> Option<(Prediction, Check)> {
+    /// made from: differences there alone make [`Check::Unread`], not a mismatch. So does any difference
+    /// when `basis_unread` says the prediction started from a field holding such codes (a chain through
+    /// a cell the model could not read changes cells far from it).
+    pub fn on_spawn(
+        &mut self,
+        field: &Field,
+        unread: &[(usize, usize)],
+        basis_unread: bool,
+        label: &str,
+    ) -> Option<(Prediction, Check)> {
         let mut p = self.pending.take()?;
         self.checks += 1;
         let mut check = compare(&p.after, field);
@@ -124,7 +132,7 @@ impl Verifier {
         }
         self.nearby.clear();
         let check = match check {
-            Check::Mismatch { cells } if cells.iter().all(|(x, y, ..)| unread.contains(&(*x, *y))) => {
+            Check::Mismatch { cells } if basis_unread || cells.iter().all(|(x, y, ..)| unread.contains(&(*x, *y))) => {
                 let at: Vec<String> = cells.iter().map(|(x, y, ..)| format!("{x},{y}")).collect();
                 log::info!(
                     "{label}: after {} at {} the field holds codes no table knows at column,row {}; not judged",
@@ -197,10 +205,10 @@ mod tests {
         let pl = Placement::new(2, Orientation::Up);
         v.track(&f, piece, pl);
         let predicted = v.on_lock(&rules).unwrap().after;
-        assert_eq!(v.on_spawn(&predicted, &[], "P1").unwrap().1, Check::Match { nuisance: 0 });
+        assert_eq!(v.on_spawn(&predicted, &[], false, "P1").unwrap().1, Check::Match { nuisance: 0 });
         v.track(&predicted, piece, pl);
         v.on_lock(&rules);
-        let (_, check) = v.on_spawn(&predicted, &[], "P1").unwrap();
+        let (_, check) = v.on_spawn(&predicted, &[], false, "P1").unwrap();
         assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
         assert_eq!((v.checks, v.mismatches), (2, 1));
     }
@@ -217,14 +225,20 @@ mod tests {
         // (a link bit), which the decoder reads as nuisance.
         let found = Field::from_rows(&[".OO..."]);
         let row = HEIGHT - 1;
-        let (_, check) = v.on_spawn(&found, &[(2, row), (3, row)], "P1").unwrap();
+        let (_, check) = v.on_spawn(&found, &[(2, row), (3, row)], false, "P1").unwrap();
         assert!(matches!(check, Check::Unread { ref cells } if cells.len() == 2));
         assert_eq!(v.mismatches, 0);
         // One differing cell whose code is known makes the whole lock a mismatch.
         v.track(&Field::new(), piece, pl);
         v.on_lock(&rules);
-        let (_, check) = v.on_spawn(&found, &[(2, row)], "P1").unwrap();
+        let (_, check) = v.on_spawn(&found, &[(2, row)], false, "P1").unwrap();
         assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
+        assert_eq!(v.mismatches, 1);
+        // The same lock predicted from a field that held an unknown code: not judged at all.
+        v.track(&Field::new(), piece, pl);
+        v.on_lock(&rules);
+        let (_, check) = v.on_spawn(&found, &[], true, "P1").unwrap();
+        assert!(matches!(check, Check::Unread { ref cells } if cells.len() == 2));
         assert_eq!(v.mismatches, 1);
     }
 

@@ -9,7 +9,7 @@ use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verif
 use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Cell, HEIGHT, Orientation, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
-use crate::memmap::PlayerState;
+use crate::memmap::{PlayerState, UnknownCell};
 
 use super::health::SeatHealth;
 use super::thinker::{Request, Thinker};
@@ -144,9 +144,9 @@ pub struct Seat {
     /// The raw pivot code of the last locked piece.
     locked_code: u8,
     /// Cells of the field the tracked prediction starts from whose code no table lists.
-    tracked_unknown: Vec<(usize, usize)>,
+    tracked_unknown: Vec<UnknownCell>,
     /// The same for the last lock's prediction.
-    locked_unknown: Vec<(usize, usize)>,
+    locked_unknown: Vec<UnknownCell>,
 }
 
 impl std::fmt::Debug for Seat {
@@ -302,8 +302,7 @@ impl Seat {
                 self.verifier.track(&st.field, piece, Placement::new(st.x, o));
                 self.tracked_guess = self.read_with_guess(piece, st.current_assigned);
                 self.tracked_code = st.current_codes.0;
-                self.tracked_unknown.clear();
-                self.tracked_unknown.extend(st.unknown_cells.iter().map(|c| (c.x as usize, c.y as usize)));
+                self.tracked_unknown.clone_from(&st.unknown_cells);
             }
             if st.next.is_some() && self.piece_frames > self.next_lag {
                 self.last_next = st.next;
@@ -445,9 +444,10 @@ impl Seat {
     /// Returns whether the prediction held (`None` when there was none, or when the lock could not be
     /// judged: a piece read with a guessed code, or a field holding codes no table lists).
     fn check_last_lock(&mut self, st: &PlayerState) -> Option<bool> {
-        let mut unread = std::mem::take(&mut self.locked_unknown);
-        unread.extend(st.unknown_cells.iter().map(|c| (c.x as usize, c.y as usize)));
-        let (pred, check) = self.verifier.on_spawn(&st.field, &unread, &self.label)?;
+        let basis = std::mem::take(&mut self.locked_unknown);
+        let unread: Vec<(usize, usize)> =
+            basis.iter().chain(&st.unknown_cells).map(|c| (c.x as usize, c.y as usize)).collect();
+        let (pred, check) = self.verifier.on_spawn(&st.field, &unread, !basis.is_empty(), &self.label)?;
         if self.locked_guess {
             // The piece was read with a guessed code (calibration learns what it is from this very lock).
             if !matches!(check, Check::Match { .. }) {
@@ -460,11 +460,11 @@ impl Seat {
             // Calibration learns the codes from this lock (a link bit no lock showed before, a colour
             // nobody listed); health counts them, and fails when the same code keeps coming back.
             self.stats.calibration_surprises += 1;
+            let at = |x: usize, y: usize, c: &&UnknownCell| (c.x as usize, c.y as usize) == (x, y);
             let mut codes: Vec<u8> = cells
                 .iter()
-                .filter_map(|&(x, y, ..)| {
-                    st.unknown_cells.iter().find(|c| (c.x as usize, c.y as usize) == (x, y)).map(|c| c.code)
-                })
+                .filter_map(|&(x, y, ..)| st.unknown_cells.iter().find(|c| at(x, y, c)).map(|c| c.code))
+                .chain(basis.iter().map(|c| c.code))
                 .collect();
             codes.sort_unstable();
             codes.dedup();
