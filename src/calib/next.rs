@@ -84,7 +84,7 @@ impl Table {
 }
 
 /// What the next bytes showed so far.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NextLearner {
     /// The next bytes in the order of the current bytes (pivot, child).
     straight: Table,
@@ -94,11 +94,6 @@ pub struct NextLearner {
     lag: u32,
 }
 
-impl Default for NextLearner {
-    fn default() -> NextLearner {
-        NextLearner { straight: Table::default(), swapped: Table::default(), lag: 0 }
-    }
-}
 
 /// The next bytes' code table as learned.
 #[derive(Clone, Debug, PartialEq, Eq)]
