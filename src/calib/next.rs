@@ -94,7 +94,6 @@ pub struct NextLearner {
     lag: u32,
 }
 
-
 /// The next bytes' code table as learned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NextTable {
