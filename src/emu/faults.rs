@@ -218,11 +218,42 @@ impl<M: Machine> Machine for FaultyPads<M> {
 mod tests {
     use super::*;
     use crate::emu::mock::MockGame;
-    use crate::trace::TraceRecorder;
 
-    /// The console under test, keeping the pads it receives.
-    fn logged() -> TraceRecorder<MockGame, Vec<u8>> {
-        TraceRecorder::new(MockGame::new(1, 4, 1), None).with_pad_log()
+    /// The console under test, keeping the pads it receives on every frame.
+    struct Logged {
+        game: MockGame,
+        pads: [u8; 2],
+        log: Vec<[u8; 2]>,
+    }
+
+    impl Logged {
+        fn pad_log(&self) -> Option<&[[u8; 2]]> {
+            Some(&self.log)
+        }
+    }
+
+    impl Machine for Logged {
+        fn ram(&self) -> &[u8; 2048] {
+            self.game.ram()
+        }
+
+        fn set_pads(&mut self, pads: [u8; 2]) {
+            self.pads = pads;
+            self.game.set_pads(pads);
+        }
+
+        fn clock_frame(&mut self) -> Result<(), EmuError> {
+            self.log.push(self.pads);
+            self.game.clock_frame()
+        }
+
+        fn frame_number(&self) -> u32 {
+            self.game.frame_number()
+        }
+    }
+
+    fn logged() -> Logged {
+        Logged { game: MockGame::new(1, 4, 1), pads: [0; 2], log: Vec::new() }
     }
 
     #[test]
