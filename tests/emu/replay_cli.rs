@@ -15,30 +15,7 @@ fn puyobot(args: &[&str]) -> (bool, String, String) {
 
 /// The report without the fields that measure wall-clock time.
 fn deterministic(json: &str) -> serde_json::Value {
-    let mut v: serde_json::Value = serde_json::from_str(json).expect("JSON report");
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                m.retain(|k, _| {
-                    ![
-                        "seconds",
-                        "fps",
-                        "realtime_factor",
-                        "bot_time_share",
-                        "bot_think_seconds",
-                        "think_ms_total",
-                        "cpu",
-                    ]
-                    .contains(&k.as_str())
-                });
-                m.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut v);
-    v
+    crate::common::report::without_timing(serde_json::from_str(json).expect("JSON report"))
 }
 
 /// One frame of a trace: the pads held during it, RAM at its start.

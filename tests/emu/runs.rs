@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::report::without_timing;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_puyobot"))
 }
@@ -301,33 +303,6 @@ fn sigint_stops_train_with_the_finished_generations_saved_and_soak_with_its_samp
     let rows = std::fs::read_to_string(&csv).expect("csv").lines().count();
     assert!(rows >= 3, "a header and samples: {rows} lines");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The report without its timing figures (wall clock and CPU time), which differ from run to run.
-fn without_timing(mut v: Value) -> Value {
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                m.retain(|k, _| {
-                    ![
-                        "seconds",
-                        "fps",
-                        "realtime_factor",
-                        "bot_time_share",
-                        "bot_think_seconds",
-                        "cpu",
-                        "think_ms_total",
-                    ]
-                    .contains(&k.as_str())
-                });
-                m.values_mut().for_each(strip);
-            }
-            Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut v);
-    v
 }
 
 #[test]
