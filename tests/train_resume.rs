@@ -6,7 +6,7 @@ use std::process::Command;
 
 use puyobot::ai::AiConfig;
 use puyobot::sim::Shard;
-use puyobot::train::run::{advance, eval_shard, load_or_init, read_shards, save, write_shard};
+use puyobot::train::run::{advance, eval_shard, load_or_init, read_shards, save, shard_written, write_shard};
 use puyobot::train::{Fitness, Method, ParamSpace, Settings};
 
 fn dir(name: &str) -> PathBuf {
@@ -135,10 +135,29 @@ fn sharded_generations_advance_like_local_ones() {
         save(&sharded, &advance(&s, &r).expect("advance"), &space).expect("save");
     }
     assert_eq!(files(&local), files(&sharded));
-    // A missing shard is named.
+    // A missing shard is named; a written one is known as written (a batch task run again skips it).
     let s = load_or_init(&sharded, settings, &space).expect("state");
+    let err = read_shards(&sharded, &s).expect_err("no shard written yet");
+    assert!(err.to_string().contains("no shard files gen-00002-shard-"), "{err}");
     let shard = Shard { index: 1, count: 2 };
+    assert!(!shard_written(&sharded, &s, shard));
     write_shard(&sharded, &s, shard, eval_shard(&s, &space, shard, &|| {}).expect("games")).expect("write");
+    assert!(shard_written(&sharded, &s, shard));
+    assert!(!shard_written(&sharded, &s, Shard { index: 0, count: 2 }));
     let err = read_shards(&sharded, &s).expect_err("shard 0/2 missing");
-    assert!(err.to_string().contains("shard 0/2"), "{err}");
+    assert!(err.to_string().contains("missing shard 0/2 in"), "{err}");
+    // Every missing shard of a split is named, not only the first.
+    let shard = Shard { index: 2, count: 4 };
+    let mut other = s.clone();
+    other.generation += 1;
+    write_shard(&sharded, &other, shard, eval_shard(&s, &space, shard, &|| {}).expect("games")).expect("write");
+    let err = read_shards(&sharded, &other).expect_err("three of four missing");
+    assert!(err.to_string().contains("missing shards 0/4, 1/4, 3/4 in"), "{err}");
+    // No temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(&sharded)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
