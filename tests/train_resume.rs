@@ -161,3 +161,32 @@ fn sharded_generations_advance_like_local_ones() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_shard_task_run_again_skips_its_written_slice_and_advance_names_the_missing_ones() {
+    let d = dir("cli-shards");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_puyobot"))
+            .args(["train", "--ai", "classic", "--games", "2", "--pieces", "20", "--seed", "5"])
+            .arg("--out")
+            .arg(&d)
+            .args(extra)
+            .output()
+            .expect("puyobot runs")
+    };
+    let o = run(&["--shard", "1/3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let shard = d.join("gen-00000-shard-1-of-3.json");
+    let written = std::fs::read_to_string(&shard).expect("shard file");
+    let stamp = std::fs::metadata(&shard).and_then(|m| m.modified()).expect("mtime");
+    let o = run(&["--shard", "1/3"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already written"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::metadata(&shard).and_then(|m| m.modified()).expect("mtime"), stamp, "played again");
+    assert_eq!(std::fs::read_to_string(&shard).expect("shard file"), written);
+    let o = run(&["--advance"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("generation 0 cannot advance: missing shards 0/3, 2/3 in"), "{err}");
+    assert!(!d.join("checkpoint.json").exists(), "advanced without all shards");
+}
