@@ -6,7 +6,7 @@ use std::process::Command;
 
 use puyobot::ai::AiConfig;
 use puyobot::sim::Shard;
-use puyobot::train::run::{advance, eval_shard, load_or_init, read_shards, save, write_shard};
+use puyobot::train::run::{advance, eval_shard, load_or_init, read_shards, save, shard_written, write_shard};
 use puyobot::train::{Fitness, Method, ParamSpace, Settings};
 
 fn dir(name: &str) -> PathBuf {
@@ -135,10 +135,58 @@ fn sharded_generations_advance_like_local_ones() {
         save(&sharded, &advance(&s, &r).expect("advance"), &space).expect("save");
     }
     assert_eq!(files(&local), files(&sharded));
-    // A missing shard is named.
+    // A missing shard is named; a written one is known as written (a batch task run again skips it).
     let s = load_or_init(&sharded, settings, &space).expect("state");
+    let err = read_shards(&sharded, &s).expect_err("no shard written yet");
+    assert!(err.to_string().contains("no shard files gen-00002-shard-"), "{err}");
     let shard = Shard { index: 1, count: 2 };
+    assert!(!shard_written(&sharded, &s, shard));
     write_shard(&sharded, &s, shard, eval_shard(&s, &space, shard, &|| {}).expect("games")).expect("write");
+    assert!(shard_written(&sharded, &s, shard));
+    assert!(!shard_written(&sharded, &s, Shard { index: 0, count: 2 }));
     let err = read_shards(&sharded, &s).expect_err("shard 0/2 missing");
-    assert!(err.to_string().contains("shard 0/2"), "{err}");
+    assert!(err.to_string().contains("missing shard 0/2 in"), "{err}");
+    // Every missing shard of a split is named, not only the first.
+    let shard = Shard { index: 2, count: 4 };
+    let mut other = s.clone();
+    other.generation += 1;
+    write_shard(&sharded, &other, shard, eval_shard(&s, &space, shard, &|| {}).expect("games")).expect("write");
+    let err = read_shards(&sharded, &other).expect_err("three of four missing");
+    assert!(err.to_string().contains("missing shards 0/4, 1/4, 3/4 in"), "{err}");
+    // No temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(&sharded)
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_shard_task_run_again_skips_its_written_slice_and_advance_names_the_missing_ones() {
+    let d = dir("cli-shards");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_puyobot"))
+            .args(["train", "--ai", "classic", "--games", "2", "--pieces", "20", "--seed", "5"])
+            .arg("--out")
+            .arg(&d)
+            .args(extra)
+            .output()
+            .expect("puyobot runs")
+    };
+    let o = run(&["--shard", "1/3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let shard = d.join("gen-00000-shard-1-of-3.json");
+    let written = std::fs::read_to_string(&shard).expect("shard file");
+    let stamp = std::fs::metadata(&shard).and_then(|m| m.modified()).expect("mtime");
+    let o = run(&["--shard", "1/3"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already written"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::metadata(&shard).and_then(|m| m.modified()).expect("mtime"), stamp, "played again");
+    assert_eq!(std::fs::read_to_string(&shard).expect("shard file"), written);
+    let o = run(&["--advance"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("generation 0 cannot advance: missing shards 0/3, 2/3 in"), "{err}");
+    assert!(!d.join("checkpoint.json").exists(), "advanced without all shards");
 }

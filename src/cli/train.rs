@@ -2,9 +2,10 @@
 //!
 //! Without `--shard`/`--advance` it runs generations locally until `--generations` are done, saving the
 //! run directory after each, so running the same command again resumes. For a batch scheduler, each task
-//! runs `--shard I/N` (one slice of the next generation, written to a shard file) and one `--advance`
-//! afterwards merges the slices and moves the run on by one generation; the result is the same as a
-//! local run's.
+//! runs `--shard I/N` (one slice of the next generation, written to a shard file; a slice already written
+//! is skipped, so a failed array job is simply submitted again) and one `--advance` afterwards merges the
+//! slices and moves the run on by one generation (naming every slice still missing); the result is the
+//! same as a local run's.
 
 use std::path::{Path, PathBuf};
 
@@ -115,6 +116,12 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
     let pool = super::sim::pool(a.jobs)?;
     if let Some(shard) = a.shard {
+        if run::shard_written(&a.out, &state, shard) {
+            // A batch task run again (its array job failed or was cancelled) redoes only unfinished slices.
+            let path = run::shard_path(&a.out, state.generation, shard);
+            eprintln!("generation {}: shard {shard} already written to {}; skipped", state.generation, path.display());
+            return Ok(());
+        }
         let results = match pool.install(|| run::eval_shard(&state, &space, shard, &|| {})) {
             Err(_) if crate::interrupt::requested() => {
                 eprintln!("interrupted: shard {shard} of generation {} not written", state.generation);

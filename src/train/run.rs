@@ -55,9 +55,11 @@ pub fn load_or_init(dir: &Path, settings: Settings, space: &ParamSpace) -> anyho
     Ok(state)
 }
 
-/// Writes `text` to `path` through a temporary file, so a run killed mid-write leaves the old file whole.
+/// Writes `text` to `path` through a temporary file, so a run killed mid-write leaves the old file whole
+/// (or none). The temporary name carries the process id: on a shared directory a re-queued batch task
+/// may write the same shard while the first attempt is still finishing.
 fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
 }
@@ -159,8 +161,22 @@ pub fn write_shard(dir: &Path, state: &State, shard: Shard, results: Vec<JobResu
     Ok(path)
 }
 
+/// Reads one shard file; `None` when it is missing, unreadable or not a shard of the next generation of
+/// `state` (such a file is played again and replaced).
+fn read_shard_file(path: &Path, state: &State) -> Option<ShardFile> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let f: ShardFile = serde_json::from_str(&text).ok()?;
+    (f.generation == state.generation && f.settings == state.settings).then_some(f)
+}
+
+/// True when shard `shard` of the next generation of `state` is already written in `dir`: a batch task
+/// that runs again after a failure or cancellation of its array job skips it.
+pub fn shard_written(dir: &Path, state: &State, shard: Shard) -> bool {
+    read_shard_file(&shard_path(dir, state.generation, shard), state).is_some_and(|f| f.shard == shard)
+}
+
 /// Reads every shard file of the next generation of `state` and returns their results; all shards of
-/// one split must be there.
+/// one split must be there, and the error names every missing one.
 pub fn read_shards(dir: &Path, state: &State) -> anyhow::Result<Vec<JobResult>> {
     let prefix = format!("gen-{:05}-shard-", state.generation);
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -172,7 +188,11 @@ pub fn read_shards(dir: &Path, state: &State) -> anyhow::Result<Vec<JobResult>> 
         .collect();
     files.sort();
     if files.is_empty() {
-        bail!("no shard files {prefix}*.json in {}", dir.display());
+        bail!(
+            "generation {} cannot advance: no shard files {prefix}*.json in {}; play every slice with --shard I/N first",
+            state.generation,
+            dir.display()
+        );
     }
     let mut results = Vec::new();
     let mut count = None;
@@ -191,10 +211,15 @@ pub fn read_shards(dir: &Path, state: &State) -> anyhow::Result<Vec<JobResult>> 
         results.extend(f.results);
     }
     let n = count.unwrap_or(1);
-    for i in 0..n {
-        if !seen.contains(&i) {
-            bail!("shard {i}/{n} of generation {} is missing in {}", state.generation, dir.display());
-        }
+    let missing: Vec<String> = (0..n).filter(|i| !seen.contains(i)).map(|i| format!("{i}/{n}")).collect();
+    if !missing.is_empty() {
+        bail!(
+            "generation {} cannot advance: missing {} {} in {} (play each with --shard I/{n})",
+            state.generation,
+            if missing.len() == 1 { "shard" } else { "shards" },
+            missing.join(", "),
+            dir.display()
+        );
     }
     Ok(results)
 }
