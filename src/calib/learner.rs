@@ -13,6 +13,7 @@ use super::control::{ControlWatch, TimingLearner};
 use super::motion::{Candidate, Motion, Relative, RotationSeen};
 use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer, RefusedSeen, TurnSeen};
+use super::state::{CalibrationState, Moment, UnsettledFact, movement_parts};
 use super::{CalibrateMode, Frame};
 
 /// Pieces (by the player who locked most) after which an unsettled calibration counts as failed.
@@ -104,7 +105,8 @@ pub struct Learner {
     pub(crate) contradictions: Vec<String>,
     /// Pieces locked by the player who locked most.
     pub(crate) pieces: u32,
-    pub(crate) settled_at: Option<u32>,
+    /// When the contract settled (`None` while it is not, or since a contradiction).
+    settled_at: Option<Moment>,
     pub(crate) max_pieces: u32,
     /// Pieces seen before the bound started counting ([`Learner::restart_bound`]).
     bound_from: u32,
@@ -209,7 +211,7 @@ impl Learner {
         }
         l.apply_trusted_motion();
         if l.is_settled() {
-            l.settled_at = Some(0);
+            l.settled_at = Some(Moment::default());
         }
         l
     }
@@ -229,6 +231,48 @@ impl Learner {
     /// Whether the bound of pieces to settle in has passed.
     pub fn out_of_pieces(&self) -> bool {
         self.pieces.saturating_sub(self.bound_from) >= self.max_pieces
+    }
+
+    /// Where calibration stands (in `off` mode the learner learns nothing and stays [`CalibrationState::Learning`]).
+    pub fn state(&self) -> CalibrationState {
+        if self.is_settled() {
+            let at = self.settled_at.unwrap_or(Moment { pieces: self.pieces, frames: self.frames });
+            CalibrationState::Settled { at }
+        } else if self.out_of_pieces() {
+            CalibrationState::Failed { facts: self.unsettled_facts() }
+        } else {
+            CalibrationState::Learning
+        }
+    }
+
+    /// True when calibration failed: not settled within the bound of pieces (cheap: nothing is built).
+    pub fn failed(&self) -> bool {
+        self.mode != CalibrateMode::Off && self.out_of_pieces() && !self.is_settled()
+    }
+
+    /// The facts needed to play that are not settled, with what was seen of them.
+    pub fn unsettled_facts(&self) -> Vec<UnsettledFact> {
+        let mut out = Vec::new();
+        if self.empty_pattern.is_none() && !self.trusted.codes {
+            out.push(UnsettledFact::EmptyCode);
+        }
+        if self.offset().is_none() {
+            out.push(UnsettledFact::ColourByte { pieces: self.pieces });
+        }
+        let m = &self.motion;
+        if m.settled().is_none() {
+            let raw = |t: &BTreeMap<u8, u8>| t.iter().map(|(&a, &b)| (self.ori_raw(a), self.ori_raw(b))).collect();
+            out.push(UnsettledFact::Movement {
+                candidates: m.count(),
+                missing: movement_parts(m.tracks().is_some(), m.a_turns().is_some(), |d| m.value_of(d).is_some()),
+                turns_a: raw(&self.after_a),
+                turns_b: raw(&self.after_b),
+            });
+        }
+        if self.colour_codes().is_none_or(|c| c.pairs.is_empty()) {
+            out.push(UnsettledFact::ColourCodes { pair_codes: self.pair_codes.clone() });
+        }
+        out
     }
 
     /// Frames observed.
@@ -282,7 +326,7 @@ impl Learner {
         }
         self.pieces = self.observers.iter().map(|o| o.locks).max().unwrap_or(0);
         if self.settled_at.is_none() && self.is_settled() {
-            self.settled_at = Some(self.pieces);
+            self.settled_at = Some(Moment { pieces: self.pieces, frames: self.frames });
             log::info!("calibration settled after {} pieces", self.pieces);
         }
     }

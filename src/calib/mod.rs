@@ -30,6 +30,7 @@ pub mod offline;
 pub mod online;
 pub mod policy;
 pub mod report;
+pub mod state;
 pub mod write;
 
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,7 @@ pub use offline::{OfflineCalibration, OfflineReport};
 pub use online::{OnlineCalibration, SeatControl};
 pub use policy::OpeningPolicy;
 pub use report::{CalibrationReport, CodesReport, KicksReport, NextPairReport, OrientationReport, Unsettled};
+pub use state::{CalibrationState, Moment, MovementPart, ReportState, UnsettledFact};
 pub use write::{LearnedRom, write_address_folder};
 
 /// One frame as the learner sees it: CPU RAM at the start of the frame and the pad bytes held during it.

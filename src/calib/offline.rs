@@ -9,6 +9,7 @@ use crate::memmap::schema::AddressFile;
 
 use super::menu::{MenuReport, MenuWatcher};
 use super::report::{CalibrationReport, Unsettled};
+use super::state::ReportState;
 use super::{CalibrateMode, Frame, Learner};
 
 /// The learner and the menu watcher over one trace.
@@ -51,8 +52,8 @@ impl OfflineCalibration {
     /// What was learned and what was not.
     pub fn report(&self) -> OfflineReport {
         let mut calibration = self.learner.report();
-        if calibration.state != "settled" {
-            calibration.state = "unsettled".into();
+        if calibration.state != ReportState::Settled {
+            calibration.state = ReportState::Unsettled;
         }
         OfflineReport { unknown: self.unknowns(&calibration), menu: self.menu.report(), calibration }
     }

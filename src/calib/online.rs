@@ -4,7 +4,7 @@
 
 use crate::memmap::schema::{AddressFile, LockSignal};
 
-use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
+use super::{CalibrateMode, CalibrationReport, CalibrationState, Frame, Learner, OpeningPolicy};
 
 /// How the learner reads RAM beyond the codes: colour mask, pose lag, lock signal, X / Y bases.
 type Reading = (u8, u32, LockSignal, (u8, u8));
@@ -103,9 +103,14 @@ impl OnlineCalibration {
         (self.settled() && kicks_done && idle) || self.failed()
     }
 
-    /// True when calibration failed (not settled within the bound).
+    /// Where calibration stands.
+    pub fn state(&self) -> CalibrationState {
+        self.learner.state()
+    }
+
+    /// True when calibration failed (not settled within the bound); cheap, no report is built.
     pub fn failed(&self) -> bool {
-        self.report().state == "failed"
+        self.learner.failed()
     }
 
     /// How player `player` (address-file order) is driven during the frame whose RAM is `ram`. Call for

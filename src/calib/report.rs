@@ -7,6 +7,7 @@ use crate::game::Orientation;
 use super::CalibrateMode;
 use super::learner::{ItemKind, Learner};
 use super::next::NextTable;
+use super::state::{CalibrationState, ReportState};
 
 /// The learned codes; each `None` (JSON null) until seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -78,8 +79,9 @@ pub struct Unsettled {
 /// The `calibration` object.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CalibrationReport {
-    /// `"settled"`, `"learning"`, `"failed"` (not settled within the bound) or `"off"`.
-    pub state: String,
+    /// `"settled"`, `"learning"`, `"failed"` (not settled within the bound) or `"off"`; a trace's report
+    /// says `"unsettled"` instead of learning.
+    pub state: ReportState,
     /// Pieces (of the player who locked most) it took to settle.
     pub pieces_to_settle: Option<u32>,
     /// Pieces seen so far.
@@ -116,15 +118,16 @@ impl Learner {
     /// What is known so far, serialisable as the JSON `calibration` object.
     pub fn report(&self) -> CalibrationReport {
         let off = self.mode == CalibrateMode::Off;
-        let settled = self.is_settled();
-        let state = if off {
-            "off"
-        } else if settled {
-            "settled"
-        } else if self.out_of_pieces() {
-            "failed"
-        } else {
-            "learning"
+        let state = self.state();
+        let pieces_to_settle = match &state {
+            CalibrationState::Settled { at } => Some(at.pieces),
+            _ => None,
+        };
+        let name = if off { ReportState::Off } else { state.report_state() };
+        let unsettled = match (off, state) {
+            (true, _) => Vec::new(),
+            (false, CalibrationState::Failed { facts }) => facts.iter().map(|f| f.render()).collect(),
+            (false, _) => self.unsettled_facts().iter().map(|f| f.render()).collect(),
         };
         let map = self.colour_codes();
         let (colors, piece_colors) = match &map {
@@ -162,8 +165,8 @@ impl Learner {
         };
         let (sideways, up) = self.kicks();
         CalibrationReport {
-            state: state.to_string(),
-            pieces_to_settle: if settled { self.settled_at } else { None },
+            state: name,
+            pieces_to_settle,
             pieces_seen: self.pieces,
             codes,
             orientation,
@@ -177,78 +180,27 @@ impl Learner {
             spawn_orientations: self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect(),
             next_pair: self.next_pair_report(),
             contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
-            unsettled: if off { Vec::new() } else { self.unsettled() },
+            unsettled,
         }
-    }
-
-    fn unsettled(&self) -> Vec<Unsettled> {
-        let edit = "edit the address file by hand (mark what you checked verified = true), or record a trace of \
-                    a few pieces (puyobot record) and run puyobot calibrate on it";
-        let mut out = Vec::new();
-        let mut add = |fact: &str, seen: String, advice: &str| {
-            out.push(Unsettled { fact: fact.into(), seen, advice: advice.into() })
-        };
-        if self.empty_pattern.is_none() && !self.trusted.codes {
-            add(
-                "empty code",
-                "no movable piece yet: the spawn delay byte never read 0 with X / Y inside the field".into(),
-                "check the menu script and the spawn_delay, x and y addresses of the address file",
-            );
-        }
-        if self.offset().is_none() {
-            add(
-                "colour byte of a cell",
-                format!(
-                    "{} locks of two different colours; none filled exactly two empty cells in one cell byte",
-                    self.pieces
-                ),
-                &format!("the field address or layout may be wrong; set field.color_offset and verified, or {edit}"),
-            );
-        }
-        let m = &self.motion;
-        if m.settled().is_none() {
-            let what = |name: &'static str, known: bool| if known { None } else { Some(name) };
-            let missing: Vec<&str> = [
-                what("which puyo X/Y follow", m.tracks().is_some()),
-                what("which way A turns", m.a_turns().is_some()),
-                what("orientation values", Orientation::ALL.iter().all(|&d| m.value_of(d).is_some())),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            add(
-                "movement",
-                format!(
-                    "{} candidate contracts left ({}); turns seen with A: {}, with B: {}",
-                    m.count(),
-                    missing.join(", "),
-                    self.turns_text(&self.after_a),
-                    self.turns_text(&self.after_b)
-                ),
-                &format!(
-                    "turn the pair with A in the middle of an empty field, drop pairs both upright and on their side; or {edit}"
-                ),
-            );
-        }
-        if self.colour_codes().is_none_or(|c| c.pairs.is_empty()) {
-            add(
-                "colour codes",
-                format!("piece codes seen in pairs: {:?}", self.pair_codes),
-                &format!("needs clean locks and the movement; or {edit}"),
-            );
-        }
-        out
     }
 }
 
 impl CalibrationReport {
+    /// The health check found that the settled contract does not predict what the game does: a settled
+    /// calibration is reported as failed.
+    pub fn overruled_by_health(&mut self) {
+        if self.state == ReportState::Settled {
+            self.state = ReportState::Failed;
+        }
+    }
+
     /// A short line for the window's HUD.
     pub fn hud_line(&self) -> String {
-        match self.state.as_str() {
-            "settled" => format!("calibrated ({} pieces)", self.pieces_to_settle.unwrap_or(0)),
-            "off" => "calibration off".into(),
-            "failed" => "calibration FAILED: see log".into(),
-            _ => format!("calibrating... piece {}", self.pieces_seen + 1),
+        match self.state {
+            ReportState::Settled => format!("calibrated ({} pieces)", self.pieces_to_settle.unwrap_or(0)),
+            ReportState::Off => "calibration off".into(),
+            ReportState::Failed => "calibration FAILED: see log".into(),
+            ReportState::Learning | ReportState::Unsettled => format!("calibrating... piece {}", self.pieces_seen + 1),
         }
     }
 
@@ -319,15 +271,5 @@ impl Learner {
             NextTable::Contradicted => ("contradicted", None),
         };
         NextPairReport { table: table.into(), codes, lag: self.next_lag() }
-    }
-
-    /// Turns seen (raw orientation values, before → after) as `2 → 3, 3 → 0`, or `none`.
-    fn turns_text(&self, turns: &std::collections::BTreeMap<u8, u8>) -> String {
-        if turns.is_empty() {
-            return "none".into();
-        }
-        let each: Vec<String> =
-            turns.iter().map(|(&a, &b)| format!("{} → {}", self.ori_raw(a), self.ori_raw(b))).collect();
-        each.join(", ")
     }
 }
