@@ -64,10 +64,11 @@ impl OfflineCalibration {
         let mut add = |fact: &str, seen: String, advice: &str| {
             out.push(Unsettled { fact: fact.into(), seen, advice: advice.into() })
         };
-        if l.after_b.is_empty() {
+        let (with_a, with_b) = l.motion().turns_seen();
+        if with_b == 0 {
             add(
                 "what B does",
-                format!("B never turned a pair ({} turns with A)", l.after_a.len()),
+                format!("B never turned a pair ({with_a} turns with A)"),
                 "the learned files take B as the opposite of A; press B on a few pairs in open space to check it",
             );
         }

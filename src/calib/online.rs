@@ -169,7 +169,7 @@ impl OnlineCalibration {
         let specials = self.learner.special_codes();
         let next = (self.learner.next_table(), self.learner.next_lag());
         let l = &self.learner;
-        let reading = (l.colour_mask, l.pose_lag(), l.lock_signal(), l.xy_bases());
+        let reading = (l.colours().colour_mask(), l.pose_lag(), l.lock_signal(), l.xy_bases());
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
             // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.
@@ -214,7 +214,7 @@ impl OnlineCalibration {
     /// session's health check found that the settled contract does not predict what the game does. The
     /// openings drive the seats again until it settles.
     pub fn relearn(&mut self) {
-        let (start, mode, max) = (self.learner.start().clone(), self.learner.mode(), self.learner.max_pieces);
+        let (start, mode, max) = (self.learner.start().clone(), self.learner.mode(), self.learner.max_pieces());
         let n = self.policies.len();
         self.learner = Learner::new(&start, mode);
         self.learner.set_max_pieces(max);

@@ -2,11 +2,8 @@
 
 use serde::Serialize;
 
-use crate::game::Orientation;
-
 use super::CalibrateMode;
-use super::learner::{ItemKind, Learner};
-use super::next::NextTable;
+use super::learner::Learner;
 use super::state::{CalibrationState, ReportState};
 
 /// The learned codes; each `None` (JSON null) until seen.
@@ -115,9 +112,10 @@ pub struct CalibrationReport {
 }
 
 impl Learner {
-    /// What is known so far, serialisable as the JSON `calibration` object.
+    /// What is known so far, serialisable as the JSON `calibration` object: each fact's learner renders
+    /// its part.
     pub fn report(&self) -> CalibrationReport {
-        let off = self.mode == CalibrateMode::Off;
+        let off = self.mode() == CalibrateMode::Off;
         let state = self.state();
         let pieces_to_settle = match &state {
             CalibrationState::Settled { at } => Some(at.pieces),
@@ -129,57 +127,26 @@ impl Learner {
             (false, CalibrationState::Failed { facts }) => facts.iter().map(|f| f.render()).collect(),
             (false, _) => self.unsettled_facts().iter().map(|f| f.render()).collect(),
         };
-        let map = self.colour_codes();
-        let (colors, piece_colors) = match &map {
-            Some(m) if !m.pairs.is_empty() => {
-                let pc: Vec<u8> = m.pairs.keys().copied().collect();
-                (Some(m.field_codes()), if m.is_identity() { None } else { Some(pc) })
-            }
-            _ => (None, None),
-        };
-        let item = |kind: ItemKind| {
-            if self.trusted.codes {
-                return Some(match kind {
-                    ItemKind::BigPuyo => self.start.codes.big_puyo,
-                    _ => self.start.codes.carbuncle,
-                });
-            }
-            self.items.iter().find(|(_, k)| **k == kind).map(|(&c, _)| c)
-        };
-        let codes = CodesReport {
-            empty: self.empty_code(),
-            colors,
-            piece_colors,
-            nuisance: if self.trusted.codes { Some(self.start.codes.nuisance) } else { self.nuisance },
-            big_puyo: item(ItemKind::BigPuyo),
-            carbuncle: item(ItemKind::Carbuncle),
-            unknown_items: self.items.iter().filter(|(_, k)| **k == ItemKind::Unknown).map(|(&c, _)| c).collect(),
-            color_mask: self.colour_mask,
-        };
-        let m = &self.motion;
-        let orientation = OrientationReport {
-            down: m.value_of(Orientation::Down).map(|i| self.ori_raw(i)),
-            left: m.value_of(Orientation::Left).map(|i| self.ori_raw(i)),
-            up: m.value_of(Orientation::Up).map(|i| self.ori_raw(i)),
-            right: m.value_of(Orientation::Right).map(|i| self.ori_raw(i)),
-        };
-        let (sideways, up) = self.kicks();
+        let known = self.known();
+        let m = self.motion();
+        let (a_rotates, xy_tracks) = m.names();
+        let kicks = self.kick_learner();
         CalibrationReport {
             state: name,
             pieces_to_settle,
-            pieces_seen: self.pieces,
-            codes,
-            orientation,
-            a_rotates: m.a_turns().map(|t| t.name().to_string()),
-            xy_tracks: m.tracks().map(|t| t.name().to_string()),
-            color_byte_offset: self.offset().map(|k| k as u8),
-            kicks: KicksReport { sideways, up },
-            xy_bases: self.xy_bases().into(),
+            pieces_seen: self.pieces(),
+            codes: self.colours().report(&known),
+            orientation: m.orientation_report(),
+            a_rotates,
+            xy_tracks,
+            color_byte_offset: known.offset.map(|k| k as u8),
+            kicks: kicks.report(&known),
+            xy_bases: known.xy_bases.into(),
             pose_lag: self.pose_lag(),
             lock_signal: self.lock_signal().name().to_string(),
-            spawn_orientations: self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect(),
-            next_pair: self.next_pair_report(),
-            contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
+            spawn_orientations: m.spawn_orientations(),
+            next_pair: self.next().report(),
+            contradictions: self.contradictions().iter().cloned().chain(kicks.conflicts(&known)).collect(),
             unsettled,
         }
     }
@@ -259,17 +226,5 @@ impl CalibrationReport {
             s += &format!("  not settled: {}: saw {}; {}\n", u.fact, u.seen, u.advice);
         }
         s
-    }
-}
-
-impl Learner {
-    fn next_pair_report(&self) -> NextPairReport {
-        let (table, codes) = match self.next_table() {
-            NextTable::Unknown => ("unknown", None),
-            NextTable::Same => ("same", None),
-            NextTable::Mapped(t) => ("mapped", Some(t)),
-            NextTable::Contradicted => ("contradicted", None),
-        };
-        NextPairReport { table: table.into(), codes, lag: self.next_lag() }
     }
 }

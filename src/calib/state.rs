@@ -21,6 +21,43 @@ pub struct Moment {
     pub frames: u64,
 }
 
+/// How far the learner got: pieces and frames seen, when it settled, and the bound of pieces to settle in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Pieces locked by the player who locked most.
+    pub pieces: u32,
+    /// Frames observed.
+    pub frames: u64,
+    /// When the contract settled (`None` while it is not, or since a contradiction).
+    pub settled_at: Option<Moment>,
+    /// Pieces after which an unsettled calibration counts as failed.
+    pub max_pieces: u32,
+    /// Pieces seen before the bound started counting ([`Progress::restart_bound`]).
+    bound_from: u32,
+}
+
+impl Progress {
+    /// Nothing seen yet; the bound is `max_pieces`.
+    pub fn new(max_pieces: u32) -> Progress {
+        Progress { pieces: 0, frames: 0, settled_at: None, max_pieces, bound_from: 0 }
+    }
+
+    /// Sets the bound (at least one piece).
+    pub fn set_max_pieces(&mut self, pieces: u32) {
+        self.max_pieces = pieces.max(1);
+    }
+
+    /// The pieces seen so far no longer count toward the bound.
+    pub fn restart_bound(&mut self) {
+        self.bound_from = self.pieces;
+    }
+
+    /// Whether the bound of pieces to settle in has passed.
+    pub fn out_of_pieces(&self) -> bool {
+        self.pieces.saturating_sub(self.bound_from) >= self.max_pieces
+    }
+}
+
 /// Where the learner stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CalibrationState {
@@ -220,6 +257,19 @@ mod tests {
         assert_eq!(serde_json::to_string(&ReportState::Unsettled).unwrap(), "\"unsettled\"");
         assert_eq!(ReportState::Off.to_string(), "off");
         assert_eq!(serde_json::from_str::<ReportState>("\"failed\"").unwrap(), ReportState::Failed);
+    }
+
+    #[test]
+    fn the_bound_counts_the_pieces_since_it_restarted() {
+        let mut p = Progress::new(3);
+        p.pieces = 3;
+        assert!(p.out_of_pieces());
+        p.restart_bound();
+        p.pieces = 5;
+        assert!(!p.out_of_pieces());
+        p.set_max_pieces(0);
+        assert_eq!(p.max_pieces, 1);
+        assert!(p.out_of_pieces());
     }
 
     #[test]

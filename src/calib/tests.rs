@@ -299,16 +299,3 @@ fn codes_learned_after_settling_reach_the_decoder_and_replace_colliding_guesses(
     let mut d = crate::memmap::Decoder::new(last);
     assert_eq!(d.cell(c.nuisance), crate::game::Cell::Nuisance);
 }
-
-#[test]
-fn a_nuisance_code_read_through_a_wider_colour_mask_is_learned_again_when_the_mask_narrows() {
-    // Link bits seen one at a time: a linked puyo that kept its code (13 with the link bit $80) was taken
-    // for nuisance before bit $80 was known to vary. Through the narrower mask it reads as colour 13, so
-    // the nuisance guess is dropped rather than masked into a colour.
-    let mut l = Learner::new(&guessed(), CalibrateMode::Auto);
-    l.colour_mask = 0x8F;
-    l.nuisance = Some(13 | 0x80);
-    l.note_varying(0x80);
-    assert_eq!(l.colour_mask, 0x0F);
-    assert_eq!(l.nuisance, None);
-}
