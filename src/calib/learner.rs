@@ -456,16 +456,6 @@ impl Learner {
         a.is_none() || b.is_none()
     }
 
-    /// The observers' last views (for the opening policy).
-    pub fn view(&self, player: usize) -> Option<&View> {
-        self.players.get(player).and_then(|p| p.observer.view())
-    }
-
-    /// Pieces locked so far by a player.
-    pub fn pieces_of(&self, player: usize) -> u32 {
-        self.players.get(player).map_or(0, |p| p.observer.locks)
-    }
-
     /// The start file.
     pub fn start(&self) -> &AddressFile {
         &self.start

@@ -108,6 +108,11 @@ impl OnlineCalibration {
         self.learner.state()
     }
 
+    /// A short line for the window's HUD (no report is built).
+    pub fn hud_line(&self) -> String {
+        self.learner.state().hud_line(self.learner.pieces())
+    }
+
     /// True when calibration failed (not settled within the bound); cheap, no report is built.
     pub fn failed(&self) -> bool {
         self.learner.failed()

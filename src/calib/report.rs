@@ -161,16 +161,6 @@ impl CalibrationReport {
         }
     }
 
-    /// A short line for the window's HUD.
-    pub fn hud_line(&self) -> String {
-        match self.state {
-            ReportState::Settled => format!("calibrated ({} pieces)", self.pieces_to_settle.unwrap_or(0)),
-            ReportState::Off => "calibration off".into(),
-            ReportState::Failed => "calibration FAILED: see log".into(),
-            ReportState::Learning | ReportState::Unsettled => format!("calibrating... piece {}", self.pieces_seen + 1),
-        }
-    }
-
     /// The report as text for people.
     pub fn to_text(&self) -> String {
         let opt = |v: Option<u8>| v.map_or("?".to_string(), |v| v.to_string());

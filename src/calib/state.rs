@@ -81,6 +81,15 @@ impl CalibrationState {
         self.report_state().name()
     }
 
+    /// A short line for the window's HUD; `pieces_seen`: pieces seen so far.
+    pub fn hud_line(&self, pieces_seen: u32) -> String {
+        match self {
+            CalibrationState::Settled { at } => format!("calibrated ({} pieces)", at.pieces),
+            CalibrationState::Failed { .. } => "calibration FAILED: see log".into(),
+            CalibrationState::Learning => format!("calibrating... piece {}", pieces_seen + 1),
+        }
+    }
+
     /// The name the report carries.
     pub fn report_state(&self) -> ReportState {
         match self {
@@ -256,6 +265,7 @@ mod tests {
         assert_eq!(CalibrationState::Failed { facts: Vec::new() }.name(), "failed");
         assert_eq!(serde_json::to_string(&ReportState::Unsettled).unwrap(), "\"unsettled\"");
         assert_eq!(ReportState::Off.to_string(), "off");
+        assert_eq!(CalibrationState::Learning.hud_line(2), "calibrating... piece 3");
         assert_eq!(serde_json::from_str::<ReportState>("\"failed\"").unwrap(), ReportState::Failed);
     }
 
