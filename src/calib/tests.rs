@@ -220,6 +220,11 @@ fn an_unsettled_fact_is_named_with_advice() {
     assert_eq!(r.state, ReportState::Failed, "{}", r.to_text());
     assert!(r.unsettled.iter().any(|u| u.fact.contains("colour byte")), "{:?}", r.unsettled);
     assert!(r.unsettled.iter().all(|u| !u.advice.is_empty()));
+    // The typed state names the same facts, and the cheap check agrees.
+    assert!(learner.failed());
+    let CalibrationState::Failed { facts } = learner.state() else { panic!("{:?}", learner.state()) };
+    assert!(facts.iter().any(|f| matches!(f, UnsettledFact::ColourByte { .. })), "{facts:?}");
+    assert_eq!(facts.iter().map(|f| f.render()).collect::<Vec<_>>(), r.unsettled);
 }
 
 #[test]
