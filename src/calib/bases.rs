@@ -11,6 +11,8 @@
 
 use std::collections::BTreeSet;
 
+use super::observe::LockSeen;
+
 /// One axis' offsets still possible (`None` before any lock said something).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Axis(Option<BTreeSet<i16>>);
@@ -110,6 +112,85 @@ impl BaseLearner {
     }
 }
 
+/// Locks kept while the bases are ambiguous (the oldest beyond this are not kept).
+const KEPT_LOCKS: usize = 64;
+
+/// What to do with a lock, as the bases see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LockRead {
+    /// Read it now: the shift in use fits.
+    Read,
+    /// Not now: it is kept until the bases are known.
+    Wait,
+    /// The shift in use was wrong and has moved: forget what was read with the old one and read these
+    /// (the kept locks and this one, X / Y moved to the new shift) again.
+    Shifted(Vec<LockSeen>),
+}
+
+/// The X / Y bases as learned: the shift applied to the X and Y bytes before anything else reads them
+/// (the field's column 1 and row 0 read as X 1 and Y 0), from the start file's bases moved by what the
+/// locks show, and the locks that wait for it.
+#[derive(Clone, Debug)]
+pub struct Bases {
+    offsets: BaseLearner,
+    shift: (i16, i16),
+    waiting: Vec<LockSeen>,
+    /// The start file's bases are trusted (its movement is verified): nothing is learned.
+    trusted: bool,
+}
+
+impl Bases {
+    /// Starts from the start file's X of column 1 and Y of row 0; `trusted`: keep them.
+    pub fn new(x_base: u8, y_base: u8, trusted: bool) -> Bases {
+        Bases {
+            offsets: BaseLearner::default(),
+            shift: (x_base as i16 - 1, y_base as i16),
+            waiting: Vec::new(),
+            trusted,
+        }
+    }
+
+    /// The X byte's value in column 1 and the Y byte's in row 0.
+    pub fn xy_bases(&self) -> (u8, u8) {
+        ((self.shift.0 + 1) as u8, self.shift.1 as u8)
+    }
+
+    /// X / Y bytes as columns and rows.
+    pub fn shifted(&self, x: u8, y: u8) -> (u8, u8) {
+        ((x as i16 - self.shift.0) as u8, (y as i16 - self.shift.1) as u8)
+    }
+
+    /// A pair lock (X / Y already shifted) that filled cells `a` and `b` (column, row).
+    pub fn lock(&mut self, l: &LockSeen, a: (usize, usize), b: (usize, usize)) -> LockRead {
+        if self.trusted {
+            return LockRead::Read;
+        }
+        match self.offsets.lock((l.x, l.y), a, b) {
+            BaseVerdict::Fits => LockRead::Read,
+            BaseVerdict::Unknown => {
+                if self.waiting.len() < KEPT_LOCKS {
+                    self.waiting.push(l.clone());
+                }
+                LockRead::Wait
+            }
+            BaseVerdict::Shift(dx, dy) => {
+                self.waiting.push(l.clone());
+                self.shift = (self.shift.0 + dx, self.shift.1 + dy);
+                let (x, y) = self.xy_bases();
+                log::info!(
+                    "calibration: the X / Y bytes read column 1 as {x} and row 0 as {y}; learning the movement again"
+                );
+                let back = |v: u8, d: i16| (v as i16 - d) as u8;
+                for l in &mut self.waiting {
+                    l.x = back(l.x, dx);
+                    l.y = back(l.y, dy);
+                }
+                LockRead::Shifted(std::mem::take(&mut self.waiting))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +223,23 @@ mod tests {
         // A flat pair in row 13 with Y 15: 2.
         assert_eq!(b.lock((4, 15), (4, 13), (5, 13)), BaseVerdict::Shift(0, 2));
         assert_eq!(b.conflicts, 0);
+    }
+
+    #[test]
+    fn a_lock_that_moves_the_shift_comes_back_with_the_waiting_ones_read_anew() {
+        let cells = |x: u8, y: u8| {
+            let f = Box::new([[0u8; crate::memmap::raw::MAX_CELL_BYTES]; crate::memmap::raw::CELLS]);
+            LockSeen { pivot: 1, child: 2, x, y, o: 0, before: f.clone(), after: f }
+        };
+        // The start file says X 1 / Y 0; the cartridge's Y is the row + 2.
+        let mut b = Bases::new(1, 0, false);
+        assert_eq!(b.lock(&cells(3, 15), (3, 12), (3, 13)), LockRead::Wait);
+        let LockRead::Shifted(again) = b.lock(&cells(4, 15), (4, 13), (5, 13)) else { panic!("a shift") };
+        assert_eq!(b.xy_bases(), (1, 2));
+        assert_eq!(again.iter().map(|l| (l.x, l.y)).collect::<Vec<_>>(), vec![(3, 13), (4, 13)]);
+        assert_eq!(b.shifted(4, 15), (4, 13));
+        // Trusted bases read every lock.
+        let mut t = Bases::new(1, 0, true);
+        assert_eq!(t.lock(&cells(3, 15), (3, 12), (3, 13)), LockRead::Read);
     }
 }

@@ -13,7 +13,10 @@
 
 use crate::memmap::raw::{MAX_CELL_BYTES, RawField, View};
 
+use crate::memmap::schema::LockSignal;
+
 use super::codes::majority_pattern;
+use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
 
 /// Frames after the timer reaches 0 within which the pose bytes must change; after that the piece counts
 /// as movable anyway (a new piece that spawned exactly where the last one locked shows no change).
@@ -129,8 +132,21 @@ impl TimingLearner {
         self.field_locks
     }
 
-    /// Forgets everything (the timing is being learned again).
-    pub fn reset(&mut self) {
+    /// What marks a lock, as seen: the field when it gained cells before the timer turned at least twice.
+    pub fn lock_signal(&self) -> LockSignal {
+        if self.field_locks >= 2 { LockSignal::Field } else { LockSignal::Timer }
+    }
+}
+
+impl FactLearner for TimingLearner {
+    /// Counts the frame's timing sample, if any.
+    fn observe(&mut self, seen: &PlayerFrame<'_>, _known: &Known, _found: &mut Contradictions) {
+        if let Some(s) = seen.timing {
+            self.add(s);
+        }
+    }
+
+    fn reset(&mut self) {
         *self = TimingLearner::default();
     }
 }
@@ -201,5 +217,21 @@ mod tests {
         }
         assert_eq!(t.pose_lag(), 3);
         assert_eq!(t.pose_samples(), 5);
+        assert_eq!(t.lock_signal(), LockSignal::Timer);
+        let view = View::default();
+        let seen = PlayerFrame {
+            player: 1,
+            frame: 9,
+            view: &view,
+            pad: 0,
+            timing: Some(TimingSample::FieldLock),
+            events: &[],
+        };
+        for _ in 0..2 {
+            t.observe(&seen, &Known::default(), &mut Contradictions::default());
+        }
+        assert_eq!((t.field_locks(), t.lock_signal()), (2, LockSignal::Field));
+        FactLearner::reset(&mut t);
+        assert_eq!(t.pose_samples(), 0);
     }
 }

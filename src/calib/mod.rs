@@ -20,7 +20,11 @@
 
 pub mod bases;
 pub mod codes;
+pub mod colours;
 pub mod control;
+pub mod fact;
+pub mod kicks;
+pub mod layout;
 pub mod learner;
 pub mod menu;
 pub mod motion;
@@ -30,16 +34,20 @@ pub mod offline;
 pub mod online;
 pub mod policy;
 pub mod report;
+pub mod state;
 pub mod write;
 
 use serde::{Deserialize, Serialize};
 
-pub use learner::{ItemKind, KnownCodes, Learner, MAX_PIECES};
+pub use colours::{ItemKind, KnownCodes};
+pub use fact::{Contradictions, FactLearner, Known, PlayerFrame};
+pub use learner::{Learner, MAX_PIECES};
 pub use menu::{MenuReport, MenuWatcher};
 pub use offline::{OfflineCalibration, OfflineReport};
 pub use online::{OnlineCalibration, SeatControl};
 pub use policy::OpeningPolicy;
 pub use report::{CalibrationReport, CodesReport, KicksReport, NextPairReport, OrientationReport, Unsettled};
+pub use state::{CalibrationState, Moment, MovementPart, Progress, ReportState, UnsettledFact};
 pub use write::{LearnedRom, write_address_folder};
 
 /// One frame as the learner sees it: CPU RAM at the start of the frame and the pad bytes held during it.

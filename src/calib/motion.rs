@@ -6,8 +6,16 @@
 //! two orientation values at once, and a lock says something about one value only once it is known
 //! which puyo X / Y follow.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::game::Orientation;
-use crate::memmap::{Turn, XyTracks};
+use crate::memmap::schema::OrientationCodes;
+use crate::memmap::{Movement, Turn, XyTracks};
+
+use super::fact::Contradictions;
+use super::observe::TurnSeen;
+use super::report::OrientationReport;
+use super::state::{UnsettledFact, movement_parts};
 
 /// Number of candidates.
 pub const CANDIDATES: usize = 96;
@@ -224,6 +232,231 @@ impl Motion {
     }
 }
 
+/// The movement fact as learned: the candidate space, the orientation values in the order first seen
+/// (the space numbers them 0..3 by that order, so any four distinct values work), the turns seen with A
+/// and B, and the values pieces spawned with. The start file's orientation and movement, when trusted,
+/// narrow the space from the start and after every reset.
+#[derive(Clone, Debug)]
+pub struct MotionLearner {
+    space: Motion,
+    /// Raw orientation values in the order first seen on a movable frame.
+    values: Vec<u8>,
+    /// Orientation after A / B from each numbered value, as seen.
+    after_a: BTreeMap<u8, u8>,
+    after_b: BTreeMap<u8, u8>,
+    /// Numbered orientation values pieces spawned with.
+    spawn_values: BTreeSet<u8>,
+    /// The start file's raw values of up, right, down and left, when trusted.
+    trusted_values: Option<[u8; 4]>,
+    /// The start file's X / Y tracking and A's direction, when trusted.
+    trusted_movement: Option<(XyTracks, Turn)>,
+}
+
+impl MotionLearner {
+    /// Learns the movement, trusting the start file's orientation values and movement when given.
+    pub fn new(orientation: Option<&OrientationCodes>, movement: Option<&Movement>) -> MotionLearner {
+        let mut m = MotionLearner {
+            space: Motion::new(),
+            // A trusted file's values are the ones to number; else they are numbered as they appear.
+            values: orientation.map_or(Vec::new(), |o| vec![o.down, o.left, o.up, o.right]),
+            after_a: BTreeMap::new(),
+            after_b: BTreeMap::new(),
+            spawn_values: BTreeSet::new(),
+            trusted_values: orientation.map(|o| [o.up, o.right, o.down, o.left]),
+            trusted_movement: movement.map(|m| (m.xy_tracks, m.a_rotates)),
+        };
+        m.apply_trusted();
+        m
+    }
+
+    /// The start file's orientation values are trusted.
+    pub fn trusts_orientation(&self) -> bool {
+        self.trusted_values.is_some()
+    }
+
+    /// The start file's movement is trusted.
+    pub fn trusts_movement(&self) -> bool {
+        self.trusted_movement.is_some()
+    }
+
+    fn apply_trusted(&mut self) {
+        if let Some(raw) = self.trusted_values {
+            let [up, right, down, left] = raw.map(|v| self.ori_index(v));
+            self.space.restrict(|c| {
+                c.value(Orientation::Up) == up
+                    && c.value(Orientation::Right) == right
+                    && c.value(Orientation::Down) == down
+                    && c.value(Orientation::Left) == left
+            });
+        }
+        if let Some((tracks, a_turns)) = self.trusted_movement {
+            self.space.restrict(|c| c.tracks == tracks && c.a_turns == a_turns);
+        }
+    }
+
+    /// Forgets what turns and locks taught (the X / Y bases moved, or they contradicted it).
+    pub fn reset(&mut self) {
+        self.space.reset();
+        self.apply_trusted();
+    }
+
+    /// The orientation byte read `raw` on a movable frame.
+    pub fn note_orientation(&mut self, raw: u8, found: &mut Contradictions) {
+        if self.values.contains(&raw) {
+            return;
+        }
+        if self.values.len() < 4 {
+            self.values.push(raw);
+        } else if self.values.len() == 4 {
+            let seen = self.values.clone();
+            found.push(format!("the orientation byte took a fifth value {raw} after {seen:?}"));
+        }
+    }
+
+    /// The model's number (0..3) of a raw orientation value: its place among the values seen, or the place
+    /// it would take as a new one; 255 for a fifth value.
+    pub fn ori_index(&self, raw: u8) -> u8 {
+        match self.values.iter().position(|&v| v == raw) {
+            Some(i) => i as u8,
+            None if self.values.len() < 4 => self.values.len() as u8,
+            None => u8::MAX,
+        }
+    }
+
+    /// The raw orientation value the model numbers `index`.
+    pub fn ori_raw(&self, index: u8) -> u8 {
+        self.values.get(index as usize).copied().unwrap_or(index)
+    }
+
+    /// A piece spawned with numbered orientation `value`.
+    pub fn spawned(&mut self, value: u8) {
+        self.spawn_values.insert(value);
+    }
+
+    /// Numbered orientation values pieces spawned with.
+    pub fn spawn_values(&self) -> &BTreeSet<u8> {
+        &self.spawn_values
+    }
+
+    /// The orientation byte changed (numbered values); `open`: the pair was in open space and no sideways
+    /// move was pressed, so how X / Y moved tells which puyo they follow. Returns false when the values are
+    /// out of range (a contradiction, nothing else learned).
+    pub fn turn(&mut self, t: &TurnSeen, open: bool, found: &mut Contradictions) -> bool {
+        if t.from > 3 || t.to > 3 {
+            found.push(format!("orientation byte went {} -> {}, outside 0..=3", t.from, t.to));
+            return false;
+        }
+        match t.button {
+            Some(TurnButton::A) => {
+                self.after_a.insert(t.from, t.to);
+            }
+            Some(TurnButton::B) => {
+                self.after_b.insert(t.from, t.to);
+            }
+            None => {}
+        }
+        let seen = RotationSeen {
+            from: t.from,
+            to: t.to,
+            button: t.button,
+            open_move: open
+                .then(|| (t.xy_after.0 as i16 - t.xy.0 as i16, t.xy_after.1 as i16 - t.xy.1 as i16))
+                .map(|(dx, dy)| (dx.clamp(-9, 9) as i8, dy.clamp(-9, 9) as i8)),
+        };
+        if !self.space.restrict(|c| Motion::rotation_accepts(c, &seen)) {
+            found.push(format!(
+                "a turn {} -> {} ({:?}, X/Y {:?} -> {:?}) fits nothing learned; learning the movement again",
+                t.from, t.to, t.button, t.xy, t.xy_after
+            ));
+            self.reset();
+            self.space.restrict(|c| Motion::rotation_accepts(c, &seen));
+        }
+        true
+    }
+
+    /// A lock with numbered orientation `value` put the other puyo `rel` of the one X / Y follow.
+    pub fn lock(&mut self, value: u8, rel: Relative, found: &mut Contradictions) {
+        if value > 3 {
+            found.push(format!("orientation byte held {value}, outside 0..=3"));
+            return;
+        }
+        if !self.space.restrict(|c| Motion::lock_accepts(c, value, rel)) {
+            found.push(format!(
+                "a lock with orientation {value} put the other puyo {rel:?} of X/Y, against what was learned; \
+                 learning the movement again"
+            ));
+            self.reset();
+            self.space.restrict(|c| Motion::lock_accepts(c, value, rel));
+        }
+    }
+
+    /// The colour codes contradict X / Y following `tracks`: rules it out; false (nothing changed) when it
+    /// is the only answer left.
+    pub fn exclude_tracks(&mut self, tracks: XyTracks) -> bool {
+        self.space.restrict(|c| c.tracks != tracks)
+    }
+
+    /// The settled candidate.
+    pub fn settled(&self) -> Option<Candidate> {
+        self.space.settled()
+    }
+
+    /// Which puyo X / Y follow, when the candidates agree.
+    pub fn tracks(&self) -> Option<XyTracks> {
+        self.space.tracks()
+    }
+
+    /// The numbered value A turns `from` into: as seen, else as every candidate agrees.
+    pub fn after_a(&self, from: u8) -> Option<u8> {
+        self.after_a.get(&from).copied().or_else(|| self.space.after_a(from))
+    }
+
+    /// How many turns were seen with A and with B.
+    pub fn turns_seen(&self) -> (usize, usize) {
+        (self.after_a.len(), self.after_b.len())
+    }
+
+    /// The raw value of a direction, when the candidates agree.
+    pub fn raw_value_of(&self, dir: Orientation) -> Option<u8> {
+        self.space.value_of(dir).map(|i| self.ori_raw(i))
+    }
+
+    /// The orientation values for the report.
+    pub fn orientation_report(&self) -> OrientationReport {
+        OrientationReport {
+            down: self.raw_value_of(Orientation::Down),
+            left: self.raw_value_of(Orientation::Left),
+            up: self.raw_value_of(Orientation::Up),
+            right: self.raw_value_of(Orientation::Right),
+        }
+    }
+
+    /// Which way A turns and which puyo X / Y follow, by name, for the report.
+    pub fn names(&self) -> (Option<String>, Option<String>) {
+        (self.space.a_turns().map(|t| t.name().to_string()), self.space.tracks().map(|t| t.name().to_string()))
+    }
+
+    /// The raw values pieces spawned with.
+    pub fn spawn_orientations(&self) -> Vec<u8> {
+        self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect()
+    }
+
+    /// What is not settled, with what was seen (`None` when settled).
+    pub fn unsettled(&self) -> Option<UnsettledFact> {
+        let m = &self.space;
+        if m.settled().is_some() {
+            return None;
+        }
+        let raw = |t: &BTreeMap<u8, u8>| t.iter().map(|(&a, &b)| (self.ori_raw(a), self.ori_raw(b))).collect();
+        Some(UnsettledFact::Movement {
+            candidates: m.count(),
+            missing: movement_parts(m.tracks().is_some(), m.a_turns().is_some(), |d| m.value_of(d).is_some()),
+            turns_a: raw(&self.after_a),
+            turns_b: raw(&self.after_b),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,5 +492,38 @@ mod tests {
             v = to;
         }
         assert_eq!(m.settled(), Some(truth));
+    }
+
+    #[test]
+    fn the_learner_numbers_raw_values_as_they_come_and_relearns_after_a_contradiction() {
+        let mut m = MotionLearner::new(None, None);
+        let mut found = Contradictions::default();
+        for raw in [0x10, 0x30, 0x20, 0x00] {
+            m.note_orientation(raw, &mut found);
+        }
+        assert_eq!((m.ori_index(0x30), m.ori_raw(3)), (1, 0x00));
+        m.note_orientation(0x40, &mut found);
+        assert_eq!(found.len(), 1, "a fifth value is a contradiction");
+        // A lock with value 0 put the other puyo below: value 0 is Down with pivot tracking, Up with child.
+        m.lock(0, Relative::Vertical(1), &mut found);
+        assert_eq!(found.len(), 1);
+        assert!(m.unsettled().is_some());
+        // The opposite at once: nothing fits both, so the space starts again from the last one.
+        m.lock(0, Relative::Vertical(-1), &mut found);
+        assert_eq!(found.len(), 2);
+        assert!(m.exclude_tracks(XyTracks::Child));
+        assert!(!m.exclude_tracks(XyTracks::Pivot), "the only answer left stays");
+        assert_eq!(m.tracks(), Some(XyTracks::Pivot));
+        assert_eq!(m.raw_value_of(Up), Some(0x10));
+    }
+
+    #[test]
+    fn a_trusted_file_settles_the_learner_from_the_start() {
+        let f = crate::memmap::AddressSource::Builtin.address_file("1p-endless.toml").expect("built-in file");
+        let m = MotionLearner::new(Some(&f.orientation), Some(&f.movement));
+        let c = m.settled().expect("settled");
+        assert_eq!(c.tracks, f.movement.xy_tracks);
+        assert_eq!(m.orientation_report().up, Some(f.orientation.up));
+        assert!(m.trusts_orientation() && m.trusts_movement() && m.unsettled().is_none());
     }
 }

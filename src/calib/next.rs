@@ -13,6 +13,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
+use super::observe::Event;
+use super::report::NextPairReport;
+
 /// Spawns whose next bytes agree with one table before it is taken as known.
 const EVIDENCE: u32 = 3;
 
@@ -148,6 +152,39 @@ impl NextLearner {
     pub fn reset(&mut self) {
         *self = NextLearner::default();
     }
+
+    /// The table and lag for the report.
+    pub fn report(&self) -> NextPairReport {
+        let (table, codes) = match self.table() {
+            NextTable::Unknown => ("unknown", None),
+            NextTable::Same => ("same", None),
+            NextTable::Mapped(t) => ("mapped", Some(t)),
+            NextTable::Contradicted => ("contradicted", None),
+        };
+        NextPairReport { table: table.into(), codes, lag: self.lag() }
+    }
+}
+
+impl FactLearner for NextLearner {
+    /// Spawns give the table, changes of the next bytes the lag.
+    fn observe(&mut self, seen: &PlayerFrame<'_>, _known: &Known, _found: &mut Contradictions) {
+        for e in seen.events {
+            match e {
+                Event::Spawn { seen, .. } => {
+                    // A piece that locked before the next bytes' lag was over (it spawned on something) left
+                    // them showing the slide, not the next pair.
+                    let before = seen.next_before.filter(|_| seen.frames_before >= self.lag());
+                    self.spawn(before, seen.pivot, seen.child);
+                }
+                Event::NextChanged { frames } => self.changed(*frames),
+                _ => {}
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        NextLearner::reset(self);
+    }
 }
 
 #[cfg(test)]
@@ -210,5 +247,33 @@ mod tests {
         assert_eq!(n.lag(), 8);
         n.reset();
         assert_eq!((n.table(), n.lag()), (NextTable::Unknown, 0));
+    }
+
+    #[test]
+    fn as_a_fact_learner_it_reads_spawns_after_the_lag_only() {
+        use crate::calib::observe::SpawnSeen;
+        use crate::memmap::raw::{CELLS, MAX_CELL_BYTES, View};
+        let spawn = |next_before: (u8, u8), frames_before: u32, pivot: u8, child: u8| Event::Spawn {
+            seen: SpawnSeen { pivot, child, x: 3, y: 1, o: 0, next_before: Some(next_before), frames_before },
+            field: Box::new([[0; MAX_CELL_BYTES]; CELLS]),
+            first: false,
+        };
+        let view = View::default();
+        let mut n = NextLearner::default();
+        let mut found = Contradictions::default();
+        let mut feed = |n: &mut NextLearner, events: &[Event]| {
+            let seen = PlayerFrame { player: 0, frame: 1, view: &view, pad: 0, timing: None, events };
+            n.observe(&seen, &Known::default(), &mut found);
+        };
+        feed(&mut n, &[Event::NextChanged { frames: 4 }]);
+        assert_eq!(n.lag(), 4);
+        // Pieces that lived 4 frames or more show the next pair; one that lived 2 showed the slide.
+        for (p, c) in [(1, 2), (3, 1), (2, 4)] {
+            feed(&mut n, &[spawn((p, c), 4, p, c), spawn((7, 7), 2, p, c)]);
+        }
+        assert_eq!(n.report(), NextPairReport { table: "same".into(), codes: None, lag: 4 });
+        FactLearner::reset(&mut n);
+        assert_eq!(n.table(), NextTable::Unknown);
+        assert!(found.is_empty());
     }
 }

@@ -9,6 +9,7 @@ use crate::memmap::schema::AddressFile;
 
 use super::menu::{MenuReport, MenuWatcher};
 use super::report::{CalibrationReport, Unsettled};
+use super::state::ReportState;
 use super::{CalibrateMode, Frame, Learner};
 
 /// The learner and the menu watcher over one trace.
@@ -51,8 +52,8 @@ impl OfflineCalibration {
     /// What was learned and what was not.
     pub fn report(&self) -> OfflineReport {
         let mut calibration = self.learner.report();
-        if calibration.state != "settled" {
-            calibration.state = "unsettled".into();
+        if calibration.state != ReportState::Settled {
+            calibration.state = ReportState::Unsettled;
         }
         OfflineReport { unknown: self.unknowns(&calibration), menu: self.menu.report(), calibration }
     }
@@ -63,10 +64,11 @@ impl OfflineCalibration {
         let mut add = |fact: &str, seen: String, advice: &str| {
             out.push(Unsettled { fact: fact.into(), seen, advice: advice.into() })
         };
-        if l.after_b.is_empty() {
+        let (with_a, with_b) = l.motion().turns_seen();
+        if with_b == 0 {
             add(
                 "what B does",
-                format!("B never turned a pair ({} turns with A)", l.after_a.len()),
+                format!("B never turned a pair ({with_a} turns with A)"),
                 "the learned files take B as the opposite of A; press B on a few pairs in open space to check it",
             );
         }

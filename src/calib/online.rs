@@ -4,7 +4,7 @@
 
 use crate::memmap::schema::{AddressFile, LockSignal};
 
-use super::{CalibrateMode, CalibrationReport, Frame, Learner, OpeningPolicy};
+use super::{CalibrateMode, CalibrationReport, CalibrationState, Frame, Learner, OpeningPolicy};
 
 /// How the learner reads RAM beyond the codes: colour mask, pose lag, lock signal, X / Y bases.
 type Reading = (u8, u32, LockSignal, (u8, u8));
@@ -103,9 +103,19 @@ impl OnlineCalibration {
         (self.settled() && kicks_done && idle) || self.failed()
     }
 
-    /// True when calibration failed (not settled within the bound).
+    /// Where calibration stands.
+    pub fn state(&self) -> CalibrationState {
+        self.learner.state()
+    }
+
+    /// A short line for the window's HUD (no report is built).
+    pub fn hud_line(&self) -> String {
+        self.learner.state().hud_line(self.learner.pieces())
+    }
+
+    /// True when calibration failed (not settled within the bound); cheap, no report is built.
     pub fn failed(&self) -> bool {
-        self.report().state == "failed"
+        self.learner.failed()
     }
 
     /// How player `player` (address-file order) is driven during the frame whose RAM is `ram`. Call for
@@ -164,7 +174,7 @@ impl OnlineCalibration {
         let specials = self.learner.special_codes();
         let next = (self.learner.next_table(), self.learner.next_lag());
         let l = &self.learner;
-        let reading = (l.colour_mask, l.pose_lag(), l.lock_signal(), l.xy_bases());
+        let reading = (l.colours().colour_mask(), l.pose_lag(), l.lock_signal(), l.xy_bases());
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
             // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.
@@ -209,7 +219,7 @@ impl OnlineCalibration {
     /// session's health check found that the settled contract does not predict what the game does. The
     /// openings drive the seats again until it settles.
     pub fn relearn(&mut self) {
-        let (start, mode, max) = (self.learner.start().clone(), self.learner.mode(), self.learner.max_pieces);
+        let (start, mode, max) = (self.learner.start().clone(), self.learner.mode(), self.learner.max_pieces());
         let n = self.policies.len();
         self.learner = Learner::new(&start, mode);
         self.learner.set_max_pieces(max);

@@ -238,7 +238,7 @@ impl OpeningPolicy {
         if self.pieces % 2 == 1 {
             return Some(self.spawn_o);
         }
-        learner.after_a.get(&self.spawn_o).copied().or_else(|| learner.motion.after_a(self.spawn_o))
+        learner.motion().after_a(self.spawn_o)
     }
 
     /// Presses `button` through the executor. Every press ends with a frame let go (see [`Self::pressing`])

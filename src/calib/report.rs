@@ -2,11 +2,9 @@
 
 use serde::Serialize;
 
-use crate::game::Orientation;
-
 use super::CalibrateMode;
-use super::learner::{ItemKind, Learner};
-use super::next::NextTable;
+use super::learner::Learner;
+use super::state::{CalibrationState, ReportState};
 
 /// The learned codes; each `None` (JSON null) until seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -78,8 +76,9 @@ pub struct Unsettled {
 /// The `calibration` object.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CalibrationReport {
-    /// `"settled"`, `"learning"`, `"failed"` (not settled within the bound) or `"off"`.
-    pub state: String,
+    /// `"settled"`, `"learning"`, `"failed"` (not settled within the bound) or `"off"`; a trace's report
+    /// says `"unsettled"` instead of learning.
+    pub state: ReportState,
     /// Pieces (of the player who locked most) it took to settle.
     pub pieces_to_settle: Option<u32>,
     /// Pieces seen so far.
@@ -113,142 +112,52 @@ pub struct CalibrationReport {
 }
 
 impl Learner {
-    /// What is known so far, serialisable as the JSON `calibration` object.
+    /// What is known so far, serialisable as the JSON `calibration` object: each fact's learner renders
+    /// its part.
     pub fn report(&self) -> CalibrationReport {
-        let off = self.mode == CalibrateMode::Off;
-        let settled = self.is_settled();
-        let state = if off {
-            "off"
-        } else if settled {
-            "settled"
-        } else if self.out_of_pieces() {
-            "failed"
-        } else {
-            "learning"
+        let off = self.mode() == CalibrateMode::Off;
+        let state = self.state();
+        let pieces_to_settle = match &state {
+            CalibrationState::Settled { at } => Some(at.pieces),
+            _ => None,
         };
-        let map = self.colour_codes();
-        let (colors, piece_colors) = match &map {
-            Some(m) if !m.pairs.is_empty() => {
-                let pc: Vec<u8> = m.pairs.keys().copied().collect();
-                (Some(m.field_codes()), if m.is_identity() { None } else { Some(pc) })
-            }
-            _ => (None, None),
+        let name = if off { ReportState::Off } else { state.report_state() };
+        let unsettled = match (off, state) {
+            (true, _) => Vec::new(),
+            (false, CalibrationState::Failed { facts }) => facts.iter().map(|f| f.render()).collect(),
+            (false, _) => self.unsettled_facts().iter().map(|f| f.render()).collect(),
         };
-        let item = |kind: ItemKind| {
-            if self.trusted.codes {
-                return Some(match kind {
-                    ItemKind::BigPuyo => self.start.codes.big_puyo,
-                    _ => self.start.codes.carbuncle,
-                });
-            }
-            self.items.iter().find(|(_, k)| **k == kind).map(|(&c, _)| c)
-        };
-        let codes = CodesReport {
-            empty: self.empty_code(),
-            colors,
-            piece_colors,
-            nuisance: if self.trusted.codes { Some(self.start.codes.nuisance) } else { self.nuisance },
-            big_puyo: item(ItemKind::BigPuyo),
-            carbuncle: item(ItemKind::Carbuncle),
-            unknown_items: self.items.iter().filter(|(_, k)| **k == ItemKind::Unknown).map(|(&c, _)| c).collect(),
-            color_mask: self.colour_mask,
-        };
-        let m = &self.motion;
-        let orientation = OrientationReport {
-            down: m.value_of(Orientation::Down).map(|i| self.ori_raw(i)),
-            left: m.value_of(Orientation::Left).map(|i| self.ori_raw(i)),
-            up: m.value_of(Orientation::Up).map(|i| self.ori_raw(i)),
-            right: m.value_of(Orientation::Right).map(|i| self.ori_raw(i)),
-        };
-        let (sideways, up) = self.kicks();
+        let known = self.known();
+        let m = self.motion();
+        let (a_rotates, xy_tracks) = m.names();
+        let kicks = self.kick_learner();
         CalibrationReport {
-            state: state.to_string(),
-            pieces_to_settle: if settled { self.settled_at } else { None },
-            pieces_seen: self.pieces,
-            codes,
-            orientation,
-            a_rotates: m.a_turns().map(|t| t.name().to_string()),
-            xy_tracks: m.tracks().map(|t| t.name().to_string()),
-            color_byte_offset: self.offset().map(|k| k as u8),
-            kicks: KicksReport { sideways, up },
-            xy_bases: self.xy_bases().into(),
+            state: name,
+            pieces_to_settle,
+            pieces_seen: self.pieces(),
+            codes: self.colours().report(&known),
+            orientation: m.orientation_report(),
+            a_rotates,
+            xy_tracks,
+            color_byte_offset: known.offset.map(|k| k as u8),
+            kicks: kicks.report(&known),
+            xy_bases: known.xy_bases.into(),
             pose_lag: self.pose_lag(),
             lock_signal: self.lock_signal().name().to_string(),
-            spawn_orientations: self.spawn_values.iter().map(|&i| self.ori_raw(i)).collect(),
-            next_pair: self.next_pair_report(),
-            contradictions: self.contradictions.iter().cloned().chain(self.kick_conflicts()).collect(),
-            unsettled: if off { Vec::new() } else { self.unsettled() },
+            spawn_orientations: m.spawn_orientations(),
+            next_pair: self.next().report(),
+            contradictions: self.contradictions().iter().cloned().chain(kicks.conflicts(&known)).collect(),
+            unsettled,
         }
-    }
-
-    fn unsettled(&self) -> Vec<Unsettled> {
-        let edit = "edit the address file by hand (mark what you checked verified = true), or record a trace of \
-                    a few pieces (puyobot record) and run puyobot calibrate on it";
-        let mut out = Vec::new();
-        let mut add = |fact: &str, seen: String, advice: &str| {
-            out.push(Unsettled { fact: fact.into(), seen, advice: advice.into() })
-        };
-        if self.empty_pattern.is_none() && !self.trusted.codes {
-            add(
-                "empty code",
-                "no movable piece yet: the spawn delay byte never read 0 with X / Y inside the field".into(),
-                "check the menu script and the spawn_delay, x and y addresses of the address file",
-            );
-        }
-        if self.offset().is_none() {
-            add(
-                "colour byte of a cell",
-                format!(
-                    "{} locks of two different colours; none filled exactly two empty cells in one cell byte",
-                    self.pieces
-                ),
-                &format!("the field address or layout may be wrong; set field.color_offset and verified, or {edit}"),
-            );
-        }
-        let m = &self.motion;
-        if m.settled().is_none() {
-            let what = |name: &'static str, known: bool| if known { None } else { Some(name) };
-            let missing: Vec<&str> = [
-                what("which puyo X/Y follow", m.tracks().is_some()),
-                what("which way A turns", m.a_turns().is_some()),
-                what("orientation values", Orientation::ALL.iter().all(|&d| m.value_of(d).is_some())),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            add(
-                "movement",
-                format!(
-                    "{} candidate contracts left ({}); turns seen with A: {}, with B: {}",
-                    m.count(),
-                    missing.join(", "),
-                    self.turns_text(&self.after_a),
-                    self.turns_text(&self.after_b)
-                ),
-                &format!(
-                    "turn the pair with A in the middle of an empty field, drop pairs both upright and on their side; or {edit}"
-                ),
-            );
-        }
-        if self.colour_codes().is_none_or(|c| c.pairs.is_empty()) {
-            add(
-                "colour codes",
-                format!("piece codes seen in pairs: {:?}", self.pair_codes),
-                &format!("needs clean locks and the movement; or {edit}"),
-            );
-        }
-        out
     }
 }
 
 impl CalibrationReport {
-    /// A short line for the window's HUD.
-    pub fn hud_line(&self) -> String {
-        match self.state.as_str() {
-            "settled" => format!("calibrated ({} pieces)", self.pieces_to_settle.unwrap_or(0)),
-            "off" => "calibration off".into(),
-            "failed" => "calibration FAILED: see log".into(),
-            _ => format!("calibrating... piece {}", self.pieces_seen + 1),
+    /// The health check found that the settled contract does not predict what the game does: a settled
+    /// calibration is reported as failed.
+    pub fn overruled_by_health(&mut self) {
+        if self.state == ReportState::Settled {
+            self.state = ReportState::Failed;
         }
     }
 
@@ -307,27 +216,5 @@ impl CalibrationReport {
             s += &format!("  not settled: {}: saw {}; {}\n", u.fact, u.seen, u.advice);
         }
         s
-    }
-}
-
-impl Learner {
-    fn next_pair_report(&self) -> NextPairReport {
-        let (table, codes) = match self.next_table() {
-            NextTable::Unknown => ("unknown", None),
-            NextTable::Same => ("same", None),
-            NextTable::Mapped(t) => ("mapped", Some(t)),
-            NextTable::Contradicted => ("contradicted", None),
-        };
-        NextPairReport { table: table.into(), codes, lag: self.next_lag() }
-    }
-
-    /// Turns seen (raw orientation values, before → after) as `2 → 3, 3 → 0`, or `none`.
-    fn turns_text(&self, turns: &std::collections::BTreeMap<u8, u8>) -> String {
-        if turns.is_empty() {
-            return "none".into();
-        }
-        let each: Vec<String> =
-            turns.iter().map(|(&a, &b)| format!("{} → {}", self.ori_raw(a), self.ori_raw(b))).collect();
-        each.join(", ")
     }
 }

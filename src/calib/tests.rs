@@ -28,7 +28,7 @@ fn run_opening(game: &mut Game, learner: &mut Learner, pieces: u32) {
 }
 
 fn assert_learned(r: &CalibrationReport, c: &Contract, colours: usize) {
-    assert_eq!(r.state, "settled", "{}", r.to_text());
+    assert_eq!(r.state, ReportState::Settled, "{}", r.to_text());
     assert_eq!(r.codes.empty, Some(c.empty), "{}", r.to_text());
     assert_eq!(r.color_byte_offset, Some(c.color_offset as u8));
     let o = &r.orientation;
@@ -96,7 +96,7 @@ fn piece_codes_that_differ_from_field_codes_are_mapped() {
     let mut learner = Learner::new(&guessed(), CalibrateMode::Auto);
     run_opening(&mut game, &mut learner, 10);
     let r = learner.report();
-    assert_eq!(r.state, "settled", "{}", r.to_text());
+    assert_eq!(r.state, ReportState::Settled, "{}", r.to_text());
     let fields = r.codes.colors.clone().unwrap_or_default();
     let pieces = r.codes.piece_colors.clone().expect("a mapping");
     assert_eq!(fields.len(), pieces.len());
@@ -162,7 +162,7 @@ fn a_contradiction_is_logged_and_learned_again() {
     let r = learner.report();
     assert!(!r.contradictions.is_empty(), "the change went unnoticed");
     assert!(saw_unsettled);
-    assert_eq!(r.state, "settled", "{}", r.to_text());
+    assert_eq!(r.state, ReportState::Settled, "{}", r.to_text());
     let o = &r.orientation;
     assert_eq!([o.up, o.right, o.down, o.left], changed.ori.map(Some));
 }
@@ -193,7 +193,7 @@ fn off_reports_off_and_verified_files_are_trusted() {
     let mut l = Learner::new(&guessed(), CalibrateMode::Off);
     let game = Game::new(Contract::guess(), 1);
     l.observe(&Frame { ram: &game.ram, pads: [0, 0] });
-    assert_eq!(l.report().state, "off");
+    assert_eq!(l.report().state, ReportState::Off);
     let lab = AddressSource::Builtin.address_file("labcart/1p-endless.toml").expect("built in");
     let l = Learner::new(&lab, CalibrateMode::Auto);
     assert!(l.is_settled());
@@ -217,9 +217,14 @@ fn an_unsettled_fact_is_named_with_advice() {
         }
     }
     let r = learner.report();
-    assert_eq!(r.state, "failed", "{}", r.to_text());
+    assert_eq!(r.state, ReportState::Failed, "{}", r.to_text());
     assert!(r.unsettled.iter().any(|u| u.fact.contains("colour byte")), "{:?}", r.unsettled);
     assert!(r.unsettled.iter().all(|u| !u.advice.is_empty()));
+    // The typed state names the same facts, and the cheap check agrees.
+    assert!(learner.failed());
+    let CalibrationState::Failed { facts } = learner.state() else { panic!("{:?}", learner.state()) };
+    assert!(facts.iter().any(|f| matches!(f, UnsettledFact::ColourByte { .. })), "{facts:?}");
+    assert_eq!(facts.iter().map(|f| f.render()).collect::<Vec<_>>(), r.unsettled);
 }
 
 #[test]
@@ -298,17 +303,4 @@ fn codes_learned_after_settling_reach_the_decoder_and_replace_colliding_guesses(
     assert_ne!(last.codes.carbuncle, c.nuisance, "a guess never keeps a learned code");
     let mut d = crate::memmap::Decoder::new(last);
     assert_eq!(d.cell(c.nuisance), crate::game::Cell::Nuisance);
-}
-
-#[test]
-fn a_nuisance_code_read_through_a_wider_colour_mask_is_learned_again_when_the_mask_narrows() {
-    // Link bits seen one at a time: a linked puyo that kept its code (13 with the link bit $80) was taken
-    // for nuisance before bit $80 was known to vary. Through the narrower mask it reads as colour 13, so
-    // the nuisance guess is dropped rather than masked into a colour.
-    let mut l = Learner::new(&guessed(), CalibrateMode::Auto);
-    l.colour_mask = 0x8F;
-    l.nuisance = Some(13 | 0x80);
-    l.note_varying(0x80);
-    assert_eq!(l.colour_mask, 0x0F);
-    assert_eq!(l.nuisance, None);
 }

@@ -38,7 +38,7 @@ impl Learner {
     /// The learned contract as a complete address file (each learned entry's source =
     /// "learned from ROM <sha1> …"), when settled.
     pub fn address_file(&self, rom_sha1: &str) -> Option<AddressFile> {
-        let start = self.start.clone();
+        let start = self.start().clone();
         self.apply_to(&start, rom_sha1)
     }
 
@@ -50,14 +50,15 @@ impl Learner {
         }
         let mut f = base.clone();
         let learned = |what: &str| format!("learned from ROM {rom_sha1} by puyobot's calibration: {what}");
-        if !self.trusted.codes {
+        if !self.colours().is_trusted() {
             let map = self.colour_codes()?;
             let c = &mut f.codes;
             c.empty = self.empty_code()?;
-            c.color_mask = self.colour_mask;
+            c.color_mask = self.colours().colour_mask();
             c.empty &= c.color_mask;
-            let mut pieces: Vec<u8> = self.colour_order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
-            pieces.extend(map.pairs.keys().filter(|p| !self.colour_order.contains(p)));
+            let order = self.colours().colour_order();
+            let mut pieces: Vec<u8> = order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
+            pieces.extend(map.pairs.keys().filter(|p| !order.contains(p)));
             pieces.truncate(6);
             c.colors = pieces.iter().filter_map(|&p| map.field(p)).collect();
             c.piece_colors = (!map.is_identity()).then_some(pieces);
@@ -96,7 +97,7 @@ impl Learner {
             c.verified = guessed.is_empty();
         }
         let m = self.movement()?;
-        if !self.trusted.orientation {
+        if !self.motion().trusts_orientation() {
             let o = &mut f.orientation;
             o.up = self.ori_raw(m.value(Orientation::Up));
             o.right = self.ori_raw(m.value(Orientation::Right));
@@ -105,7 +106,7 @@ impl Learner {
             o.source = learned("from turns and locks");
             o.verified = true;
         }
-        if !self.trusted.movement {
+        if !self.motion().trusts_movement() {
             let (side, up) = self.kicks();
             let base_m = &base.movement;
             let kicks_seen = side.is_some() && up.is_some();
@@ -114,7 +115,7 @@ impl Learner {
                 a_rotates: m.a_turns,
                 kick_sideways: side.unwrap_or(base_m.kick_sideways),
                 kick_up: up.unwrap_or(base_m.kick_up),
-                spawn: match self.spawn_values.iter().collect::<Vec<_>>()[..] {
+                spawn: match self.motion().spawn_values().iter().collect::<Vec<_>>()[..] {
                     [&v] => Orientation::ALL.into_iter().find(|&o| m.value(o) == v),
                     _ => base_m.spawn,
                 },
@@ -141,11 +142,11 @@ impl Learner {
             ));
         }
         match self.next_table() {
-            NextTable::Mapped(table) if !self.trusted.codes => f.codes.next_codes = Some(table),
-            NextTable::Same if !self.trusted.codes => f.codes.next_codes = None,
+            NextTable::Mapped(table) if !self.colours().is_trusted() => f.codes.next_codes = Some(table),
+            NextTable::Same if !self.colours().is_trusted() => f.codes.next_codes = None,
             _ => {}
         }
-        if !self.trusted.offset {
+        if !self.layout().is_trusted() {
             let k = self.offset()? as u16;
             for p in &mut f.player {
                 p.field.color_offset = k;

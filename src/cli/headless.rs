@@ -307,8 +307,8 @@ fn match_summary(
     s.health = crate::play::report::HealthReport::merged(runs.iter().map(|r| &r.summary.health));
     s.items = crate::play::options::ItemsReport::merged(runs.iter().filter_map(|r| r.summary.items.as_ref()));
     s.colors = crate::play::options::ColorsReport::merged(runs.iter().filter_map(|r| r.summary.colors.as_ref()));
-    if s.health.failure.is_some() && s.calibration.state == "settled" {
-        s.calibration.state = "failed".into();
+    if s.health.failure.is_some() {
+        s.calibration.overruled_by_health();
     }
     s.players = last.summary.players.iter().map(|p| PlayerSummary { ..p.clone() }).collect();
     for (i, p) in s.players.iter_mut().enumerate() {

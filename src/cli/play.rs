@@ -509,7 +509,7 @@ fn run_headless_command(
     if let Some(f) = &summary.health.failure {
         return Err(crate::play::RunError::Health(f.clone()).into());
     }
-    if only && !summary.interrupted && summary.calibration.state != "settled" {
+    if only && !summary.interrupted && summary.calibration.state != crate::calib::ReportState::Settled {
         bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
     }
     Ok(())

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::calib::CalibrationReport;
+use crate::calib::{CalibrationReport, ReportState};
 use crate::emu::Machine;
 
 use super::health::HealthCounts;
@@ -336,8 +336,8 @@ impl Summary {
             players,
             calibration: {
                 let mut c = s.calibration_report();
-                if s.health_failure().is_some() && c.state == "settled" {
-                    c.state = "failed".into();
+                if s.health_failure().is_some() {
+                    c.overruled_by_health();
                 }
                 c
             },
@@ -409,7 +409,7 @@ impl Summary {
         if !self.games.is_empty() {
             out += &self.tally.to_text();
         }
-        if self.calibration.state != "off" {
+        if self.calibration.state != ReportState::Off {
             out += &self.calibration.to_text();
         }
         out += &self.health.to_text();

@@ -593,7 +593,7 @@ impl<M: Machine> Session<M> {
         {
             // Learning again after a failed health check did not settle: the health failure is the
             // cause to report, with what calibration could not learn.
-            let seen = format!("{}; learning the contract again did not settle ({})", cause.seen, cal.report().state);
+            let seen = format!("{}; learning the contract again did not settle ({})", cause.seen, cal.state().name());
             self.stop_bots(Failure { seen, ..cause });
         } else if cal.failed() && !std::mem::replace(&mut self.calibration_failed_logged, true) {
             log::error!("{}\nThe bots do not play on an unsettled contract.", cal.report().to_text().trim_end());

@@ -185,7 +185,7 @@ impl<M: Screen> Viewable for WindowSession<M> {
                 None => "GAME OVER".to_string(),
             }),
             (None, Some(_)) if self.session.in_menus() => Some(MENU_FAILED.to_string()),
-            _ => self.session.calibration().filter(|c| !c.settled() || c.failed()).map(|c| c.report().hud_line()),
+            _ => self.session.calibration().filter(|c| !c.settled() || c.failed()).map(|c| c.hud_line()),
         };
         let labels: Vec<String> = self.session.seats.iter().map(|s| s.label.clone()).collect();
         // The game under way counts too (as it stands), so the tally's largest chains agree with the panels.

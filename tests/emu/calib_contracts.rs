@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::common::calib::{guessed_folder, play_json};
 use crate::common::contract::{BuildError, Contract};
 use crate::common::labcart::{Lab, MenuChoice};
-use puyobot::calib::CalibrationReport;
+use puyobot::calib::{CalibrationReport, ReportState};
 use serde_json::Value;
 
 const DEFAULT_SEED: u64 = 0xCA1B_0008;
@@ -60,7 +60,7 @@ fn learn(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> Calibra
 /// The report names exactly the contract's values; `Err` says what differs.
 fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
     let mut bad = Vec::new();
-    if r.state != "settled" || r.pieces_to_settle.is_none_or(|p| p > 10) {
+    if r.state != ReportState::Settled || r.pieces_to_settle.is_none_or(|p| p > 10) {
         bad.push(format!("state {} after {:?} pieces", r.state, r.pieces_to_settle));
     }
     if r.codes.empty != Some(c.empty) {
@@ -159,7 +159,7 @@ fn drawn_contracts_items_are_learned_when_they_come() {
 /// The JSON `calibration` object names exactly the built values.
 fn check_json(c: &Contract, what: &str, j: &Value) {
     let r: CalibrationReport = CalibrationReport {
-        state: j["state"].as_str().unwrap_or("").to_string(),
+        state: serde_json::from_value(j["state"].clone()).unwrap_or_else(|e| panic!("{what}: state: {e}\n{j:#}")),
         pieces_to_settle: j["pieces_to_settle"].as_u64().map(|v| v as u32),
         pieces_seen: j["pieces_seen"].as_u64().unwrap_or(0) as u32,
         codes: puyobot::calib::report::CodesReport {

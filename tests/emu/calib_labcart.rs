@@ -3,12 +3,12 @@
 //! contract exactly (the builds differ in colour codes and in orientation numbering).
 
 use crate::common::labcart::{Lab, MenuChoice, ROM_CODES, ROM_CONTRACT, ROM_ORIENT, Variant};
-use puyobot::calib::CalibrationReport;
+use puyobot::calib::{CalibrationReport, ReportState};
 
 use crate::common::calib::learn as run;
 
 fn check(r: &CalibrationReport, v: Variant) {
-    assert_eq!(r.state, "settled", "{}", r.to_text());
+    assert_eq!(r.state, ReportState::Settled, "{}", r.to_text());
     assert!(r.pieces_to_settle.is_some_and(|p| p <= 10), "{}", r.to_text());
     assert_eq!(r.codes.empty, Some(0));
     assert_eq!(r.color_byte_offset, Some(1));
