@@ -140,6 +140,10 @@ impl Listener {
                     s.peer_addr().map(|a| a.to_string()).unwrap_or_default()
                 );
                 let _ = proto::write_msg(&mut s, kind::REFUSE, why.as_bytes());
+                // Read what it sends for a moment, so that it reads the refusal rather than a reset.
+                let _ = s.shutdown(std::net::Shutdown::Write);
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = std::io::copy(&mut std::io::Read::take(&mut s, 16 << 20), &mut std::io::sink());
             }
         });
     }
