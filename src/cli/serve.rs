@@ -210,7 +210,9 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
     }
     drive.sort_unstable();
     drive.dedup();
-    let trace = super::play::trace_writer(args, &cfg, &image, Players::Bots, true)?;
+    // A person at the emulator's pad 1 makes a run nobody can play again from its seed.
+    let players = if mode == Mode::VsHuman { Players::Person } else { Players::Bots };
+    let trace = super::play::trace_writer(args, &cfg, &image, players, true)?;
     let emulator = pending.hello.emulator.clone();
     let peer = pending.peer().to_string();
     eprintln!("{emulator} connected from {peer}: {name}, {mode}");

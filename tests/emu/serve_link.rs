@@ -269,3 +269,19 @@ fn an_unknown_rom_and_a_non_loopback_address_are_refused() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a loopback address"));
 }
+
+#[test]
+fn in_vs_human_the_engine_drives_pad_2_only() {
+    let engine = Engine::start(&["--mode", "vs-human", "--frames", "30"]);
+    let (mut client, k, welcome) = Client::connect(&engine.addr, &labcart_body());
+    assert_eq!(k, kind::WELCOME);
+    let welcome = String::from_utf8(welcome).unwrap();
+    // Pad 1 is the person's: the script leaves it alone, and the engine presses nothing on it.
+    assert!(welcome.contains("drive=2\n"), "{welcome}");
+    let mut pads = Vec::new();
+    assert_eq!(client.play(1000, &mut pads).as_deref(), Some("done"));
+    assert_eq!(pads.len(), 30);
+    assert!(pads.iter().all(|p| p[0] == 0), "{pads:?}");
+    let (ok, _, err) = engine.finish();
+    assert!(ok, "{err}");
+}
