@@ -202,19 +202,7 @@ impl Pending {
     /// The cartridge the emulator runs, as an iNES image with a plain header (mapper 0: the header does
     /// not enter the hash, and nothing here emulates it), identified as `play` identifies a ROM file.
     pub fn rom_image(&self) -> Result<RomImage, RemoteError> {
-        let mut bytes = Vec::with_capacity(INES_HEADER_LEN + self.rom_body.len());
-        bytes.extend_from_slice(&INES_MAGIC);
-        bytes.push((self.hello.prg / 16384) as u8);
-        bytes.push((self.hello.chr / 8192) as u8);
-        bytes.resize(INES_HEADER_LEN, 0);
-        if self.hello.prg / 16384 > 255 || self.hello.chr / 8192 > 255 {
-            // NES 2.0 size extension.
-            bytes[7] = 0x08;
-            bytes[9] = (((self.hello.prg / 16384) >> 8) as u8 & 0x0F) | ((((self.hello.chr / 8192) >> 8) as u8) << 4);
-        }
-        bytes.extend_from_slice(&self.rom_body);
-        let name = self.hello.rom_name.clone().unwrap_or_else(|| format!("the ROM in {}", self.hello.emulator));
-        RomImage::from_bytes(name, bytes).map_err(|source| RemoteError::Rom { peer: self.peer.clone(), source })
+        ines_image(&self.hello, &self.rom_body).map_err(|source| RemoteError::Rom { peer: self.peer.clone(), source })
     }
 
     /// Tells the emulator why it is refused, and closes.
@@ -251,6 +239,25 @@ impl Pending {
             stopped: false,
         })
     }
+}
+
+/// An iNES image of a hello's PRG and CHR sizes around `body` (a plain header, NES 2.0 sizes when the
+/// plain ones overflow; mapper 0).
+fn ines_image(hello: &Hello, body: &[u8]) -> Result<RomImage, RomError> {
+    let (prg, chr) = (hello.prg / 16384, hello.chr / 8192);
+    let mut bytes = Vec::with_capacity(INES_HEADER_LEN + body.len());
+    bytes.extend_from_slice(&INES_MAGIC);
+    bytes.push(prg as u8);
+    bytes.push(chr as u8);
+    bytes.resize(INES_HEADER_LEN, 0);
+    if prg > 255 || chr > 255 {
+        bytes[7] = 0x08;
+        bytes[9] = ((prg >> 8) as u8 & 0x0F) | (((chr >> 8) as u8) << 4);
+    }
+    bytes.extend_from_slice(body);
+    let name =
+        hello.rom_name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("the ROM in {}", hello.emulator));
+    RomImage::from_bytes(name, bytes)
 }
 
 fn msg_name(m: &ClientMsg) -> &'static str {
@@ -403,5 +410,33 @@ impl Drop for Remote {
         // An engine that ends without saying why (an error on its side) still lets the script know.
         self.stop("the engine stopped");
         let _ = self.stream.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rom_body_is_identified_as_its_file_is() {
+        let file = crate::emu::rom::LABCART;
+        let hello = Hello { version: 1, emulator: "x".into(), prg: 16384, chr: 8192, rom_name: None };
+        let image = ines_image(&hello, &file[INES_HEADER_LEN..]).unwrap();
+        assert_eq!(image.hash, crate::emu::rom::labcart().unwrap().hash);
+        assert_eq!(image.name, "the ROM in x");
+        // Sizes past the plain header's byte use the NES 2.0 extension, and still hash the body.
+        let big = Hello { prg: 300 * 16384, chr: 0, ..hello.clone() };
+        let body = vec![7u8; big.prg];
+        assert_eq!(ines_image(&big, &body).unwrap().hash, crate::emu::RomHash::of(&body));
+        // A body shorter than the hello says is refused as a truncated image.
+        assert!(matches!(ines_image(&hello, &file[16..1000]), Err(RomError::Truncated { .. })));
+    }
+
+    #[test]
+    fn median_and_p99() {
+        assert_eq!(median_p99_ms(&[]), None);
+        let us: Vec<u32> = (1..=100).map(|i| i * 1000).collect();
+        assert_eq!(median_p99_ms(&us), Some((51.0, 99.0)));
+        assert_eq!(median_p99_ms(&[250]), Some((0.25, 0.25)));
     }
 }
