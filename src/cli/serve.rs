@@ -306,9 +306,16 @@ pub fn run_with_emulator(args: &PlayArgs, emulator: Emulator) -> anyhow::Result<
     let log_path = dir.join("fceux.log");
     let mut child = start_fceux(&script, &rom, port, args, exit_on_stop, &log_path)?;
     crate::interrupt::install();
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut give_up = || {
         if crate::interrupt::requested() {
             return Some("interrupted while waiting for FCEUX".to_string());
+        }
+        if Instant::now() > deadline {
+            return Some(format!(
+                "FCEUX's script did not connect within 60 s (is LuaSocket installed?); FCEUX's output is in {}",
+                log_path.display()
+            ));
         }
         match child.try_wait() {
             Ok(Some(status)) => Some(format!(

@@ -135,7 +135,7 @@ fn the_script_lets_go_when_the_engine_is_killed_or_talks_garbage() {
     // The engine killed mid-game: the script says so and (told to) closes FCEUX.
     let home = fresh_home("killed");
     let mut engine = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--mode", "ai-vs-ai"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--mode", "ai-vs-ai", "--wait", "60"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -161,8 +161,19 @@ fn the_script_lets_go_when_the_engine_is_killed_or_talks_garbage() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let mut fceux = start_script(&exe, &home, port);
-    listener.set_nonblocking(false).unwrap();
-    let (mut s, _) = listener.accept().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut s = loop {
+        match listener.accept() {
+            Ok((s, _)) => break s,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => {
+                let _ = fceux.kill();
+                panic!("FCEUX's script did not connect within 60 s: {e}");
+            }
+        }
+    };
+    s.set_nonblocking(false).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let (k, hello) = proto::read_raw(&mut s).unwrap();
     assert_eq!(k, kind::HELLO);
