@@ -29,9 +29,6 @@ pub enum Emulator {
 /// The FCEUX script, built in so that `play --emulator fceux` works from any folder.
 pub const FCEUX_SCRIPT: &str = include_str!("../../plugins/fceux.lua");
 
-/// The port `serve` listens on unless told otherwise (the scripts' default too).
-pub const DEFAULT_PORT: u16 = 7460;
-
 /// Arguments of `puyobot serve`.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
