@@ -18,6 +18,9 @@ enum Command {
     /// Play the game in the emulator: a bot on one or both pads, in a window or headless.
     #[command(after_long_help = puyobot::ui::keys::key_help())]
     Play(cli::play::PlayArgs),
+    /// Play the game of another emulator (FCEUX, Mesen 2, BizHawk) through its script in plugins/: the
+    /// same session as `play`, over a local TCP connection (docs/plugins.md).
+    Serve(cli::serve::ServeArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
     /// Record a trace (every frame's pads and RAM changes) while you play with the keyboard, or with --bot.
@@ -51,6 +54,7 @@ fn main() -> std::process::ExitCode {
     let result = match &cli.command {
         Command::Chain(args) => cli::chain::run(args),
         Command::Play(args) => cli::play::run(args),
+        Command::Serve(args) => cli::serve::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Record(args) => cli::record::run(args),

@@ -39,7 +39,8 @@ pub trait Target {
 }
 
 /// The names `--target` accepts.
-pub const NAMES: [&str; 7] = ["decoder", "address-file", "config", "field-file", "queue-file", "rom", "trace"];
+pub const NAMES: [&str; 8] =
+    ["decoder", "address-file", "config", "field-file", "queue-file", "rom", "trace", "remote"];
 
 /// The target called `name`, built from the files under `root` (the repository).
 pub fn by_name(name: &str, root: &Path) -> Result<Box<dyn Target>, String> {
@@ -51,6 +52,7 @@ pub fn by_name(name: &str, root: &Path) -> Result<Box<dyn Target>, String> {
         "queue-file" => Box::new(QueueFileTarget),
         "rom" => Box::new(RomTarget::new(root)?),
         "trace" => return trace_target(root),
+        "remote" => Box::new(RemoteTarget::new(root)?),
         other => return Err(format!("unknown target {other:?}; expected one of {NAMES:?}")),
     })
 }
@@ -726,5 +728,101 @@ impl Target for TraceTarget {
             let _ = l.report().to_text();
         }
         true
+    }
+}
+
+// ---- remote ----
+
+/// Streams of emulator messages as `puyobot serve` reads them (docs/plugins.md): a real handshake and
+/// frames of the open cartridge's RAM, then mutated (bytes, lengths, kinds) or random.
+struct RemoteTarget {
+    seeds: Vec<Vec<u8>>,
+}
+
+impl RemoteTarget {
+    fn new(root: &Path) -> Result<RemoteTarget, String> {
+        use puyobot::emu::remote::proto::{self, Hello, kind};
+        let rom = std::fs::read(root.join("src/labcart/puyolab.nes")).map_err(|e| format!("puyolab.nes: {e}"))?;
+        let hello = Hello { version: 1, emulator: "fuzz".into(), prg: 16384, chr: 8192, rom_name: None };
+        let mut stream = Vec::new();
+        let mut put = |k: u8, p: &[u8]| proto::write_msg(&mut stream, k, p).map_err(|e| e.to_string());
+        put(kind::HELLO, &proto::hello_payload(&hello))?;
+        put(kind::ROM, &rom[16..])?;
+        let mut emu = Emu::new(&RomImage::from_bytes("puyolab.nes", rom).map_err(|e| e.to_string())?, true)
+            .map_err(|e| e.to_string())?;
+        let mut frames = Vec::new();
+        for f in 0..200u32 {
+            use puyobot::emu::Machine;
+            if f >= 195 {
+                proto::write_msg(&mut frames, kind::FRAME, &proto::frame_payload(f, emu.ram()))
+                    .map_err(|e| e.to_string())?;
+            }
+            emu.clock_frame().map_err(|e| e.to_string())?;
+        }
+        let mut short = Vec::new();
+        proto::write_msg(&mut short, kind::BYE, b"closed").map_err(|e| e.to_string())?;
+        Ok(RemoteTarget { seeds: vec![stream, frames, short] })
+    }
+}
+
+impl Target for RemoteTarget {
+    fn generate(&self, rng: &mut FuzzRng) -> Case {
+        use puyobot::emu::remote::proto::{HEADER_LEN, kind};
+        let pick = rng.random_range(0..self.seeds.len());
+        let mut bytes = self.seeds[pick].clone();
+        let mut note = format!("message stream {pick}");
+        match rng.random_range(0..6) {
+            0 => {
+                // A length field: small, at a bound, or huge.
+                let at =
+                    if rng.random_bool(0.5) { 1 } else { rng.random_range(0..bytes.len().saturating_sub(4).max(1)) };
+                let len: u32 = *[0u32, 1, 7, 2051, 2052, 2053, 4096, 4097, 8 << 20, u32::MAX].choose(rng).unwrap_or(&0);
+                if at + 4 <= bytes.len() {
+                    bytes[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                }
+            }
+            1 => {
+                // A kind byte.
+                let k = *[kind::HELLO, kind::ROM, kind::FRAME, kind::BYE, kind::PADS, kind::STOP, 0, 0xFF]
+                    .choose(rng)
+                    .unwrap_or(&0);
+                if !bytes.is_empty() {
+                    bytes[0] = k;
+                }
+            }
+            2 => {
+                let n = bytes.len();
+                bytes.truncate(rng.random_range(0..=n.min(HEADER_LEN + 64)));
+            }
+            3 => {
+                note = "random bytes".into();
+                let n = rng.random_range(0..128);
+                bytes = (0..n).map(|_| rng.random()).collect();
+            }
+            _ => mutate_bytes(rng, &mut bytes, &self.seeds),
+        }
+        Case { parts: vec![("bin", bytes)], pick, deep: false, note }
+    }
+
+    fn run(&self, case: &Case) -> bool {
+        use puyobot::emu::remote::proto::{self, ClientMsg, RAM_LEN};
+        let mut r: &[u8] = &case.parts[0].1;
+        let mut accepted = false;
+        while let Ok(msg) = proto::read_client(&mut r) {
+            accepted = true;
+            match msg {
+                ClientMsg::Hello(h) => {
+                    assert!(h.prg > 0 && h.prg % 16384 == 0 && h.chr % 8192 == 0, "{h:?}");
+                    // What the engine accepts prints and parses back the same.
+                    let again = proto::parse_client(proto::kind::HELLO, &proto::hello_payload(&h));
+                    let same = matches!(&again, Ok(ClientMsg::Hello(g)) if g.prg == h.prg && g.chr == h.chr && g.version == h.version);
+                    assert!(same || h.emulator.contains('\n') || h.emulator.trim() != h.emulator, "{h:?} -> {again:?}");
+                }
+                ClientMsg::Frame { ram, .. } => assert_eq!(ram.len(), RAM_LEN),
+                ClientMsg::Rom(b) => assert!(b.len() <= proto::MAX_ROM),
+                ClientMsg::Bye(_) => {}
+            }
+        }
+        accepted
     }
 }

@@ -12,6 +12,7 @@ pub mod plot;
 pub mod record;
 pub mod replay;
 pub mod replay_file;
+pub mod serve;
 pub mod sim;
 pub mod soak;
 pub mod train;

@@ -64,12 +64,12 @@ pub struct PlayArgs {
     /// Stop after N frames (headless, or close the window after N emulated frames).
     #[arg(long)]
     pub frames: Option<u64>,
-    /// Headless: stop once a player has locked N pieces.
-    #[arg(long, requires = "headless")]
+    /// Headless (or --emulator): stop once a player has locked N pieces.
+    #[arg(long)]
     pub pieces: Option<u32>,
     /// Headless: play N games, each from its own power-on (game k with seed S+k-1), report each and the
-    /// totals, then stop.
-    #[arg(long, requires = "headless")]
+    /// totals, then stop. With --emulator: N games in a row, each started by the restart script.
+    #[arg(long)]
     pub games: Option<u32>,
     /// Headless, with --games: play this many games at once, one emulator per thread (default 1). The
     /// results are the same for any number.
@@ -129,6 +129,10 @@ pub struct PlayArgs {
     /// again. `puyobot replay FILE` watches or checks it, `puyobot calibrate FILE` learns from it.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Play in another emulator instead of the built-in one: start it with its script (plugins/) and
+    /// serve it as `puyobot serve` does (docs/plugins.md).
+    #[arg(long, value_enum)]
+    pub emulator: Option<super::serve::Emulator>,
     /// Start the window with the sound muted (overrides audio.mute; the mute key turns it back on).
     #[arg(long)]
     pub mute: bool,
@@ -261,6 +265,11 @@ fn check_flags(args: &PlayArgs, cfg: &Config, players: Players) -> anyhow::Resul
     if args.games == Some(0) {
         bail!("--games 0: a match needs at least one game");
     }
+    for (flag, on) in [("--pieces", args.pieces.is_some()), ("--games", args.games.is_some())] {
+        if on && !headless {
+            bail!("{flag} needs --headless (or --emulator): a window run ends when the window closes");
+        }
+    }
     let limits: Vec<&str> =
         [("--frames", args.frames.is_some()), ("--pieces", args.pieces.is_some()), ("--games", args.games.is_some())]
             .into_iter()
@@ -305,7 +314,7 @@ fn check_flags(args: &PlayArgs, cfg: &Config, players: Players) -> anyhow::Resul
 }
 
 /// Checks every output path before the run starts.
-fn check_outputs(args: &PlayArgs) -> anyhow::Result<()> {
+pub(super) fn check_outputs(args: &PlayArgs) -> anyhow::Result<()> {
     if let Some((flag, p)) = recording(args)? {
         output::check_file(flag, p)?;
     }
@@ -321,10 +330,17 @@ pub fn load_game(cfg: &Config) -> anyhow::Result<(RomImage, String, AddressFile)
         Some(path) => RomImage::from_path(&path)?,
         None => rom::labcart().context("the built-in open test cartridge is missing; pass --rom PATH")?,
     };
+    let (name, map) = identify(cfg, &image)?;
+    Ok((image, name, map))
+}
+
+/// The display name and address file of `image`, identified in the catalogue (an unknown dump is
+/// refused unless `play.allow_unknown_rom`, and then borrows an address file).
+pub fn identify(cfg: &Config, image: &RomImage) -> anyhow::Result<(String, AddressFile)> {
     let source: AddressSource = source_from_setting(&cfg.play.addresses_dir, std::path::Path::new("."));
     let catalog = source.catalog()?;
     let mode = cfg.play.mode;
-    let (name, file) = match catalog.identify(&image) {
+    let (name, file) = match catalog.identify(image) {
         Ok(known) => (known.name.clone(), known.modes.for_mode(mode).to_string()),
         Err(refusal) => {
             if !cfg.play.allow_unknown_rom {
@@ -343,7 +359,7 @@ pub fn load_game(cfg: &Config) -> anyhow::Result<(RomImage, String, AddressFile)
         }
     };
     let map = source.address_file(&file)?;
-    Ok((image, name, map))
+    Ok((name, map))
 }
 
 /// Runs `puyobot play`.
@@ -353,7 +369,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
 
 /// The trace writer of `--record FILE`, with the header filled in: the cartridge, and the run as
 /// [`RunInfo`] (what `puyobot replay` needs to run it again).
-fn trace_writer(
+pub(super) fn trace_writer(
     args: &PlayArgs,
     cfg: &Config,
     image: &RomImage,
@@ -410,6 +426,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     if args.print_config {
         print!("{}{}", super::config_file::provenance(file.as_deref()), cfg.to_toml());
         return Ok(());
+    }
+    if let Some(emulator) = args.emulator {
+        return super::serve::run_with_emulator(args, emulator);
     }
     check_flags(args, &cfg, players)?;
     check_outputs(args)?;
@@ -517,7 +536,7 @@ fn run_headless_command(
 
 /// The set-up the window and headless runs share: the menus (`[play] menu`), calibration, the seed and the
 /// game options of `[play]` (`--items`, `--colors`).
-fn game_session<M: crate::emu::Machine>(
+pub(super) fn game_session<M: crate::emu::Machine>(
     machine: M,
     map: AddressFile,
     mode: Mode,
@@ -566,7 +585,7 @@ const ONLY_FRAMES: u64 = 36_000;
 
 /// The address file of each mode for this ROM: its catalogue entry's, or for an unknown ROM the ones it
 /// borrows (the configured file for every mode, or the first catalogue entry's).
-fn mode_files(cfg: &Config, image: &RomImage) -> anyhow::Result<ModeFiles> {
+pub(super) fn mode_files(cfg: &Config, image: &RomImage) -> anyhow::Result<ModeFiles> {
     let source: AddressSource = source_from_setting(&cfg.play.addresses_dir, std::path::Path::new("."));
     let catalog = source.catalog()?;
     if let Some(known) = catalog.find(image) {
@@ -580,7 +599,7 @@ fn mode_files(cfg: &Config, image: &RomImage) -> anyhow::Result<ModeFiles> {
 }
 
 /// `--write-addresses DIR`: the learned contract as a complete address folder.
-fn write_learned(
+pub(super) fn write_learned(
     learner: Option<&crate::calib::Learner>,
     args: &PlayArgs,
     cfg: &Config,

@@ -37,6 +37,9 @@ pub enum EmuError {
     /// The host refused an operation (e.g. loading a state while a trace is recorded).
     #[error("{0}")]
     Refused(String),
+    /// The link to an emulator script failed or the emulator stopped ([`super::remote`]).
+    #[error(transparent)]
+    Remote(#[from] super::remote::RemoteError),
 }
 
 /// One NES running one cartridge.

@@ -9,6 +9,7 @@ pub mod host;
 #[cfg(any(test, feature = "test-support"))]
 pub mod mock;
 pub mod record;
+pub mod remote;
 pub mod replay;
 pub mod rom;
 pub mod speed;

@@ -8,6 +8,7 @@ pub mod menu;
 pub mod options;
 pub mod report;
 pub mod seat;
+pub mod serve;
 pub mod session;
 pub mod soak;
 pub mod thinker;

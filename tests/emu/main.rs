@@ -28,6 +28,8 @@ mod player_roms;
 mod player_window;
 mod replay_cli;
 mod runs;
+mod serve_fceux;
+mod serve_link;
 mod soak;
 mod trace_calibrate;
 mod window_sound_states;
