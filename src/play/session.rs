@@ -8,12 +8,14 @@
 use std::time::{Duration, Instant};
 
 use crate::calib::{CalibrateMode, CalibrationReport, Frame, KnownCodes, Learner, OnlineCalibration, SeatControl};
+use crate::driver::Lock;
 use crate::emu::{EmuError, Machine};
 use crate::game::{MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
 
 use super::health::{Fact, Failure};
+use super::judge::Contract;
 use super::matches::{GameEnd, GameResult, MatchState};
 use super::menu::{MenuRunner, MenuStatus};
 use super::options::{self, ColorsReport, ItemsChoice, ItemsReport};
@@ -193,14 +195,14 @@ impl<M: Machine> Session<M> {
     /// The JSON `colors` object, when `--colors` was given.
     pub fn colors_report(&self) -> Option<ColorsReport> {
         let asked = self.colors?;
-        let dealt = self.seats.iter().map(|s| s.colors_dealt.count_ones() as u8).max().unwrap_or(0);
+        let dealt = self.seats.iter().map(|s| s.dealt.colors.count_ones() as u8).max().unwrap_or(0);
         Some(ColorsReport { asked, dealt, confirmed: self.colors_confirmed })
     }
 
     /// The JSON `items` object, when `--items` was given.
     pub fn items_report(&self) -> Option<ItemsReport> {
         let choice = self.items?;
-        let (big, carbuncle) = self.seats.iter().fold((0, 0), |a, s| (a.0 + s.items_dealt.0, a.1 + s.items_dealt.1));
+        let (big, carbuncle) = self.seats.iter().fold((0, 0), |a, s| (a.0 + s.dealt.items.0, a.1 + s.dealt.items.1));
         Some(ItemsReport { asked: choice.name().into(), big_puyo: big, carbuncle, confirmed: self.items_confirmed })
     }
 
@@ -213,10 +215,12 @@ impl<M: Machine> Session<M> {
         let (mut items_ok, mut colors_ok) = (true, true);
         for s in &self.seats {
             let verdicts = [
-                self.items.filter(|_| !self.items_confirmed).map(|c| options::judge(c, s.items_dealt, s.bot_spawns)),
+                self.items
+                    .filter(|_| !self.items_confirmed)
+                    .map(|c| options::judge(c, s.dealt.items, s.dealt.bot_spawns)),
                 self.colors
                     .filter(|_| !self.colors_confirmed)
-                    .map(|n| options::judge_colors(n, s.colors_dealt.count_ones() as u8, s.bot_spawns)),
+                    .map(|n| options::judge_colors(n, s.dealt.colors.count_ones() as u8, s.dealt.bot_spawns)),
             ];
             for (k, v) in verdicts.into_iter().enumerate() {
                 match v {
@@ -285,7 +289,7 @@ impl<M: Machine> Session<M> {
         }
         self.matches.begin(&mut self.seats, self.frames);
         self.outcome = None;
-        self.game_start_pieces = self.seats.iter().map(|s| s.spawns).collect();
+        self.game_start_pieces = self.seats.iter().map(|s| s.dealt.spawns).collect();
         self.mode_confirmed = false;
     }
 
@@ -517,6 +521,9 @@ impl<M: Machine> Session<M> {
     /// [`Phase::Menus`]: waits for a first falling pair, which begins a game and plays its first frame.
     fn menus_frame(&mut self) -> [u8; 2] {
         let (snap, falling) = self.decode_before_play();
+        // The locks a decoded frame shows before the game begins are seen (and dropped): a lock is told
+        // from one decoded frame to the next, whatever the phase.
+        self.watch_locks(&snap);
         if falling {
             self.menu_error = None;
             self.begin_game(true);
@@ -560,6 +567,13 @@ impl<M: Machine> Session<M> {
     /// [`OnlineCalibration::take_learned`] and nowhere else: the first learned contract replaces the
     /// guesses, and a fact learned after settling reaches the decoder the same frame.
     fn calibration_frame(&mut self, pads: [u8; 2]) {
+        self.learn_from_frame(pads);
+        self.update_contract();
+    }
+
+    /// Calibration's part of [`Session::calibration_frame`]: it sees the frame, and what it learned
+    /// reaches the decoder and the seats.
+    fn learn_from_frame(&mut self, pads: [u8; 2]) {
         let Some(cal) = self.calibration.as_mut() else { return };
         cal.observe(&Frame { ram: self.machine.ram(), pads });
         if let Some(learned) = cal.take_learned(&self.rom_sha1) {
@@ -608,15 +622,15 @@ impl<M: Machine> Session<M> {
     fn game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
         let frame_start = Instant::now();
         let mut pads = [0u8; 2];
-        let views = self.matches.nuisance.observe(self.last.as_ref(), &snap, &self.rules);
+        let locks = self.watch_locks(&snap);
+        let views = self.matches.nuisance.views(self.last.as_ref(), &snap, &locks, &self.rules);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = self.decoder.map().movement.a_rotates == Turn::Counterclockwise;
         let calibrating = matches!(self.phase, Phase::Opening);
-        let known_codes = self.calibration.as_ref().map_or(KnownCodes::ALL, |c| c.learner().known_codes());
+        let ctx = FrameContext { rules: &self.rules, wait_for_bot: self.wait_for_bots, frame_start };
         for (i, seat) in self.seats.iter_mut().enumerate() {
-            seat.known_codes = known_codes;
-            let Some(st) = snap.players.get(i) else { continue };
+            let Some(view) = views.get(i) else { continue };
             let opening = match self.calibration.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {
                     SeatControl::Opening { buttons, active } => Some((buttons, active)),
@@ -628,20 +642,7 @@ impl<M: Machine> Session<M> {
                 seat.opening_frame(active);
                 b
             } else {
-                let before = seat.stats.mismatches;
-                let ctx = FrameContext {
-                    rules: &self.rules,
-                    opponent: views.get(i).copied().flatten(),
-                    wait_for_bot: self.wait_for_bots,
-                    frame_start,
-                };
-                let b = seat.frame(st, &ctx);
-                if calibrating {
-                    seat.stats.calibration_surprises += seat.stats.mismatches - before;
-                    seat.stats.mismatches = before;
-                    // Health judges the settled contract only.
-                    seat.health.reset();
-                }
+                let b = seat.frame(view, locks.get(i).and_then(Option::as_ref), &ctx);
                 if swap_ab { crate::calib::swap_ab(b) } else { b }
             };
             if let Some(p) = pads.get_mut(seat.pad) {
@@ -677,6 +678,31 @@ impl<M: Machine> Session<M> {
         self.update_outcome();
         self.last = Some(snap);
         pads
+    }
+
+    /// Each seat's lock on this decoded frame, in seat order (the one place locks are seen).
+    fn watch_locks(&mut self, snap: &Snapshot) -> Vec<Option<Lock>> {
+        let (frame, rules) = (self.frames, &self.rules);
+        self.seats.iter_mut().zip(&snap.players).map(|(s, st)| s.watch_lock(st, frame, rules)).collect()
+    }
+
+    /// The contract the seats' lock judges hold the locks against: the codes calibration knows, and
+    /// whether it has settled (calibration off: every code, settled).
+    fn contract(&self) -> Contract {
+        match &self.calibration {
+            Some(c) => Contract { known: c.learner().known_codes(), settled: c.settled() },
+            None => Contract { known: KnownCodes::ALL, settled: true },
+        }
+    }
+
+    /// Hands the seats' judges the contract when it changed.
+    fn update_contract(&mut self) {
+        let contract = self.contract();
+        if self.seats.first().is_some_and(|s| s.contract() != contract) {
+            for s in &mut self.seats {
+                s.set_contract(contract);
+            }
+        }
     }
 
     /// Acts on the first seat whose health check fails: the fact goes back to calibration once (when
@@ -719,7 +745,7 @@ impl<M: Machine> Session<M> {
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| s.spawns.saturating_sub(self.game_start_pieces.get(i).copied().unwrap_or(0)))
+            .map(|(i, s)| s.dealt.spawns.saturating_sub(self.game_start_pieces.get(i).copied().unwrap_or(0)))
             .collect();
         if placed.iter().all(|&p| p > 0) {
             self.mode_confirmed = true;

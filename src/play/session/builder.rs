@@ -204,6 +204,10 @@ impl<M: Machine> SessionBuilder<M> {
             colors,
             colors_confirmed: false,
         };
+        let contract = session.contract();
+        for s in &mut session.seats {
+            s.set_contract(contract);
+        }
         session.phase = if walk_menu {
             Phase::Boot(session.script_runner(session.script_steps(&session.decoder.map().menu.steps)))
         } else {
