@@ -8,7 +8,7 @@ pub mod press;
 pub mod speed;
 pub mod verify;
 
-pub use input::{Driver, DriverStats, Observation, Surroundings};
+pub use input::{Driver, DriverStats};
 pub use lock::{Lock, LockWatch};
 pub use press::{Effect, Pose, PressTiming, Presser, Progress};
 pub use speed::SpeedProfile;

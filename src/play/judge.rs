@@ -161,3 +161,94 @@ impl LockJudge {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::LockWatch;
+    use crate::game::{Color, Field, HEIGHT, Orientation, Pair, Placement};
+
+    /// RAM showing `piece` under control at column 2 (turned up) on `field`, or the field alone when
+    /// the piece has locked.
+    fn ram(field: Field, piece: Piece, controllable: bool) -> PlayerState {
+        let orientation = Some(Orientation::Up);
+        PlayerState { field, current: Some(piece), x: 2, y: 1, orientation, controllable, ..PlayerState::default() }
+    }
+
+    /// The judge follows `piece` down column 2 of an empty field and sees it lock; the next spawn shows
+    /// `after` (with `unknown` cells whose code no table lists). Returns the verdict.
+    fn check(judge: &mut LockJudge, piece: Piece, after: Field, unknown: Vec<UnknownCell>) -> Option<Verdict> {
+        let rules = Rules::puyo1();
+        let mut watch = LockWatch::default();
+        let falling = ram(Field::new(), piece, true);
+        watch.frame(&falling, 1, &rules);
+        judge.follow(&falling);
+        let lock = watch.frame(&ram(Field::new(), piece, false), 2, &rules);
+        judge.locked(lock.as_ref(), &rules);
+        let spawned = PlayerState { unknown_cells: unknown, ..ram(after, piece, true) };
+        judge.judge(&spawned, "P1").map(|(v, _)| v)
+    }
+
+    fn red_green() -> Piece {
+        Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1]))
+    }
+
+    /// The red-green pair upright at the foot of column 2.
+    fn landed() -> Field {
+        Field::from_rows(&[".G....", ".R...."])
+    }
+
+    #[test]
+    fn a_settled_contract_is_held_to_its_predictions_and_an_unsettled_one_is_not() {
+        let mut judge = LockJudge::default();
+        assert_eq!(check(&mut judge, red_green(), landed(), vec![]), Some(Verdict::Match));
+        // Not where the pair was seen, nor one input away from it.
+        let wrong = Field::from_rows(&[".....G", ".....R"]);
+        assert_eq!(check(&mut judge, red_green(), wrong, vec![]), Some(Verdict::Mismatch));
+        judge.set_contract(Contract { settled: false, ..Contract::default() });
+        assert_eq!(check(&mut judge, red_green(), wrong, vec![]), Some(Verdict::CannotJudge(Unjudged::Unsettled)));
+        assert_eq!(check(&mut judge, red_green(), landed(), vec![]), Some(Verdict::Match), "a match is a match");
+    }
+
+    #[test]
+    fn a_piece_read_with_a_guessed_code_or_a_field_with_unlisted_codes_cannot_judge_the_contract() {
+        let big = Piece::Item(Item::BigPuyo);
+        let mut judge = LockJudge::default();
+        judge.set_contract(Contract { known: KnownCodes { big_puyo: false, ..KnownCodes::ALL }, settled: true });
+        let mut predicted = Field::new();
+        let mut after = Field::new();
+        predicted.play(big, Placement::new(2, Orientation::Up), &Rules::puyo1()).expect("a Big Puyo lands");
+        assert_eq!(check(&mut judge, big, predicted, vec![]), Some(Verdict::CannotJudge(Unjudged::GuessAgreed)));
+        after.set(6, HEIGHT - 1, crate::game::Cell::Color(Color::ALL[0]));
+        assert_eq!(
+            check(&mut judge, big, after, vec![]),
+            Some(Verdict::CannotJudge(Unjudged::Guessed { code: 0 })),
+            "a guessed code that RAM contradicts is calibration's to learn"
+        );
+        // RAM differs from the prediction only in cells holding codes no table lists: calibration's too.
+        let row = HEIGHT as u8 - 1;
+        let odd = vec![UnknownCell { x: 2, y: row, code: 0x2C }, UnknownCell { x: 2, y: row - 1, code: 0x2D }];
+        let read_as = Field::from_rows(&[".O....", ".O...."]);
+        let mut judge = LockJudge::default();
+        assert_eq!(
+            check(&mut judge, red_green(), read_as, odd),
+            Some(Verdict::CannotJudge(Unjudged::Unread { codes: vec![0x2C, 0x2D] }))
+        );
+    }
+
+    #[test]
+    fn only_a_lock_followed_since_the_last_reset_is_judged() {
+        let rules = Rules::puyo1();
+        let mut judge = LockJudge::default();
+        let mut watch = LockWatch::default();
+        let falling = ram(Field::new(), red_green(), true);
+        watch.frame(&falling, 1, &rules);
+        judge.follow(&falling);
+        // The contract was replaced while the pair fell: its prediction says nothing about the new one.
+        judge.reset();
+        let lock = watch.frame(&ram(Field::new(), red_green(), false), 2, &rules);
+        assert!(lock.is_some(), "the lock is still told (the nuisance tracker reads it)");
+        judge.locked(lock.as_ref(), &rules);
+        assert!(judge.judge(&ram(landed(), red_green(), true), "P1").is_none());
+    }
+}

@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::driver::{Driver, DriverStats, Lock, LockWatch, Observation, Surroundings};
-use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Cell, HEIGHT, Orientation, Placement, Rules, WIDTH};
+use crate::driver::{Driver, DriverStats, Lock, LockWatch};
+use crate::game::movegen::{self, MoveRules};
+use crate::game::{Cell, HEIGHT, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
 use crate::memmap::PlayerState;
 
@@ -312,8 +312,7 @@ impl Seat {
         if !self.bot_on {
             return 0;
         }
-        let orientation = st.orientation.unwrap_or(Orientation::Up);
-        self.driver.tick(Observation { controllable, pose: PiecePosition { x: st.x, y: st.y, orientation } })
+        self.driver.tick(st)
     }
 
     /// A new piece: judges the last lock now that the game has resolved it, and asks the bot.
@@ -445,9 +444,7 @@ impl Seat {
     fn collect_answer(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
         let must_have = ctx.wait_for_bot && self.piece.frames >= self.driver.first_action_frame();
         let Some(decision) = self.bot.collect(must_have, ctx, &mut self.stats) else { return };
-        if let Some(piece) = st.current {
-            self.driver.start(decision, Surroundings { field: st.field, piece, moves: self.moves });
-        }
+        self.driver.start(decision, st, self.moves);
     }
 
     /// The piece locked: its [`Lock`] (when the model could play it) goes to the judge, whose prediction

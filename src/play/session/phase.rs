@@ -286,3 +286,100 @@ impl<M: Machine> Session<M> {
         self.record_outcome(&out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::MODE_RETRY_MOVES;
+    use super::*;
+    use crate::ai::{AiConfig, Level};
+    use crate::emu::mock::MockGame;
+    use crate::memmap::{AddressSource, Mode};
+    use crate::play::SeatConfig;
+    use crate::play::health::Fact;
+
+    /// A session on the software model in `mode`, already in its game (no menus), calibration off.
+    fn session(mode: Mode, file: &str, restart: bool) -> Session<MockGame> {
+        let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
+        let cfg = SeatConfig {
+            bots: ["greedy".into(), "greedy".into()],
+            strength: [Level::FULL; 2],
+            ai: AiConfig::two_ply(),
+            speed: 10,
+            seed: 1,
+            threaded: false,
+            budget: None,
+        };
+        let seats = crate::play::seats_for(mode, &map, &cfg).expect("seats");
+        let players = seats.len();
+        Session::builder(MockGame::new(players, 4, 7), map, mode, seats).restart(restart).build().expect("session")
+    }
+
+    #[test]
+    fn a_top_out_ends_play_and_a_new_game_ends_the_game_over() {
+        let mut s = session(Mode::Endless, "labcart/1p-endless.toml", false);
+        assert!(matches!(s.phase, Phase::Play) && s.game_number() == 1);
+        s.watch_for_end();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::Play), "nobody topped out");
+        s.seats[0].stats.topped_out = true;
+        s.watch_for_end();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::GameOver) && s.outcome.is_some());
+        assert_eq!(s.finished_games().len(), 1);
+        // The fields stay watched: a person starting another game (pieces again) begins it.
+        s.watch_for_new_game();
+        assert!(s.outcome.is_some(), "still topped out");
+        s.seats[0].stats.topped_out = false;
+        s.watch_for_new_game();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::Play) && s.outcome.is_none() && s.game_number() == 2);
+    }
+
+    #[test]
+    fn with_a_restart_script_a_game_over_leads_to_the_next_game() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", true);
+        s.seats[1].stats.topped_out = true;
+        s.watch_for_end();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::NextGame(_)) && s.in_menus());
+        assert_eq!(s.outcome.as_ref().and_then(|o| o.winner.as_deref()), Some("P1"));
+    }
+
+    #[test]
+    fn a_game_in_the_wrong_mode_is_abandoned_with_each_attempt_then_the_bots_stop() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+        for attempt in 1..=MODE_RETRY_MOVES.len() as u32 {
+            // Eight pieces for P1 and none for P2: the menus started a 1-player game.
+            s.begin_game(false);
+            s.seats[0].dealt.spawns += 8;
+            s.check_mode();
+            s.next_phase();
+            assert!(matches!(s.phase, Phase::Abandoning { attempt: a, idle: 0 } if a == attempt), "{:?}", s.phase);
+            assert!(!s.in_menus(), "the wrong game is played out");
+            s.check_mode();
+            assert!(matches!(s.phase, Phase::Abandoning { attempt: a, .. } if a == attempt), "one attempt per game");
+            // It tops out: the restart script runs with this attempt's cursor move.
+            s.seats[0].stats.topped_out = true;
+            s.watch_for_end();
+            assert!(matches!(s.phase, Phase::NextGame(_)));
+            assert!(s.outcome.is_none() && s.finished_games().is_empty(), "an abandoned game is not a result");
+            s.phase = Phase::Play;
+        }
+        s.begin_game(false);
+        s.seats[0].dealt.spawns += 8;
+        s.check_mode();
+        assert!(matches!(s.phase, Phase::Play));
+        let failure = s.health_failure().expect("the bots stop");
+        assert_eq!((failure.fact, failure.player.as_str()), (Fact::Mode, "P2"));
+        assert!(failure.seen.contains("4 menu attempts"), "{}", failure.seen);
+    }
+
+    #[test]
+    fn both_fields_getting_pairs_confirms_the_mode() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+        s.seats[0].dealt.spawns += 8;
+        s.seats[1].dealt.spawns += 1;
+        s.check_mode();
+        assert!(matches!(s.phase, Phase::Play) && s.mode_check.confirmed);
+    }
+}
