@@ -203,12 +203,7 @@ mod tests {
         assert_eq!(four.should_fire(&view, &one_link), None);
         assert_eq!(four.should_fire(&view, &four_links), Some(Reason::Danger));
         // In a battle any chain still fires in danger.
-        let opponent = crate::game::OpponentView {
-            field: &field,
-            pending_nuisance: 0,
-            chain_frames_left: 0,
-            incoming_from_chain: 0,
-        };
+        let opponent = crate::game::OpponentView { field: &field, pending_nuisance: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         assert_eq!(four.should_fire(&battle, &one_link), Some(Reason::Danger));
     }

@@ -11,6 +11,7 @@ use crate::emu::pad;
 use crate::game::Decision;
 use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
 use crate::game::{Field, Orientation, Piece, Placement, Step};
+use crate::memmap::PlayerState;
 
 use super::press::{Effect, Pose, PressTiming, Presser, Progress};
 use super::speed::SpeedProfile;
@@ -29,24 +30,31 @@ pub fn button(step: Step) -> u8 {
     }
 }
 
-/// What the driver sees of the pair each frame.
+/// What the driver reads of the pair each frame (from the player's decoded state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Observation {
+struct Observation {
     /// A pair is falling under control.
-    pub controllable: bool,
+    controllable: bool,
     /// Where it is (meaningful when controllable): pivot column, pivot row, orientation.
-    pub pose: PiecePosition,
+    pose: PiecePosition,
+}
+
+impl Observation {
+    fn of(st: &PlayerState) -> Observation {
+        let orientation = st.orientation.unwrap_or(Orientation::Up);
+        Observation { controllable: st.controllable, pose: PiecePosition { x: st.x, y: st.y, orientation } }
+    }
 }
 
 /// What the piece falls among: the driver plans with the same movement model as the search.
 #[derive(Clone, Copy, Debug)]
-pub struct Surroundings {
+struct Surroundings {
     /// The field under the falling piece.
-    pub field: Field,
+    field: Field,
     /// The falling piece.
-    pub piece: Piece,
+    piece: Piece,
     /// The cartridge's movement rules.
-    pub moves: MoveRules,
+    moves: MoveRules,
 }
 
 /// What the driver attaches to a press: the step, and what it expects of it.
@@ -167,9 +175,12 @@ impl Driver {
         self.refused_this_piece = 0;
     }
 
-    /// Starts carrying out `decision` for the piece falling among `surroundings`; its path is taken to
-    /// start at the spawn pose, and the driver re-plans if RAM shows the pair elsewhere.
-    pub fn start(&mut self, decision: Decision, surroundings: Surroundings) {
+    /// Starts carrying out `decision` for the piece falling in `st` (nothing when RAM shows no piece),
+    /// planned with the cartridge's `moves`; its path is taken to start at the spawn pose, and the driver
+    /// re-plans if RAM shows the pair elsewhere.
+    pub fn start(&mut self, decision: Decision, st: &PlayerState, moves: MoveRules) {
+        let Some(piece) = st.current else { return };
+        let surroundings = Surroundings { field: st.field, piece, moves };
         log::trace!(
             "driver: to {} by {:?} (expected chain {}, value {:.1}, {} ranked)",
             decision.placement,
@@ -194,8 +205,9 @@ impl Driver {
         self.profile.reaction + 1
     }
 
-    /// The buttons to hold during the next frame, given what RAM showed after the last one.
-    pub fn tick(&mut self, obs: Observation) -> u8 {
+    /// The buttons to hold during the next frame, given what RAM showed after the last one (`st`).
+    pub fn tick(&mut self, st: &PlayerState) -> u8 {
+        let obs = Observation::of(st);
         if obs.controllable {
             self.since_spawn = self.since_spawn.saturating_add(1);
         }
@@ -372,16 +384,15 @@ mod tests {
     use crate::game::Orientation::*;
     use crate::game::{Color, Pair};
 
-    fn obs(x: u8, o: Orientation) -> Observation {
-        Observation { controllable: true, pose: PiecePosition { x, y: 1, orientation: o } }
+    /// RAM showing the pair under control at column `x`, row 1, turned `o`.
+    fn obs(x: u8, o: Orientation) -> PlayerState {
+        PlayerState { controllable: true, x, y: 1, orientation: Some(o), ..PlayerState::default() }
     }
 
-    fn surroundings() -> Surroundings {
-        Surroundings {
-            field: Field::new(),
-            piece: Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1])),
-            moves: MoveRules::default(),
-        }
+    /// RAM showing a pair on an empty field.
+    fn surroundings() -> PlayerState {
+        let current = Some(Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1])));
+        PlayerState { field: Field::new(), current, ..PlayerState::default() }
     }
 
     fn decision(placement: Placement, path: &[Step]) -> Decision {
@@ -391,26 +402,34 @@ mod tests {
     #[test]
     fn at_speed_10_it_presses_every_frame_it_can_and_releases_between_equal_buttons() {
         let mut d = Driver::new(10);
-        d.start(decision(Placement::new(5, Right), &[Step::RotateCw, Step::Right, Step::Right]), surroundings());
+        d.start(
+            decision(Placement::new(5, Right), &[Step::RotateCw, Step::Right, Step::Right]),
+            &surroundings(),
+            MoveRules::default(),
+        );
         // A, then Right, (release), Right, then Down.
-        assert_eq!(d.tick(obs(3, Up)), pad::A);
-        assert_eq!(d.tick(obs(3, Right)), pad::RIGHT);
-        assert_eq!(d.tick(obs(4, Right)), 0);
-        assert_eq!(d.tick(obs(4, Right)), pad::RIGHT);
-        assert_eq!(d.tick(obs(5, Right)), pad::DOWN);
-        assert_eq!(d.tick(obs(5, Right)), pad::DOWN);
-        assert_eq!(d.tick(Observation { controllable: false, ..obs(5, Right) }), 0);
+        assert_eq!(d.tick(&obs(3, Up)), pad::A);
+        assert_eq!(d.tick(&obs(3, Right)), pad::RIGHT);
+        assert_eq!(d.tick(&obs(4, Right)), 0);
+        assert_eq!(d.tick(&obs(4, Right)), pad::RIGHT);
+        assert_eq!(d.tick(&obs(5, Right)), pad::DOWN);
+        assert_eq!(d.tick(&obs(5, Right)), pad::DOWN);
+        assert_eq!(d.tick(&PlayerState { controllable: false, ..obs(5, Right) }), 0);
         assert_eq!(d.stats().replans, 0);
     }
 
     #[test]
     fn an_unexpected_pose_makes_it_replan_from_what_ram_shows() {
         let mut d = Driver::new(10);
-        d.start(decision(Placement::new(1, Right), &[Step::RotateCw, Step::Left, Step::Left]), surroundings());
-        assert_eq!(d.tick(obs(3, Up)), pad::A);
+        d.start(
+            decision(Placement::new(1, Right), &[Step::RotateCw, Step::Left, Step::Left]),
+            &surroundings(),
+            MoveRules::default(),
+        );
+        assert_eq!(d.tick(&obs(3, Up)), pad::A);
         // The pair ended one column further left than the model said (e.g. a spurious Left arrived too).
-        assert_eq!(d.tick(obs(2, Right)), pad::LEFT);
-        assert_eq!(d.tick(obs(1, Right)), pad::DOWN);
+        assert_eq!(d.tick(&obs(2, Right)), pad::LEFT);
+        assert_eq!(d.tick(&obs(1, Right)), pad::DOWN);
         assert_eq!(d.stats().replans, 1);
         assert_eq!(d.stats().retargets, 0);
     }
@@ -418,10 +437,10 @@ mod tests {
     #[test]
     fn a_move_nobody_pressed_is_noticed_and_undone() {
         let mut d = Driver::new(10);
-        d.start(decision(Placement::new(3, Up), &[]), surroundings());
-        assert_eq!(d.tick(obs(3, Up)), pad::DOWN);
-        assert_eq!(d.tick(obs(4, Up)), pad::LEFT);
-        assert_eq!(d.tick(obs(3, Up)), pad::DOWN);
+        d.start(decision(Placement::new(3, Up), &[]), &surroundings(), MoveRules::default());
+        assert_eq!(d.tick(&obs(3, Up)), pad::DOWN);
+        assert_eq!(d.tick(&obs(4, Up)), pad::LEFT);
+        assert_eq!(d.tick(&obs(3, Up)), pad::DOWN);
         assert_eq!(d.stats().replans, 1);
     }
 
@@ -432,12 +451,16 @@ mod tests {
         for y in 2..14 {
             field.set(2, y, crate::game::Cell::Nuisance);
         }
-        let s = Surroundings { field, ..surroundings() };
+        let s = PlayerState { field, ..surroundings() };
         let ranking = vec![(Placement::new(1, Up), 10.0), (Placement::new(5, Up), 5.0), (Placement::new(4, Up), 1.0)];
         let mut d = Driver::new(10);
-        d.start(Decision { ranking, ..decision(Placement::new(1, Up), &[Step::Left, Step::Left]) }, s);
-        let low = Observation { controllable: true, pose: PiecePosition { x: 3, y: 8, orientation: Up } };
-        assert_eq!(d.tick(low), pad::RIGHT);
+        d.start(
+            Decision { ranking, ..decision(Placement::new(1, Up), &[Step::Left, Step::Left]) },
+            &s,
+            MoveRules::default(),
+        );
+        let low = PlayerState { y: 8, ..obs(3, Up) };
+        assert_eq!(d.tick(&low), pad::RIGHT);
         assert_eq!(d.target(), Some(Placement::new(5, Up)));
         assert_eq!(d.stats().retargets, 1);
     }
@@ -445,10 +468,10 @@ mod tests {
     #[test]
     fn a_refused_move_is_retried_then_abandoned() {
         let mut d = Driver::new(10);
-        d.start(decision(Placement::new(1, Up), &[Step::Left, Step::Left]), surroundings());
+        d.start(decision(Placement::new(1, Up), &[Step::Left, Step::Left]), &surroundings(), MoveRules::default());
         let (mut presses, mut last) = (0, 0);
         for _ in 0..200 {
-            let b = d.tick(obs(3, Up));
+            let b = d.tick(&obs(3, Up));
             if b == pad::LEFT && last != pad::LEFT {
                 presses += 1;
             }
@@ -456,14 +479,14 @@ mod tests {
         }
         assert!(presses > 1 && presses <= MAX_REFUSED as usize + 1, "{presses}");
         assert_eq!(d.stats().gave_up, 1);
-        assert_eq!(d.tick(obs(3, Up)), pad::DOWN);
+        assert_eq!(d.tick(&obs(3, Up)), pad::DOWN);
     }
 
     #[test]
     fn slow_speeds_wait_before_the_first_press() {
         let mut d = Driver::new(0);
-        d.start(decision(Placement::new(4, Up), &[Step::Right]), surroundings());
-        let first = (0..100).position(|_| d.tick(obs(3, Up)) == pad::RIGHT);
+        d.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), MoveRules::default());
+        let first = (0..100).position(|_| d.tick(&obs(3, Up)) == pad::RIGHT);
         assert_eq!(first, Some(SpeedProfile::new(0).reaction as usize));
     }
 }

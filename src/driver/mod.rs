@@ -3,11 +3,13 @@
 //! opening press through; and the after-lock comparison of RAM with the rules core.
 
 pub mod input;
+pub mod lock;
 pub mod press;
 pub mod speed;
 pub mod verify;
 
-pub use input::{Driver, DriverStats, Observation, Surroundings};
+pub use input::{Driver, DriverStats};
+pub use lock::{Lock, LockWatch};
 pub use press::{Effect, Pose, PressTiming, Presser, Progress};
 pub use speed::SpeedProfile;
 pub use verify::{Check, Prediction, Verifier};

@@ -1,11 +1,13 @@
 //! Self-check: after each lock, the field in RAM against the rules core's prediction.
 //!
-//! The prediction is `Field::play` on the field read while the piece was falling, with the piece and the
-//! pose RAM showed on its last controllable frame. The comparison waits until the game has finished
-//! resolving: the next piece becoming controllable. Nuisance that fell in between (2P) is accounted for:
+//! The prediction is the [`Lock`] event: `Field::play` on the field read while the piece was falling,
+//! with the piece and the pose RAM showed on its last controllable frame. The comparison waits until the
+//! game has finished resolving: the next piece becoming controllable. Nuisance that fell in between (2P) is accounted for:
 //! each column may carry extra nuisance on top of the predicted stack.
 
 use crate::game::{Cell, ChainSummary, Field, HEIGHT, Orientation, Piece, Placement, Rules, WIDTH};
+
+use super::lock::Lock;
 
 /// A prediction waiting for the game to finish resolving.
 #[derive(Clone, Debug)]
@@ -20,6 +22,8 @@ pub struct Prediction {
     pub after: Field,
     /// What the model says the lock scores.
     pub summary: ChainSummary,
+    /// Where the bot had decided to put the piece (`None`: no bot decided, or the plan was let go).
+    pub decided: Option<Placement>,
 }
 
 /// The outcome of one comparison.
@@ -47,7 +51,8 @@ pub enum Check {
 /// Tracks one player's locks and counts mismatches.
 #[derive(Clone, Debug, Default)]
 pub struct Verifier {
-    last: Option<(Field, Piece, Placement)>,
+    /// The piece under way was followed since the last reset: its lock is checked.
+    following: bool,
     pending: Option<Prediction>,
     /// Outcomes of the poses one frame of input could reach from the last one seen (a faulty pad can
     /// move the piece on the very frame it locks, after RAM was last read).
@@ -61,39 +66,46 @@ pub struct Verifier {
 }
 
 impl Verifier {
-    /// Records the state on a controllable frame (the last one before the lock is what counts).
-    pub fn track(&mut self, field: &Field, piece: Piece, placement: Placement) {
-        self.last = Some((*field, piece, placement));
+    /// The piece under way is under control this frame: its lock will be checked (unless a reset comes
+    /// first).
+    pub fn follow(&mut self) {
+        self.following = true;
     }
 
-    /// The piece locked: computes the prediction from the last controllable frame. Returns it.
-    pub fn on_lock(&mut self, rules: &Rules) -> Option<&Prediction> {
-        let (before, piece, placement) = self.last.take()?;
-        let mut after = before;
-        match after.play(piece, placement, rules) {
-            Ok(summary) => {
-                self.nearby.clear();
-                for dx in [-1i8, 0, 1] {
-                    for orientation in [Orientation::Up, Orientation::Right, Orientation::Down, Orientation::Left] {
-                        let x = placement.x as i8 + dx;
-                        let alt = Placement { x: x.clamp(0, 127) as u8, orientation };
-                        if x < 1 || alt == placement {
-                            continue;
-                        }
-                        let mut f = before;
-                        if let Ok(summary) = f.play(piece, alt, rules) {
-                            self.nearby.push(Prediction { before, piece, placement: alt, after: f, summary });
-                        }
-                    }
+    /// The piece locked: takes `lock` as the prediction to check when the game has resolved it, when the
+    /// piece was followed. Returns the prediction.
+    pub fn expect(&mut self, lock: &Lock, rules: &Rules) -> Option<&Prediction> {
+        if !std::mem::take(&mut self.following) {
+            return None;
+        }
+        let (before, piece, placement) = (lock.before, lock.piece, lock.placement());
+        self.nearby.clear();
+        for dx in [-1i8, 0, 1] {
+            for orientation in [Orientation::Up, Orientation::Right, Orientation::Down, Orientation::Left] {
+                let x = placement.x as i8 + dx;
+                let alt = Placement { x: x.clamp(0, 127) as u8, orientation };
+                if x < 1 || alt == placement {
+                    continue;
                 }
-                self.pending = Some(Prediction { before, piece, placement, after, summary });
-                self.pending.as_ref()
-            }
-            Err(e) => {
-                log::warn!("verify: the pair locked in a pose the model cannot play ({e}); not checked");
-                None
+                let mut f = before;
+                if let Ok(summary) = f.play(piece, alt, rules) {
+                    let decided = lock.decided;
+                    self.nearby.push(Prediction { before, piece, placement: alt, after: f, summary, decided });
+                }
             }
         }
+        let (after, summary, decided) = (lock.after, lock.summary, lock.decided);
+        self.pending = Some(Prediction { before, piece, placement, after, summary, decided });
+        self.pending.as_ref()
+    }
+
+    /// The bot's plan for the piece awaiting its check was let go (the bot was switched off or stopped):
+    /// the check no longer says whether it locked on plan.
+    pub fn forget_decision(&mut self) {
+        if let Some(p) = self.pending.as_mut() {
+            p.decided = None;
+        }
+        self.nearby.iter_mut().for_each(|p| p.decided = None);
     }
 
     /// The next piece became controllable: compares `field` (RAM) with the pending prediction. `unread`
@@ -164,7 +176,7 @@ impl Verifier {
 
     /// Forgets any pending prediction (e.g. after a state load).
     pub fn reset(&mut self) {
-        self.last = None;
+        self.following = false;
         self.pending = None;
         self.nearby.clear();
     }
@@ -194,7 +206,18 @@ pub fn compare(predicted: &Field, found: &Field) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::movegen::PiecePosition;
     use crate::game::{Color, Orientation, Pair};
+
+    /// Follows `piece` at `pl` on `field` and tells the verifier it locked there.
+    fn lock_at(v: &mut Verifier, field: &Field, piece: Piece, pl: Placement, rules: &Rules) -> Option<Field> {
+        let mut after = *field;
+        let summary = after.play(piece, pl, rules).ok()?;
+        let pose = PiecePosition { x: pl.x, y: 1, orientation: pl.orientation };
+        let lock = Lock { frame: 0, piece, pose, before: *field, after, summary, decided: None };
+        v.follow();
+        v.expect(&lock, rules).map(|p| p.after)
+    }
 
     #[test]
     fn a_correct_lock_matches_and_a_wrong_one_is_counted() {
@@ -203,11 +226,9 @@ mod tests {
         let f = Field::new();
         let piece = Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1]));
         let pl = Placement::new(2, Orientation::Up);
-        v.track(&f, piece, pl);
-        let predicted = v.on_lock(&rules).unwrap().after;
+        let predicted = lock_at(&mut v, &f, piece, pl, &rules).unwrap();
         assert_eq!(v.on_spawn(&predicted, &[], false, "P1").unwrap().1, Check::Match { nuisance: 0 });
-        v.track(&predicted, piece, pl);
-        v.on_lock(&rules);
+        lock_at(&mut v, &predicted, piece, pl, &rules);
         let (_, check) = v.on_spawn(&predicted, &[], false, "P1").unwrap();
         assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
         assert_eq!((v.checks, v.mismatches), (2, 1));
@@ -219,8 +240,7 @@ mod tests {
         let piece = Piece::Pair(Pair::new(Color::ALL[1], Color::ALL[1]));
         let pl = Placement::new(2, Orientation::Right);
         let mut v = Verifier::default();
-        v.track(&Field::new(), piece, pl);
-        v.on_lock(&rules);
+        lock_at(&mut v, &Field::new(), piece, pl, &rules);
         // The pair lies on the floor at columns 2 and 3; RAM shows a code no table knows in both cells
         // (a link bit), which the decoder reads as nuisance.
         let found = Field::from_rows(&[".OO..."]);
@@ -229,14 +249,12 @@ mod tests {
         assert!(matches!(check, Check::Unread { ref cells } if cells.len() == 2));
         assert_eq!(v.mismatches, 0);
         // One differing cell whose code is known makes the whole lock a mismatch.
-        v.track(&Field::new(), piece, pl);
-        v.on_lock(&rules);
+        lock_at(&mut v, &Field::new(), piece, pl, &rules);
         let (_, check) = v.on_spawn(&found, &[(2, row)], false, "P1").unwrap();
         assert!(matches!(check, Check::Mismatch { ref cells } if cells.len() == 2));
         assert_eq!(v.mismatches, 1);
         // The same lock predicted from a field that held an unknown code: not judged at all.
-        v.track(&Field::new(), piece, pl);
-        v.on_lock(&rules);
+        lock_at(&mut v, &Field::new(), piece, pl, &rules);
         let (_, check) = v.on_spawn(&found, &[], true, "P1").unwrap();
         assert!(matches!(check, Check::Unread { ref cells } if cells.len() == 2));
         assert_eq!(v.mismatches, 1);

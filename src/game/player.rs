@@ -57,8 +57,6 @@ pub struct OpponentView<'a> {
     pub field: &'a Field,
     /// Nuisance waiting to fall on the opponent.
     pub pending_nuisance: u32,
-    /// Frames until the opponent's current chain finishes (0 when none is running).
-    pub chain_frames_left: u32,
     /// Nuisance the opponent's running chain will still send.
     pub incoming_from_chain: u32,
 }

@@ -97,7 +97,7 @@ pub struct UnknownCell {
 }
 
 /// What the decoder made of one player's RAM in one frame.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PlayerState {
     /// The settled field (the falling pair is not in it).
     pub field: Field,

@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::driver::Lock;
+use crate::game::Rules;
 use crate::game::nuisance::nuisance_from_score;
-use crate::game::{Placement, Rules};
 use crate::memmap::Snapshot;
 
 use super::seat::{Seat, SeatStats};
-use super::thinker::MatchView;
+use super::view::{Opponent, PlayerView};
 
 /// What a session knows of the games it plays one after another.
 #[derive(Debug, Default)]
@@ -298,25 +299,25 @@ impl NuisanceWatch {
         *self = NuisanceWatch::default();
     }
 
-    /// Takes in one frame's RAM (`now`, after `prev`) and returns what each player sees of the match
-    /// (`None` outside 2P).
-    pub fn observe(&mut self, prev: Option<&Snapshot>, now: &Snapshot, rules: &Rules) -> Vec<Option<MatchView>> {
+    /// Takes in one frame's RAM (`now`, after `prev`) and its `locks` (one entry per player, from the
+    /// seats) and returns each player's view of the frame, with the match in 2P.
+    pub fn views(
+        &mut self,
+        prev: Option<&Snapshot>,
+        now: &Snapshot,
+        locks: &[Option<Lock>],
+        rules: &Rules,
+    ) -> Vec<PlayerView> {
         if now.players.len() != 2 {
-            return vec![None; now.players.len()];
+            return now.players.iter().cloned().map(PlayerView::alone).collect();
         }
         for j in 0..2 {
             let other = 1 - j;
             let cur = &now.players[j];
             let Some(before) = prev.and_then(|p| p.players.get(j)) else { continue };
-            if before.controllable
-                && !cur.controllable
-                && let (Some(piece), Some(o)) = (before.current, before.orientation)
-            {
-                // A lock: the model plays the piece where it was last seen and resolves the chain.
-                let mut f = before.field;
-                if let Ok(sum) = f.play(piece, Placement::new(before.x, o), rules) {
-                    self.incoming[j] += nuisance_from_score(rules, sum.score, &mut self.carry[j]);
-                }
+            if let Some(Some(lock)) = locks.get(j) {
+                // The lock's chain, as the model resolved it, sends its nuisance to the other side.
+                self.incoming[j] += nuisance_from_score(rules, lock.summary.score, &mut self.carry[j]);
             }
             if !before.controllable && cur.controllable {
                 // The chain is over by the next piece: what it sent now waits on the other side.
@@ -335,12 +336,15 @@ impl NuisanceWatch {
         (0..2)
             .map(|i| {
                 let (me, them) = (&now.players[i], &now.players[1 - i]);
-                Some(MatchView {
-                    field: them.field,
-                    pending_nuisance: me.pending_nuisance.unwrap_or(self.pending[i]),
-                    opponent_pending: them.pending_nuisance.unwrap_or(self.pending[1 - i]),
-                    incoming_from_chain: self.incoming[1 - i],
-                })
+                PlayerView {
+                    own: me.clone(),
+                    nuisance_on_me: me.pending_nuisance.unwrap_or(self.pending[i]),
+                    opponent: Some(Opponent {
+                        field: them.field,
+                        nuisance_on_them: them.pending_nuisance.unwrap_or(self.pending[1 - i]),
+                        chain_to_me: self.incoming[1 - i],
+                    }),
+                }
             })
             .collect()
     }
@@ -353,6 +357,7 @@ fn before_pending(prev: Option<&Snapshot>, i: usize) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::LockWatch;
 
     fn player(label: &str, chain: u32, mismatches: u64, topped: bool) -> GamePlayer {
         GamePlayer {
@@ -407,10 +412,34 @@ mod tests {
         Snapshot { players, mode: None, spawn_any: false }
     }
 
+    /// The views of `now` after `prev`, with the locks the players' watches tell on it.
+    fn views(w: &mut NuisanceWatch, locks: &mut [LockWatch], prev: Option<&Snapshot>, now: &Snapshot) -> Vec<View> {
+        let rules = Rules::puyo1();
+        let told: Vec<_> = locks.iter_mut().zip(&now.players).map(|(l, st)| l.frame(st, 0, &rules)).collect();
+        let opponent = |v: &PlayerView| v.opponent.expect("2P");
+        w.views(prev, now, &told, &rules)
+            .iter()
+            .map(|v| View {
+                on_me: v.nuisance_on_me,
+                on_them: opponent(v).nuisance_on_them,
+                chain_to_me: opponent(v).chain_to_me,
+                field: opponent(v).field,
+            })
+            .collect()
+    }
+
+    /// The match part of a view.
+    #[derive(Debug)]
+    struct View {
+        on_me: u32,
+        on_them: u32,
+        chain_to_me: u32,
+        field: crate::game::Field,
+    }
+
     #[test]
     fn the_watch_predicts_a_chains_nuisance_and_follows_it_to_the_other_side() {
         use crate::game::Field;
-        let rules = Rules::puyo1();
         // P1's red-green pair at column 2 pops the reds, then the greens: a 2-chain of 40 + 320 points,
         // 5 nuisance at one per 70.
         let p1 = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
@@ -418,28 +447,30 @@ mod tests {
         for ram in [false, true] {
             let pend = |n: u32| ram.then_some(n);
             let mut w = NuisanceWatch::default();
+            let mut locks = [LockWatch::default(), LockWatch::default()];
             let s0 = snap(vec![state(p1, true, pend(0)), state(p2, true, pend(0))]);
-            let v = w.observe(None, &s0, &rules);
-            assert_eq!(v[1].map(|m| (m.pending_nuisance, m.incoming_from_chain)), Some((0, 0)));
+            let v = views(&mut w, &mut locks, None, &s0);
+            assert_eq!((v[1].on_me, v[1].chain_to_me), (0, 0));
             // P1 locks: the chain runs; P2 sees it coming.
             let s1 = snap(vec![state(p1, false, pend(0)), state(p2, true, pend(0))]);
-            let v = w.observe(Some(&s0), &s1, &rules);
-            assert_eq!(v[1].map(|m| m.incoming_from_chain), Some(5), "ram {ram}");
-            assert_eq!(v[0].map(|m| m.incoming_from_chain), Some(0));
-            assert_eq!(v[1].map(|m| m.field), Some(p1), "P2 sees P1's field");
+            let v = views(&mut w, &mut locks, Some(&s0), &s1);
+            assert_eq!(v[1].chain_to_me, 5, "ram {ram}");
+            assert_eq!(v[0].chain_to_me, 0);
+            assert_eq!(v[1].field, p1, "P2 sees P1's field");
             // The chain ends: RAM (when known) counts it as P2's pending; P1's next piece comes.
             let s2 = snap(vec![state(Field::new(), true, pend(0)), state(p2, true, pend(5))]);
-            let v = w.observe(Some(&s1), &s2, &rules);
-            assert_eq!(v[1].map(|m| (m.pending_nuisance, m.incoming_from_chain)), Some((5, 0)), "ram {ram}");
-            assert_eq!(v[0].map(|m| m.opponent_pending), Some(5));
+            let v = views(&mut w, &mut locks, Some(&s1), &s2);
+            assert_eq!((v[1].on_me, v[1].chain_to_me), (5, 0), "ram {ram}");
+            assert_eq!(v[0].on_them, 5);
             // The nuisance lands on P2.
             let landed = Field::from_rows(&["OOOOO."]);
             let s3 = snap(vec![state(Field::new(), true, pend(0)), state(landed, false, pend(0))]);
-            let v = w.observe(Some(&s2), &s3, &rules);
-            assert_eq!(v[1].map(|m| m.pending_nuisance), Some(0), "ram {ram}");
+            let v = views(&mut w, &mut locks, Some(&s2), &s3);
+            assert_eq!(v[1].on_me, 0, "ram {ram}");
         }
-        let one = snap(vec![state(p1, true, None)]);
-        assert_eq!(NuisanceWatch::default().observe(None, &one, &rules), vec![None]);
+        let one = snap(vec![state(p1, true, Some(3))]);
+        let alone = NuisanceWatch::default().views(None, &one, &[None], &Rules::puyo1());
+        assert_eq!((alone.len(), alone[0].nuisance_on_me, alone[0].opponent), (1, 0, None), "no match in 1P");
     }
 
     #[test]

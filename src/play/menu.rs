@@ -243,51 +243,51 @@ impl MenuRunner {
                     }
                 }
             }
-            let n = self.frame_in_step;
-            let finished = if let Some(most) = s.seed_wait {
-                let w = self.seed.map_or(0, |(seed, game)| seed_frames(seed, game, most));
-                if n == 0 {
-                    self.seed_waits.push(w);
-                }
-                if n < w {
-                    self.frame_in_step += 1;
-                    return MenuStatus::Running([0; 2]);
-                }
-                true
-            } else if let Some(w) = s.wait {
-                if n < w {
-                    self.frame_in_step += 1;
-                    return MenuStatus::Running([0; 2]);
-                }
-                true
-            } else if let Some(buttons) = &s.press {
-                let frames = s.frames.unwrap_or(DEFAULT_PRESS_FRAMES).max(1);
-                if n < 2 * frames {
-                    self.frame_in_step += 1;
-                    let bits = bits_of(buttons);
-                    let mut pads = [0; 2];
-                    if n < frames {
-                        pads[pad_index] = bits;
-                    }
-                    return MenuStatus::Running(pads);
-                }
-                true
-            } else if let Some(c) = &s.wait_until {
-                if byte(ram, c.addr as usize) == c.equals {
-                    true
-                } else if n >= s.timeout.unwrap_or(DEFAULT_WAIT_UNTIL) {
-                    return MenuStatus::TimedOut { step: self.index + 1 };
-                } else {
-                    self.frame_in_step += 1;
-                    return MenuStatus::Running([0; 2]);
-                }
-            } else {
-                true
-            };
-            if finished {
-                self.next_step();
+            if let Some(status) = self.timed_frame(ram, pad_index) {
+                return status;
             }
+            self.next_step();
         }
+    }
+
+    /// One frame of a timed step (`seed_wait`, `wait`, `press`, `wait_until`, or none of them): the status
+    /// to return while it runs, `None` once it is done.
+    fn timed_frame(&mut self, ram: &[u8; 2048], pad_index: usize) -> Option<MenuStatus> {
+        let s = &self.steps[self.index];
+        let n = self.frame_in_step;
+        let mut pads = [0; 2];
+        if let Some(most) = s.seed_wait {
+            let w = self.seed.map_or(0, |(seed, game)| seed_frames(seed, game, most));
+            if n == 0 {
+                self.seed_waits.push(w);
+            }
+            if n >= w {
+                return None;
+            }
+        } else if let Some(w) = s.wait {
+            if n >= w {
+                return None;
+            }
+        } else if let Some(buttons) = &s.press {
+            let frames = s.frames.unwrap_or(DEFAULT_PRESS_FRAMES).max(1);
+            if n >= 2 * frames {
+                return None;
+            }
+            if n < frames {
+                pads[pad_index] = bits_of(buttons);
+            }
+        } else if let Some(c) = &s.wait_until {
+            if byte(ram, c.addr as usize) == c.equals {
+                return None;
+            }
+            if n >= s.timeout.unwrap_or(DEFAULT_WAIT_UNTIL) {
+                return Some(MenuStatus::TimedOut { step: self.index + 1 });
+            }
+        } else {
+            return None;
+        }
+        self.frame_in_step += 1;
+        Some(MenuStatus::Running(pads))
     }
 
     fn next_step(&mut self) {

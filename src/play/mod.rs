@@ -3,6 +3,7 @@
 
 pub mod headless;
 pub mod health;
+pub mod judge;
 pub mod matches;
 pub mod menu;
 pub mod options;
@@ -13,6 +14,7 @@ pub mod session;
 pub mod soak;
 pub mod thinker;
 pub mod topout;
+pub mod view;
 
 pub use headless::{Limits, RunError};
 pub use matches::{GameEnd, GameResult, Tally};
@@ -21,6 +23,7 @@ pub use seat::{FrameContext, Seat, SeatStats};
 pub use session::{Outcome, Session, SessionBuilder, SessionError};
 pub use thinker::Thinker;
 pub use topout::TOPOUT_FRAMES;
+pub use view::{Opponent, PlayerView};
 
 use crate::ai::{AiConfig, Level, StrengthBot};
 use crate::memmap::AddressFile;

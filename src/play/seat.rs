@@ -1,23 +1,23 @@
-//! One player of a running game, frame by frame: on spawn (check the last lock, ask the bot), collect
-//! the bot's answer (hand the decision to the driver), on lock (predict the field), watch for a top-out;
-//! then the driver's buttons.
+//! One player of a running game, frame by frame: on spawn (judge the last lock, ask the bot), collect
+//! the bot's answer (hand the decision to the driver), on lock (the one [`Lock`] event goes to the
+//! judge), watch for a top-out; then the driver's buttons.
 
 use std::time::{Duration, Instant};
 
-use crate::calib::KnownCodes;
-use crate::driver::{Check, Driver, DriverStats, Observation, Surroundings, Verifier};
-use crate::game::movegen::{self, MoveRules, PiecePosition};
-use crate::game::{Cell, HEIGHT, Orientation, Placement, Rules, WIDTH};
+use crate::driver::{Driver, DriverStats, Lock, LockWatch};
+use crate::game::movegen::{self, MoveRules};
+use crate::game::{Cell, HEIGHT, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
-use crate::memmap::{PlayerState, UnknownCell};
+use crate::memmap::PlayerState;
 
 use super::health::SeatHealth;
-use super::thinker::{Request, Thinker};
+use super::judge::{Contract, LockJudge, Unjudged, Verdict};
+use super::thinker::Thinker;
 use super::topout::TopOutWatch;
+use super::view::PlayerView;
 
-/// Most questions about one piece: the first, and new ones when the next pair changes or becomes readable
-/// after the spawn (a slide animation); a byte that keeps changing does not keep the bot busy.
-const MAX_QUESTIONS_PER_PIECE: u32 = 4;
+mod ask;
+use ask::{Asking, BotLink, MAX_QUESTIONS_PER_PIECE};
 
 /// Whether a cell under the pair (below either puyo) is occupied: it locks as soon as the lock delay ends.
 fn resting(st: &PlayerState) -> bool {
@@ -69,12 +69,43 @@ pub struct SeatStats {
 pub struct FrameContext<'a> {
     /// The rules model.
     pub rules: &'a Rules,
-    /// The match as this seat sees it, in 2P: the opponent's field and the nuisance on its way.
-    pub opponent: Option<super::thinker::MatchView>,
     /// Wait for the bot's answer when the driver would act on it (headless runs).
     pub wait_for_bot: bool,
     /// When the frame started (for the time the loop waits on a worker).
     pub frame_start: Instant,
+}
+
+/// Where the piece under way stands, frame by frame.
+#[derive(Clone, Debug, Default)]
+struct PieceLife {
+    /// The piece was under control on the last frame (by the decoder, or by calibration's reading while
+    /// the opening drives).
+    was_controllable: bool,
+    /// Controllable frames of the current piece (its first is 1).
+    frames: u32,
+    /// A piece has been seen since the seat began (a top-out needs one).
+    seen: bool,
+    /// Frames without a controllable piece, to tell a top-out from a long chain.
+    topout: TopOutWatch,
+    /// The last next pair read while the piece under way was controllable: the pair that should spawn next.
+    last_next: Option<Piece>,
+    /// Frames after a spawn before the next pair's bytes are valid (`[timing] next_lag`).
+    next_lag: u32,
+    /// Driver counters when the piece under way spawned.
+    driver_at_spawn: DriverStats,
+}
+
+/// What the seat was dealt: pieces, items and colours (the options check reads them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dealt {
+    /// Pieces that became controllable (a person's slow piece counts as soon as it appears).
+    pub spawns: u32,
+    /// Pieces dealt to the bot (spawns the bot, not the calibration opening, handled).
+    pub bot_spawns: u32,
+    /// Items dealt to the bot, (Big Puyo, Carbuncle).
+    pub items: (u32, u32),
+    /// The colours dealt to the bot, one bit per colour class.
+    pub colors: u8,
 }
 
 /// One player of the game.
@@ -85,68 +116,26 @@ pub struct Seat {
     pub pad: usize,
     /// The bot's name (for reports).
     pub bot_name: String,
-    /// The bot, when the seat has one.
-    thinker: Option<Thinker>,
     /// Whether the bot plays now.
     pub bot_on: bool,
+    /// The bot and the question in flight.
+    bot: BotLink,
     driver: Driver,
-    verifier: Verifier,
+    /// Tells the piece's lock once.
+    locks: LockWatch,
+    /// Judges each lock against the contract.
+    judge: LockJudge,
+    piece: PieceLife,
     /// Counters.
     pub stats: SeatStats,
-    was_controllable: bool,
-    waiting: bool,
-    /// Controllable frames of the current piece (its first is 1).
-    piece_frames: u32,
-    /// When the question in flight was asked.
-    asked_at: Option<Instant>,
-    /// Frames without a controllable piece, to tell a top-out from a long chain.
-    topout: TopOutWatch,
-    seen_piece: bool,
-    /// Chain length the bot expects from its current decision.
-    pub expected_chain: u32,
-    /// Last decision time in milliseconds.
-    pub think_ms: f32,
-    /// Score read from RAM, when the address file knows where it is.
-    pub ram_score: Option<u32>,
-    /// The cartridge's movement rules (kicks), for the driver's re-plans.
-    moves: MoveRules,
-    /// Tags the questions to the bot.
-    next_id: u64,
     /// Whether the contract's predictions hold, piece after piece.
     pub health: SeatHealth,
-    /// The next pair the bot was last asked with, for the piece under way.
-    asked_next: Option<Piece>,
-    /// Questions asked about the piece under way.
-    questions: u32,
-    /// The last next pair read while the piece under way was controllable: the pair that should spawn next.
-    last_next: Option<Piece>,
-    /// Driver counters when the piece under way spawned.
-    driver_at_spawn: DriverStats,
-    /// Frames after a spawn before the next pair's bytes are valid (`[timing] next_lag`).
-    next_lag: u32,
-    /// Pieces that became controllable (a person's slow piece counts as soon as it appears).
-    pub spawns: u32,
-    /// Items dealt to the bot, (Big Puyo, Carbuncle), and pieces it was dealt in all.
-    pub items_dealt: (u32, u32),
-    /// Pieces dealt to the bot (spawns the bot, not the calibration opening, handled).
-    pub bot_spawns: u32,
-    /// The colours dealt to the bot, one bit per colour class.
-    pub colors_dealt: u8,
-    /// Which piece codes the decoder reads from knowledge rather than from a guess: a lock of a piece read
-    /// with a guessed code is not held against the contract.
-    pub known_codes: KnownCodes,
-    /// The piece being tracked was read with a guessed code (see `known_codes`).
-    tracked_guess: bool,
-    /// The last locked piece was read with a guessed code: its check is calibration's, not health's.
-    locked_guess: bool,
-    /// The raw pivot code of the piece being tracked (names a guessed code in health's messages).
-    tracked_code: u8,
-    /// The raw pivot code of the last locked piece.
-    locked_code: u8,
-    /// Cells of the field the tracked prediction starts from whose code no table lists.
-    tracked_unknown: Vec<UnknownCell>,
-    /// The same for the last lock's prediction.
-    locked_unknown: Vec<UnknownCell>,
+    /// What the seat was dealt.
+    pub dealt: Dealt,
+    /// Score read from RAM, when the address file knows where it is.
+    pub ram_score: Option<u32>,
+    /// The cartridge's movement rules (kicks), for the bot's search and the driver's re-plans.
+    moves: MoveRules,
 }
 
 impl std::fmt::Debug for Seat {
@@ -171,44 +160,22 @@ impl Seat {
             pad,
             bot_on: bot_on && thinker.is_some(),
             bot_name,
-            thinker,
+            bot: BotLink::new(thinker),
             driver: Driver::new(speed),
-            verifier: Verifier::default(),
+            locks: LockWatch::default(),
+            judge: LockJudge::default(),
+            piece: PieceLife::default(),
             stats: SeatStats::default(),
-            was_controllable: false,
-            waiting: false,
-            piece_frames: 0,
-            asked_at: None,
-            topout: TopOutWatch::default(),
-            seen_piece: false,
-            expected_chain: 0,
-            think_ms: 0.0,
+            health: SeatHealth::default(),
+            dealt: Dealt::default(),
             ram_score: None,
             moves: MoveRules::default(),
-            next_id: 0,
-            health: SeatHealth::default(),
-            asked_next: None,
-            questions: 0,
-            last_next: None,
-            driver_at_spawn: DriverStats::default(),
-            next_lag: 0,
-            spawns: 0,
-            items_dealt: (0, 0),
-            bot_spawns: 0,
-            known_codes: KnownCodes::ALL,
-            tracked_guess: false,
-            locked_guess: false,
-            tracked_code: 0,
-            locked_code: 0,
-            tracked_unknown: Vec::new(),
-            locked_unknown: Vec::new(),
-            colors_dealt: 0,
         }
     }
 
     /// Whether the seat has a bot at all.
     pub fn has_bot(&self) -> bool {
-        self.thinker.is_some()
+        self.bot.thinker.is_some()
     }
 
     /// The bot's speed setting.
@@ -226,6 +193,16 @@ impl Seat {
         self.driver.target()
     }
 
+    /// Chain length the bot expects from its current decision.
+    pub fn expected_chain(&self) -> u32 {
+        self.bot.expected_chain
+    }
+
+    /// The bot's last decision time in milliseconds.
+    pub fn think_ms(&self) -> f32 {
+        self.bot.think_ms
+    }
+
     /// Driver counters.
     pub fn driver_stats(&self) -> DriverStats {
         self.driver.stats()
@@ -238,126 +215,133 @@ impl Seat {
 
     /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
     pub fn set_next_lag(&mut self, lag: u32) {
-        self.next_lag = lag;
+        self.piece.next_lag = lag;
+    }
+
+    /// The contract the locks are judged against changed.
+    pub fn set_contract(&mut self, contract: Contract) {
+        self.judge.set_contract(contract);
+    }
+
+    /// The contract the seat's locks are judged against.
+    pub fn contract(&self) -> Contract {
+        self.judge.contract()
     }
 
     /// Lets go of the current piece and forgets the bot's question (bot switched, contract relearned).
     pub fn forget_piece(&mut self) {
         self.driver.clear();
-        self.waiting = false;
-        if let Some(t) = self.thinker.as_mut() {
-            t.cancel();
-        }
+        self.judge.forget_decision();
+        self.bot.cancel();
     }
 
     /// Forgets everything about the piece and the last lock (after a save state is loaded, or when the
     /// contract the predictions used has changed).
     pub fn reset_tracking(&mut self) {
         self.forget_piece();
-        self.verifier.reset();
-        self.was_controllable = false;
-        self.topout.reset();
-        self.last_next = None;
+        self.judge.reset();
+        self.piece.was_controllable = false;
+        self.piece.topout.reset();
+        self.piece.last_next = None;
         self.health.clear_window();
     }
 
     /// Forgets the last lock's prediction (its contract was replaced).
     pub fn reset_prediction(&mut self) {
-        self.verifier.reset();
+        self.judge.reset();
         self.driver.clear();
-        self.last_next = None;
+        self.piece.last_next = None;
         self.health.reset();
     }
 
     /// Forgets the last lock's prediction only (it was made with codes since replaced).
     pub fn forget_last_prediction(&mut self) {
-        self.verifier.reset();
+        self.judge.reset();
+    }
+
+    /// Takes in the player's decoded state on frame `frame` (every frame RAM is decoded, menus
+    /// included); returns the lock, on the frame the piece locked. This is the one place a lock is seen.
+    pub fn watch_lock(&mut self, st: &PlayerState, frame: u64, rules: &Rules) -> Option<Lock> {
+        let mut lock = self.locks.frame(st, frame, rules)?;
+        lock.decided = self.driver.decision().map(|d| d.placement);
+        Some(lock)
     }
 
     /// Bookkeeping on a frame the calibration opening drives the seat: pieces are counted, nothing is
     /// predicted (the contract is not known yet), and the bot is not asked.
     pub fn opening_frame(&mut self, active: bool) {
-        if active && !self.was_controllable {
-            self.spawns += 1;
-            self.seen_piece = true;
-            self.topout.reset();
-            self.verifier.reset();
+        if active && !self.piece.was_controllable {
+            self.dealt.spawns += 1;
+            self.piece.seen = true;
+            self.piece.topout.reset();
+            self.judge.reset();
             self.forget_piece();
-        } else if !active && self.was_controllable {
+        } else if !active && self.piece.was_controllable {
             self.stats.pieces += 1;
         }
-        self.was_controllable = active;
+        self.piece.was_controllable = active;
     }
 
-    /// The seat's work for one frame; returns its buttons.
-    pub fn frame(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) -> u8 {
+    /// The seat's work for one frame, with the frame's `lock` of this player (from [`Seat::watch_lock`]);
+    /// returns its buttons.
+    pub fn frame(&mut self, view: &PlayerView, lock: Option<&Lock>, ctx: &FrameContext<'_>) -> u8 {
+        let st = &view.own;
         self.ram_score = st.score;
         let controllable = st.controllable;
-        if controllable && !self.was_controllable {
-            self.on_spawn(st, ctx);
+        if controllable && !self.piece.was_controllable {
+            self.on_spawn(view, ctx);
         }
         if controllable {
-            self.piece_frames += 1;
-            if let (Some(piece), Some(o)) = (st.current, st.orientation) {
-                self.verifier.track(&st.field, piece, Placement::new(st.x, o));
-                self.tracked_guess = self.read_with_guess(piece, st.current_assigned);
-                self.tracked_code = st.current_codes.0;
-                self.tracked_unknown.clone_from(&st.unknown_cells);
+            self.piece.frames += 1;
+            self.judge.follow(st);
+            if st.next.is_some() && self.piece.frames > self.piece.next_lag {
+                self.piece.last_next = st.next;
             }
-            if st.next.is_some() && self.piece_frames > self.next_lag {
-                self.last_next = st.next;
-            }
-            self.ask_again_if_next_changed(st, ctx);
+            self.ask_again_if_next_changed(view, ctx);
             self.collect_answer(st, ctx);
-        } else if self.was_controllable {
-            self.on_lock(ctx.rules);
+        } else if self.piece.was_controllable {
+            self.on_lock(lock, ctx.rules);
         }
         self.watch_topout(st, ctx.rules);
-        self.was_controllable = controllable;
+        self.piece.was_controllable = controllable;
+        if !self.judge.contract().settled {
+            // Health judges the settled contract only.
+            self.health.reset();
+        }
 
         if !self.bot_on {
             return 0;
         }
-        let orientation = st.orientation.unwrap_or(Orientation::Up);
-        self.driver.tick(Observation { controllable, pose: PiecePosition { x: st.x, y: st.y, orientation } })
+        self.driver.tick(st)
     }
 
-    /// A new piece: checks the last lock now that the game has resolved it, and asks the bot.
-    fn on_spawn(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
+    /// A new piece: judges the last lock now that the game has resolved it, and asks the bot.
+    fn on_spawn(&mut self, view: &PlayerView, ctx: &FrameContext<'_>) {
+        let st = &view.own;
         if self.stats.topped_out {
             // Pieces again after a top-out: the person started a new game from the menus.
             log::info!("{}: a new game", self.label);
             self.stats.topped_out = false;
-            self.verifier.reset();
+            self.judge.reset();
         }
-        self.spawns += 1;
-        self.bot_spawns += 1;
-        match st.item() {
-            Some(Item::BigPuyo) => self.items_dealt.0 += 1,
-            Some(Item::Carbuncle) => self.items_dealt.1 += 1,
-            None => {}
-        }
-        if let Some(Piece::Pair(p)) = st.current {
-            self.colors_dealt |= (1 << p.pivot.index()) | (1 << p.child.index());
-        }
-        let lock_matched = self.check_last_lock(st);
+        self.count_dealt(st);
+        let lock_matched = self.judge_last_lock(st);
         // The next pair read during the last piece should be the one that spawned: a pair is the same pair
         // either way round (the bot plans both), so only which two colours it holds is compared.
-        let next_confirmed = match (self.last_next.take(), st.current) {
+        let next_confirmed = match (self.piece.last_next.take(), st.current) {
             (Some(read), Some(spawned)) => Some(same_piece(read, spawned)),
             _ => None,
         };
-        let asking = self.bot_on && self.thinker.is_some();
+        let asking = self.bot_on && self.bot.thinker.is_some();
         self.health.spawned(asking, st.current.is_some(), st.next.is_some(), next_confirmed, lock_matched);
-        self.driver_at_spawn = self.driver.stats();
-        self.seen_piece = true;
-        self.topout.reset();
-        self.piece_frames = 0;
-        self.questions = 0;
-        self.asked_next = None;
+        self.piece.driver_at_spawn = self.driver.stats();
+        self.piece.seen = true;
+        self.piece.topout.reset();
+        self.piece.frames = 0;
+        self.bot.new_piece();
         self.forget_piece();
-        if asking && self.next_lag == 0 {
-            self.ask(st, ctx);
+        if asking && self.piece.next_lag == 0 {
+            self.ask(view, ctx);
         } else if asking
             && resting(st)
             && let Some(current) = st.current
@@ -365,178 +349,115 @@ impl Seat {
             // A pair that spawns on something locks within the game's lock delay, maybe before the next
             // pair's bytes are valid: the bot is asked at once with the next pair as it reads now (or the
             // current pair in its place), and again when the next pair becomes readable.
-            self.ask_with(st, ctx, st.next.unwrap_or(current));
+            self.ask_with(view, ctx, st.next.unwrap_or(current));
+        }
+    }
+
+    /// Counts the piece that spawned, and what the bot was dealt.
+    fn count_dealt(&mut self, st: &PlayerState) {
+        self.dealt.spawns += 1;
+        self.dealt.bot_spawns += 1;
+        match st.item() {
+            Some(Item::BigPuyo) => self.dealt.items.0 += 1,
+            Some(Item::Carbuncle) => self.dealt.items.1 += 1,
+            None => {}
+        }
+        if let Some(Piece::Pair(p)) = st.current {
+            self.dealt.colors |= (1 << p.pivot.index()) | (1 << p.child.index());
         }
     }
 
     /// Asks again when the next pair read now is not the one the bot was asked with (its bytes became
     /// valid, or changed, some frames after the spawn), or asks for the first time when the pairs could
     /// not be read at the spawn.
-    fn ask_again_if_next_changed(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
+    fn ask_again_if_next_changed(&mut self, view: &PlayerView, ctx: &FrameContext<'_>) {
         if !self.bot_on
-            || self.thinker.is_none()
-            || self.questions >= MAX_QUESTIONS_PER_PIECE
-            || self.piece_frames <= self.next_lag
+            || self.bot.thinker.is_none()
+            || self.bot.questions >= MAX_QUESTIONS_PER_PIECE
+            || self.piece.frames <= self.piece.next_lag
         {
             return;
         }
-        let (Some(_), Some(next)) = (st.current, st.next) else { return };
+        let (Some(_), Some(next)) = (view.own.current, view.own.next) else { return };
         self.health.read_late(true, true);
-        if self.asked_next.is_some_and(|asked| asked == next) {
+        if self.bot.asked_next.is_some_and(|asked| asked == next) {
             return;
         }
         log::debug!("{}: the next pair now reads {next}; asking again", self.label);
         self.forget_piece();
-        self.ask(st, ctx);
+        self.ask(view, ctx);
     }
 
     /// Asks the bot about the current piece with the next one, when both can be read.
-    fn ask(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
-        if let Some(next) = st.next {
-            self.ask_with(st, ctx, next);
+    fn ask(&mut self, view: &PlayerView, ctx: &FrameContext<'_>) {
+        if let Some(next) = view.own.next {
+            self.ask_with(view, ctx, next);
         }
     }
 
     /// Asks the bot about the current pair with `next` as the pair after it.
-    fn ask_with(&mut self, st: &PlayerState, ctx: &FrameContext<'_>, next: Piece) {
-        let (Some(t), Some(current)) = (self.thinker.as_mut(), st.current) else { return };
-        log::trace!(
-            "{}: asking for {current} (next {next}) at {:?}\n{:?}",
-            self.label,
-            (st.x, st.y, st.orientation),
-            st.field
-        );
-        self.next_id += 1;
-        let asked = Instant::now();
-        t.ask(Request {
-            id: self.next_id,
-            field: st.field,
-            current,
-            next,
-            opponent: ctx.opponent,
-            rules: ctx.rules.clone(),
-            pieces_played: self.stats.pieces,
-            moves: self.moves,
-        });
-        self.waiting = true;
-        self.asked_at = Some(asked);
-        if t.is_inline() {
-            self.stats.frame_path_time += asked.elapsed();
-        }
-        self.questions += 1;
-        self.asked_next = Some(next);
-        self.health.asked();
-    }
-
-    /// Whether `piece` was read with a guessed code: an item code not yet learned, or a code in no table
-    /// that the decoder gave a colour class on the spot (`assigned`) while calibration still learns codes.
-    fn read_with_guess(&self, piece: Piece, assigned: bool) -> bool {
-        let k = self.known_codes;
-        match piece {
-            Piece::Item(Item::BigPuyo) => !k.big_puyo,
-            Piece::Item(Item::Carbuncle) => !k.carbuncle,
-            Piece::Pair(_) => assigned && !k.new_colors,
+    fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
+        let asking = Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: self.moves };
+        if self.bot.ask(view, next, &asking, &mut self.stats) {
+            self.health.asked();
         }
     }
 
-    /// Compares the field RAM shows with the model's prediction of the last lock, and whether the piece
-    /// locked where the bot decided.
-    /// Returns whether the prediction held (`None` when there was none, or when the lock could not be
-    /// judged: a piece read with a guessed code, or a field holding codes no table lists).
-    fn check_last_lock(&mut self, st: &PlayerState) -> Option<bool> {
-        let basis = std::mem::take(&mut self.locked_unknown);
-        let unread: Vec<(usize, usize)> =
-            basis.iter().chain(&st.unknown_cells).map(|c| (c.x as usize, c.y as usize)).collect();
-        let (pred, check) = self.verifier.on_spawn(&st.field, &unread, !basis.is_empty(), &self.label)?;
-        if self.locked_guess {
-            // The piece was read with a guessed code (calibration learns what it is from this very lock).
-            if !matches!(check, Check::Match { .. }) {
+    /// Hands the last lock's check to the judge and counts its verdict. Returns whether the prediction
+    /// held (`None` when there was none, or when the lock could not judge the contract).
+    fn judge_last_lock(&mut self, st: &PlayerState) -> Option<bool> {
+        let (verdict, pred) = self.judge.judge(st, &self.label)?;
+        match &verdict {
+            Verdict::CannotJudge(Unjudged::GuessAgreed) => return None,
+            Verdict::CannotJudge(Unjudged::Guessed { code }) => {
                 self.stats.calibration_surprises += 1;
-                self.health.unread_codes(&[self.locked_code]);
+                self.health.unread_codes(&[*code]);
+                return None;
             }
-            return None;
+            Verdict::CannotJudge(Unjudged::Unread { codes }) => {
+                // Health counts them, and fails when the same code keeps coming back.
+                self.stats.calibration_surprises += 1;
+                self.health.unread_codes(codes);
+                return None;
+            }
+            Verdict::CannotJudge(Unjudged::Unsettled) => self.stats.calibration_surprises += 1,
+            Verdict::Mismatch => self.stats.mismatches += 1,
+            Verdict::Match => {}
         }
-        if let Check::Unread { cells } = &check {
-            // Calibration learns the codes from this lock (a link bit no lock showed before, a colour
-            // nobody listed); health counts them, and fails when the same code keeps coming back.
-            self.stats.calibration_surprises += 1;
-            let at = |x: usize, y: usize, c: &&UnknownCell| (c.x as usize, c.y as usize) == (x, y);
-            let mut codes: Vec<u8> = cells
-                .iter()
-                .filter_map(|&(x, y, ..)| st.unknown_cells.iter().find(|c| at(x, y, c)).map(|c| c.code))
-                .chain(basis.iter().map(|c| c.code))
-                .collect();
-            codes.sort_unstable();
-            codes.dedup();
-            self.health.unread_codes(&codes);
-            return None;
-        }
-        let matched = matches!(check, Check::Match { .. });
         self.stats.checks += 1;
-        if !matched {
-            self.stats.mismatches += 1;
-        }
         if pred.summary.chains > 0 {
             self.stats.chains += 1;
             self.stats.largest_chain = self.stats.largest_chain.max(pred.summary.chains);
         }
         self.stats.model_score += pred.summary.score as u64;
-        if let Some(d) = self.driver.decision()
-            && !movegen::same_outcome(pred.piece, pred.placement, d.placement)
+        if let Some(d) = pred.decided
+            && !movegen::same_outcome(pred.piece, pred.placement, d)
         {
-            log::debug!("{}: {} locked at {}, decided {}", self.label, pred.piece, pred.placement, d.placement);
+            log::debug!("{}: {} locked at {}, decided {}", self.label, pred.piece, pred.placement, d);
             self.stats.off_plan += 1;
         }
-        Some(matched)
+        Some(verdict == Verdict::Match)
     }
 
     /// Takes the bot's answer once it is there (waiting for it when the driver would act on it) and
     /// hands the decision to the driver.
     fn collect_answer(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
-        let must_have = ctx.wait_for_bot && self.piece_frames >= self.driver.first_action_frame();
-        let answer = match self.thinker.as_mut() {
-            Some(t) if self.waiting && must_have => {
-                let a = t.wait();
-                if !t.is_inline() {
-                    // The frame loop waited from the start of this frame, or from the question if it was
-                    // asked in this frame (on one core the worker may run before the loop reaches the wait).
-                    let since = self.asked_at.map_or(ctx.frame_start, |q| q.max(ctx.frame_start));
-                    self.stats.frame_path_time += since.elapsed();
-                }
-                a
-            }
-            Some(t) if self.waiting => t.poll(),
-            _ => None,
-        };
-        if let Some(t) = self.thinker.as_mut() {
-            // Searches for questions abandoned on the way (a piece forgotten) cost CPU time too.
-            self.stats.think_cpu += t.take_discarded_cpu();
-        }
-        let Some(answer) = answer else { return };
-        self.waiting = false;
-        self.stats.think_time += answer.elapsed;
-        self.stats.think_cpu += answer.cpu;
-        self.stats.decisions += 1;
-        self.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
-        self.expected_chain = answer.decision.expected_chain();
-        if let Some(piece) = st.current {
-            self.driver.start(answer.decision, Surroundings { field: st.field, piece, moves: self.moves });
-        }
+        let must_have = ctx.wait_for_bot && self.piece.frames >= self.driver.first_action_frame();
+        let Some(decision) = self.bot.collect(must_have, ctx, &mut self.stats) else { return };
+        self.driver.start(decision, st, self.moves);
     }
 
-    /// The piece locked: the model predicts the field the game will show.
-    fn on_lock(&mut self, rules: &Rules) {
+    /// The piece locked: its [`Lock`] (when the model could play it) goes to the judge, whose prediction
+    /// the next spawn checks; health counts the piece's presses.
+    fn on_lock(&mut self, lock: Option<&Lock>, rules: &Rules) {
         self.stats.pieces += 1;
-        self.verifier.on_lock(rules);
-        self.locked_guess = std::mem::take(&mut self.tracked_guess);
-        self.locked_code = self.tracked_code;
-        self.locked_unknown = std::mem::take(&mut self.tracked_unknown);
-        if self.piece_frames <= self.next_lag {
+        self.judge.locked(lock, rules);
+        if self.piece.frames <= self.piece.next_lag {
             // The pair locked before the next pair's bytes were due (it spawned on something): that the
             // next pair was not read says nothing about its bytes.
             self.health.read_late(false, true);
         }
-        let (now, then) = (self.driver.stats(), self.driver_at_spawn);
+        let (now, then) = (self.driver.stats(), self.piece.driver_at_spawn);
         self.health.presses(
             now.presses.saturating_sub(then.presses),
             now.replans.saturating_sub(then.replans),
@@ -547,10 +468,10 @@ impl Seat {
     /// Counts a top-out once the spawn cell stays filled with no piece under control and the field
     /// stands still (see [`TopOutWatch`]).
     fn watch_topout(&mut self, st: &PlayerState, rules: &Rules) {
-        if st.controllable || !self.seen_piece {
+        if st.controllable || !self.piece.seen {
             return;
         }
-        if self.topout.idle_frame(&st.field, rules) && !self.stats.topped_out {
+        if self.piece.topout.idle_frame(&st.field, rules) && !self.stats.topped_out {
             log::info!("{} topped out after {} pieces", self.label, self.stats.pieces);
             self.stats.topped_out = true;
         }

@@ -137,6 +137,21 @@ struct Clock {
     paced_frames: u64,
 }
 
+impl Clock {
+    /// A clock starting now.
+    fn new() -> Clock {
+        let now = Instant::now();
+        Clock {
+            start: now,
+            next_sample: Duration::ZERO,
+            last_frames: 0,
+            last_at: Duration::ZERO,
+            pace_start: now,
+            paced_frames: 0,
+        }
+    }
+}
+
 /// Runs games from `new_game(index)` until `options.duration` has passed or an interrupt asks to stop,
 /// calling `on_sample` with each sample as it is taken (for live output).
 pub fn run<M: Machine>(
@@ -146,15 +161,7 @@ pub fn run<M: Machine>(
 ) -> SoakReport {
     let mut totals = Totals::default();
     let mut samples = Vec::new();
-    let now = Instant::now();
-    let mut clock = Clock {
-        start: now,
-        next_sample: Duration::ZERO,
-        last_frames: 0,
-        last_at: Duration::ZERO,
-        pace_start: now,
-        paced_frames: 0,
-    };
+    let mut clock = Clock::new();
     let mut take_sample = |clock: &mut Clock, totals: &Totals, samples: &mut Vec<SoakSample>| {
         let at = clock.start.elapsed();
         let dt = (at - clock.last_at).as_secs_f64();
@@ -204,23 +211,30 @@ pub fn run<M: Machine>(
     if clock.start.elapsed() - clock.last_at >= Duration::from_secs(1) {
         take_sample(&mut clock, &totals, &mut samples);
     }
-    // Warm-up: a tenth of the run, and at least WARMUP_SECS (up to half a short run): the full search's
-    // evaluation cache is a fixed table whose pages become resident as it fills, over the first games.
-    let total = options.duration.as_secs_f64();
-    let warmup = (total * 0.1).max(WARMUP_SECS.min(total * 0.5)).max(options.sample_every.as_secs_f64());
-    SoakReport {
-        memory_ratio: SoakReport::memory_ratio(&samples, warmup),
-        samples,
-        games: totals.games,
-        abandoned: totals.abandoned,
-        wins: totals.wins,
-        largest_chain: totals.largest,
-        frames: totals.frames,
-        mismatches: totals.mismatches,
-        panics: totals.panics,
-        first_panic: totals.first_panic,
-        errors: totals.errors,
-        interrupted: crate::interrupt::requested(),
+    totals.report(samples, options)
+}
+
+impl Totals {
+    /// The report of a run that took `samples`.
+    fn report(self, samples: Vec<SoakSample>, options: &SoakOptions) -> SoakReport {
+        // Warm-up: a tenth of the run, and at least WARMUP_SECS (up to half a short run): the full search's
+        // evaluation cache is a fixed table whose pages become resident as it fills, over the first games.
+        let total = options.duration.as_secs_f64();
+        let warmup = (total * 0.1).max(WARMUP_SECS.min(total * 0.5)).max(options.sample_every.as_secs_f64());
+        SoakReport {
+            memory_ratio: SoakReport::memory_ratio(&samples, warmup),
+            samples,
+            games: self.games,
+            abandoned: self.abandoned,
+            wins: self.wins,
+            largest_chain: self.largest,
+            frames: self.frames,
+            mismatches: self.mismatches,
+            panics: self.panics,
+            first_panic: self.first_panic,
+            errors: self.errors,
+            interrupted: crate::interrupt::requested(),
+        }
     }
 }
 

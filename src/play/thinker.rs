@@ -10,42 +10,28 @@ use std::time::{Duration, Instant};
 use crate::driver::SpeedProfile;
 use crate::emu::NES_FPS;
 use crate::game::{Decision, OpponentView, Player, View};
-use crate::game::{Field, MoveRules, Piece, Rules};
+use crate::game::{MoveRules, Piece, Rules};
 use crate::sim::thread_cpu_ns;
+
+use super::view::PlayerView;
 
 /// Everything a bot needs for one decision, owned so it can cross threads.
 #[derive(Clone, Debug)]
 pub struct Request {
     /// Tag to match the answer with the question.
     pub id: u64,
-    /// The player's field.
-    pub field: Field,
+    /// The player's view of the frame the question was asked on.
+    pub view: PlayerView,
     /// The piece to place.
     pub current: Piece,
-    /// The piece after it.
+    /// The piece after it (as read when asked, or the current pair in its place while unreadable).
     pub next: Piece,
-    /// The match as this player sees it, in 2P: the opponent's field and the nuisance on its way.
-    pub opponent: Option<MatchView>,
     /// The rules.
     pub rules: Rules,
     /// Pieces the player has placed.
     pub pieces_played: u32,
     /// The movement contract the console follows (learned kicks included): the bot searches with it.
     pub moves: MoveRules,
-}
-
-/// What a player sees of a 2P match besides its own field.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MatchView {
-    /// The opponent's field.
-    pub field: Field,
-    /// Nuisance waiting to fall on this player.
-    pub pending_nuisance: u32,
-    /// Nuisance waiting to fall on the opponent.
-    pub opponent_pending: u32,
-    /// Nuisance the opponent's running chain will still send this player (the rules model's
-    /// prediction from the piece that started it).
-    pub incoming_from_chain: u32,
 }
 
 /// A bot's answer.
@@ -82,17 +68,16 @@ pub fn window_budget(speed: u8) -> Duration {
 fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     let start = Instant::now();
     let cpu_before = thread_cpu_ns();
-    let opponent = r.opponent.as_ref().map(|m| OpponentView {
-        field: &m.field,
-        pending_nuisance: m.opponent_pending,
-        chain_frames_left: 0,
-        incoming_from_chain: m.incoming_from_chain,
+    let opponent = r.view.opponent.as_ref().map(|o| OpponentView {
+        field: &o.field,
+        pending_nuisance: o.nuisance_on_them,
+        incoming_from_chain: o.chain_to_me,
     });
     let view = View {
-        field: &r.field,
+        field: &r.view.own.field,
         current: r.current,
         next: r.next,
-        pending_nuisance: r.opponent.map_or(0, |m| m.pending_nuisance),
+        pending_nuisance: r.view.nuisance_on_me,
         opponent,
         rules: &r.rules,
         pieces_played: r.pieces_played,
@@ -276,6 +261,7 @@ mod tests {
     use super::*;
     use crate::ai::{AiConfig, Bot};
     use crate::game::{Color, Pair};
+    use crate::memmap::PlayerState;
     use crate::sim::thread_cpu_ns;
 
     /// The greedy bot after spinning for 30 ms of its thread's CPU time.
@@ -302,10 +288,9 @@ mod tests {
         let (Some(r), Some(g)) = (Color::new(0), Color::new(1)) else { panic!("colours 0 and 1 exist") };
         Request {
             id,
-            field: Field::new(),
+            view: PlayerView::alone(PlayerState::default()),
             current: Piece::Pair(Pair::new(r, g)),
             next: Piece::Pair(Pair::new(g, g)),
-            opponent: None,
             rules: Rules::default(),
             pieces_played: 0,
             moves: MoveRules::default(),

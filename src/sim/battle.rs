@@ -128,10 +128,7 @@ pub fn play_battle(
         let (mine, theirs) = if me == 0 { (first, second) } else { (second, first) };
         let current = pieces.piece(mine.index);
         let next = pieces.piece(mine.index + 1);
-        let (chain_frames_left, incoming) = match theirs.attack {
-            Some((n, at)) => ((at.saturating_sub(now)) as u32, n),
-            None => (0, 0),
-        };
+        let incoming = theirs.attack.map_or(0, |(n, _)| n);
         let view = View {
             field: &mine.field,
             current,
@@ -140,7 +137,6 @@ pub fn play_battle(
             opponent: Some(OpponentView {
                 field: &theirs.field,
                 pending_nuisance: theirs.pending,
-                chain_frames_left,
                 incoming_from_chain: incoming,
             }),
             rules,

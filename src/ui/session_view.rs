@@ -168,8 +168,8 @@ impl<M: Screen> Viewable for WindowSession<M> {
                     // Counts the game under way too, not only the finished ones.
                     largest_chain: self.session.largest_chain(i),
                     speed: s.speed(),
-                    expected_chain: s.expected_chain,
-                    think_ms: s.think_ms,
+                    expected_chain: s.expected_chain(),
+                    think_ms: s.think_ms(),
                     ghost: g,
                 }
             })

@@ -12,7 +12,9 @@ use crate::memmap::{AddressFile, Decoder, Mode};
 use super::super::matches::MatchState;
 use super::super::options::ItemsChoice;
 use super::super::seat::Seat;
-use super::{Phase, Session, moves_of, rules_for};
+use super::{
+    Calibration, Clock, HealthGuard, ModeCheck, OptionsCheck, Phase, Reading, RunSettings, Session, moves_of, rules_for,
+};
 
 /// Why a [`SessionBuilder`] cannot make its session: the message names the option and what to do.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -169,43 +171,30 @@ impl<M: Machine> SessionBuilder<M> {
         matches.seed = seed;
         matches.restart = restart;
         matches.manual_fallback = manual_menu_fallback;
+        let calib = Calibration { online: calibration, rom_sha1, calibrated: false, failed_logged: false };
         let mut session = Session {
             machine,
-            decoder: Decoder::new(map),
             mode,
             seats,
             keyboard: [0; 2],
             phase: Phase::Play,
-            ready_timeout,
-            rules,
-            frames: 0,
-            started: Instant::now(),
+            reading: Reading { decoder: Decoder::new(map), rules, last: None },
+            clock: Clock { frames: 0, started: Instant::now() },
             outcome: None,
             menu_error: None,
-            last: None,
-            wait_for_bots,
-            calibration,
-            rom_sha1,
-            calibrated: false,
-            calibration_failed_logged: false,
+            calib,
             matches,
-            relearned: Vec::new(),
-            health_stop: None,
-            health_cause: None,
-            log_health_stop,
-            game_start_pieces: Vec::new(),
-            mode_confirmed: false,
-            mode_attempts: 0,
-            abandoning: false,
-            abandon_idle: 0,
-            hold_for_start,
-            items,
-            items_confirmed: false,
-            colors,
-            colors_confirmed: false,
+            health: HealthGuard { log_stop: log_health_stop, ..HealthGuard::default() },
+            mode_check: ModeCheck::default(),
+            options: OptionsCheck { items, colors, ..OptionsCheck::default() },
+            settings: RunSettings { wait_for_bots, hold_for_start },
         };
+        let contract = session.contract();
+        for s in &mut session.seats {
+            s.set_contract(contract);
+        }
         session.phase = if walk_menu {
-            Phase::Boot(session.script_runner(session.script_steps(&session.decoder.map().menu.steps)))
+            Phase::Boot(session.script(&session.reading.decoder.map().menu.steps, ready_timeout))
         } else {
             session.game_phase()
         };

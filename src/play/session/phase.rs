@@ -1,0 +1,385 @@
+//! The session's phases: what each frame does, by phase. Each variant carries its own state and has its
+//! frame function; [`Session::step_frame`] runs the one of the phase the session is in.
+//!
+//! ```text
+//! Boot ──script done──▶ Menus ──first falling pair──▶ Opening ⇄ Play ⇄ GameOver
+//!   ▲                     ▲                              │       │        │
+//!   │                     └─────── NextGame ◀──restart───┴───────┴────────┘
+//!   │                                 ▲
+//!   └ (power-on)                      └── Abandoning (a game in the wrong mode, ended to try the menus again)
+//! ```
+//! Among the three phases of a game, the frame's end decides: the opening while calibration is unsettled,
+//! game over once the game has an outcome, play otherwise.
+
+use crate::emu::Machine;
+use crate::memmap::Snapshot;
+
+use super::super::menu::{MenuRunner, MenuStatus};
+use super::Session;
+
+/// Frames with Down held and no piece that can move, while a game in the wrong mode is being ended, after
+/// which it counts as over (longer than a lock's resolution; the game-over screen waits for Start).
+const ABANDON_IDLE_FRAMES: u32 = 300;
+
+/// A menu or restart script under way, and how long to wait for a first pair after it.
+#[derive(Clone, Debug)]
+pub(super) struct Script {
+    /// The script.
+    pub runner: MenuRunner,
+    /// Frames to wait for a falling pair once it is done, before saying the menus did not reach a game.
+    pub ready_timeout: u32,
+}
+
+/// Where the session stands.
+#[derive(Clone, Debug)]
+pub(super) enum Phase {
+    /// From power-on: the `[menu]` script walks the title and the mode select.
+    Boot(Script),
+    /// A script ended (done, failed, or left to the person): the menus are the game's or the person's
+    /// until a first pair falls, which starts a game.
+    Menus {
+        /// Frames waited so far.
+        waited: u32,
+        /// Frames after which the wait is reported.
+        ready_timeout: u32,
+    },
+    /// A game, while calibration is on and unsettled: it drives the opening pieces of each bot's seat and
+    /// the bots play only the seats it hands back; the health and options checks wait for the settled
+    /// contract.
+    Opening,
+    /// A game on a settled contract (or with calibration off): the bots play and the contract is checked.
+    Play,
+    /// The game under way is in the wrong mode: pairs are dropped where they spawn until it ends, then the
+    /// restart script runs again with the cursor move of `attempt` (1-based, see
+    /// [`super::MODE_RETRY_MOVES`]).
+    Abandoning {
+        /// The attempt this ending leads to.
+        attempt: u32,
+        /// Frames in a row in which no piece could move by either the decoder or calibration's reading:
+        /// the wrong game is over even when the decoder cannot yet read the field.
+        idle: u32,
+    },
+    /// The game ended and no restart script runs: the session watches until a person starts another.
+    GameOver,
+    /// After a game over, or to leave a game in the wrong mode: the `[restart]` script walks to the next game.
+    NextGame(Script),
+}
+
+impl Phase {
+    /// A game is under way (or over and on screen): the pads are the bots' and the person's, not a script's.
+    pub fn in_game(&self) -> bool {
+        matches!(self, Phase::Opening | Phase::Play | Phase::Abandoning { .. } | Phase::GameOver)
+    }
+
+    /// A script waits for the person's Start.
+    pub fn holding(&self) -> bool {
+        matches!(self, Phase::Boot(s) | Phase::NextGame(s) if s.runner.holding())
+    }
+}
+
+impl<M: Machine> Session<M> {
+    /// The pads of one frame, from the function of the current phase.
+    pub(super) fn phase_frame(&mut self) -> [u8; 2] {
+        match self.phase {
+            Phase::Boot(_) | Phase::NextGame(_) => self.script_frame(),
+            Phase::Menus { .. } => self.menus_frame(),
+            Phase::Opening => self.opening_frame(),
+            Phase::Play => self.play_frame(),
+            Phase::Abandoning { .. } => self.abandoning_frame(),
+            Phase::GameOver => self.game_over_frame(),
+        }
+    }
+
+    /// After the frame: among the phases of a game, the opening while calibration is unsettled, else
+    /// game over once there is an outcome, else play. Other phases change in their frame functions.
+    pub(super) fn next_phase(&mut self) {
+        if matches!(self.phase, Phase::Opening | Phase::Play | Phase::GameOver) {
+            self.phase = self.game_phase();
+        }
+    }
+
+    /// The phase of a game under way: the opening while calibration is unsettled, else play until an
+    /// outcome, then game over.
+    pub(super) fn game_phase(&self) -> Phase {
+        if self.calib.online.as_ref().is_some_and(|c| !c.settled()) {
+            Phase::Opening
+        } else if self.outcome.is_some() {
+            Phase::GameOver
+        } else {
+            Phase::Play
+        }
+    }
+
+    /// RAM decoded for a frame before play, and whether a pair falls (closed-loop menu steps need to know
+    /// whether the game has started).
+    fn decode_before_play(&mut self) -> (Snapshot, bool) {
+        let snap = self.reading.decoder.decode(self.machine.ram());
+        let falling = self.pair_falling(&snap);
+        (snap, falling)
+    }
+
+    /// [`Phase::Boot`] and [`Phase::NextGame`]: one frame of the menu or restart script.
+    fn script_frame(&mut self) -> [u8; 2] {
+        let (_, falling) = self.decode_before_play();
+        let (Phase::Boot(script) | Phase::NextGame(script)) = &mut self.phase else { return [0; 2] };
+        let (runner, ready_timeout) = (&mut script.runner, script.ready_timeout);
+        runner.person_pad(self.keyboard[0]);
+        let status = runner.step(self.machine.ram(), falling);
+        let name = if self.matches.begun == 0 { "menu" } else { "restart" };
+        if !matches!(status, MenuStatus::Running(_)) {
+            self.matches.seed_wait += runner.seed_waits().iter().sum::<u32>();
+        }
+        let failed = match status {
+            MenuStatus::Running(p) => return p,
+            MenuStatus::Done => {
+                self.phase = Phase::Menus { waited: 0, ready_timeout };
+                return [0; 2];
+            }
+            MenuStatus::TimedOut { step } => format!("{name} script: step {step} did not reach its goal in time"),
+            MenuStatus::SeekFailed { step, addr, goal } => format!(
+                "{name} script: step {step}: no button set ${addr:04X} to {goal}; drive the menus with the keys \
+                 (the bots take over when a pair falls)"
+            ),
+        };
+        log::warn!("{failed}");
+        self.menu_error = Some(failed);
+        self.phase = Phase::Menus { waited: 0, ready_timeout };
+        [0; 2]
+    }
+
+    /// [`Phase::Menus`]: waits for a first falling pair, which begins a game and plays its first frame.
+    fn menus_frame(&mut self) -> [u8; 2] {
+        let (snap, falling) = self.decode_before_play();
+        // The locks a decoded frame shows before the game begins are seen (and dropped): a lock is told
+        // from one decoded frame to the next, whatever the phase.
+        self.watch_locks(&snap);
+        if falling {
+            self.menu_error = None;
+            self.begin_game(true);
+            self.phase = self.game_phase();
+            return match self.phase {
+                Phase::Opening => self.opening_game_frame(snap),
+                Phase::GameOver => self.game_over_game_frame(snap),
+                _ => self.play_game_frame(snap),
+            };
+        }
+        let Phase::Menus { waited, ready_timeout } = &mut self.phase else { return [0; 2] };
+        *waited += 1;
+        if *waited == *ready_timeout && self.menu_error.is_none() {
+            let msg = format!(
+                "no falling pair {ready_timeout} frames after the menu script; play the menus yourself (or fix \
+                 the [menu] steps of the address file)"
+            );
+            log::warn!("{msg}");
+            self.menu_error = Some(msg);
+        }
+        self.reading.last = Some(snap);
+        [0; 2]
+    }
+
+    /// [`Phase::Opening`]: calibration drives the opening pieces; the seats it hands back play. The mode
+    /// is checked and the outcome watched; health and options wait for the settled contract.
+    fn opening_frame(&mut self) -> [u8; 2] {
+        let snap = self.reading.decoder.decode(self.machine.ram());
+        self.opening_game_frame(snap)
+    }
+
+    fn opening_game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+        let pads = self.seats_frame(&snap);
+        self.check_mode();
+        self.update_outcome();
+        self.reading.last = Some(snap);
+        pads
+    }
+
+    /// [`Phase::Play`]: the bots play; health, mode and options are checked; a top-out ends the game.
+    fn play_frame(&mut self) -> [u8; 2] {
+        let snap = self.reading.decoder.decode(self.machine.ram());
+        self.play_game_frame(snap)
+    }
+
+    fn play_game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+        let pads = self.seats_frame(&snap);
+        self.check_contract();
+        self.watch_for_end();
+        self.reading.last = Some(snap);
+        pads
+    }
+
+    /// [`Phase::GameOver`]: the fields stay watched (and checked); a person starting another game begins it.
+    fn game_over_frame(&mut self) -> [u8; 2] {
+        let snap = self.reading.decoder.decode(self.machine.ram());
+        self.game_over_game_frame(snap)
+    }
+
+    fn game_over_game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+        let pads = self.seats_frame(&snap);
+        self.check_contract();
+        self.watch_for_new_game();
+        self.reading.last = Some(snap);
+        pads
+    }
+
+    /// [`Phase::Abandoning`]: the seats are followed as in play, but Down is held on both pads so the pairs
+    /// fill the middle column and the wrong game ends in a few pieces; then the menus are tried again.
+    fn abandoning_frame(&mut self) -> [u8; 2] {
+        let snap = self.reading.decoder.decode(self.machine.ram());
+        self.seats_frame(&snap);
+        for s in &mut self.seats {
+            // Nothing this game shows judges the contract.
+            s.health.reset();
+        }
+        let mut moving = snap.players.iter().any(|p| p.controllable);
+        if let Some(c) = self.calib.online.as_mut() {
+            // The opening cannot drive these pieces: they do not count toward its bound.
+            c.restart_bound();
+            moving |= c.any_active(self.machine.ram());
+        }
+        let Phase::Abandoning { attempt, idle } = &mut self.phase else { return [0; 2] };
+        *idle = if moving { 0 } else { *idle + 1 };
+        let (attempt, idle) = (*attempt, *idle);
+        if idle > ABANDON_IDLE_FRAMES {
+            // Before calibration settles the decoder may not see the top-out; no piece for this long
+            // with Down held is the game's end all the same.
+            log::info!("mode: no piece for {idle} frames; the wrong game is over");
+            self.retry_menus(attempt);
+        } else {
+            self.check_mode();
+            self.update_outcome();
+        }
+        self.reading.last = Some(snap);
+        [crate::emu::pad::DOWN; 2]
+    }
+
+    /// Health, mode and options, in that order: the checks of a game on a settled contract.
+    fn check_contract(&mut self) {
+        self.check_health();
+        self.check_mode();
+        if !matches!(self.phase, Phase::Abandoning { .. }) {
+            self.check_options();
+        }
+    }
+
+    /// The outcome, in a phase that may have one or not (the opening, abandoning).
+    fn update_outcome(&mut self) {
+        if self.outcome.is_some() { self.watch_for_new_game() } else { self.watch_for_end() }
+    }
+
+    /// With an outcome on screen: a person starting a new game (no seat topped out any more) begins it.
+    fn watch_for_new_game(&mut self) {
+        if self.seats.iter().all(|s| !s.stats.topped_out) {
+            self.begin_game(false);
+        }
+    }
+
+    /// Without an outcome yet: a top-out ends the game (a wrong-mode game being abandoned: the menus are
+    /// tried again).
+    fn watch_for_end(&mut self) {
+        let out: Vec<usize> = (0..self.seats.len()).filter(|&i| self.seats[i].stats.topped_out).collect();
+        if out.is_empty() {
+            return;
+        }
+        if let Phase::Abandoning { attempt, .. } = self.phase {
+            self.retry_menus(attempt);
+            return;
+        }
+        self.record_outcome(&out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::MODE_RETRY_MOVES;
+    use super::*;
+    use crate::ai::{AiConfig, Level};
+    use crate::emu::mock::MockGame;
+    use crate::memmap::{AddressSource, Mode};
+    use crate::play::SeatConfig;
+    use crate::play::health::Fact;
+
+    /// A session on the software model in `mode`, already in its game (no menus), calibration off.
+    fn session(mode: Mode, file: &str, restart: bool) -> Session<MockGame> {
+        let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
+        let cfg = SeatConfig {
+            bots: ["greedy".into(), "greedy".into()],
+            strength: [Level::FULL; 2],
+            ai: AiConfig::two_ply(),
+            speed: 10,
+            seed: 1,
+            threaded: false,
+            budget: None,
+        };
+        let seats = crate::play::seats_for(mode, &map, &cfg).expect("seats");
+        let players = seats.len();
+        Session::builder(MockGame::new(players, 4, 7), map, mode, seats).restart(restart).build().expect("session")
+    }
+
+    #[test]
+    fn a_top_out_ends_play_and_a_new_game_ends_the_game_over() {
+        let mut s = session(Mode::Endless, "labcart/1p-endless.toml", false);
+        assert!(matches!(s.phase, Phase::Play) && s.game_number() == 1);
+        s.watch_for_end();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::Play), "nobody topped out");
+        s.seats[0].stats.topped_out = true;
+        s.watch_for_end();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::GameOver) && s.outcome.is_some());
+        assert_eq!(s.finished_games().len(), 1);
+        // The fields stay watched: a person starting another game (pieces again) begins it.
+        s.watch_for_new_game();
+        assert!(s.outcome.is_some(), "still topped out");
+        s.seats[0].stats.topped_out = false;
+        s.watch_for_new_game();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::Play) && s.outcome.is_none() && s.game_number() == 2);
+    }
+
+    #[test]
+    fn with_a_restart_script_a_game_over_leads_to_the_next_game() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", true);
+        s.seats[1].stats.topped_out = true;
+        s.watch_for_end();
+        s.next_phase();
+        assert!(matches!(s.phase, Phase::NextGame(_)) && s.in_menus());
+        assert_eq!(s.outcome.as_ref().and_then(|o| o.winner.as_deref()), Some("P1"));
+    }
+
+    #[test]
+    fn a_game_in_the_wrong_mode_is_abandoned_with_each_attempt_then_the_bots_stop() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+        for attempt in 1..=MODE_RETRY_MOVES.len() as u32 {
+            // Eight pieces for P1 and none for P2: the menus started a 1-player game.
+            s.begin_game(false);
+            s.seats[0].dealt.spawns += 8;
+            s.check_mode();
+            s.next_phase();
+            assert!(matches!(s.phase, Phase::Abandoning { attempt: a, idle: 0 } if a == attempt), "{:?}", s.phase);
+            assert!(!s.in_menus(), "the wrong game is played out");
+            s.check_mode();
+            assert!(matches!(s.phase, Phase::Abandoning { attempt: a, .. } if a == attempt), "one attempt per game");
+            // It tops out: the restart script runs with this attempt's cursor move.
+            s.seats[0].stats.topped_out = true;
+            s.watch_for_end();
+            assert!(matches!(s.phase, Phase::NextGame(_)));
+            assert!(s.outcome.is_none() && s.finished_games().is_empty(), "an abandoned game is not a result");
+            s.phase = Phase::Play;
+        }
+        s.begin_game(false);
+        s.seats[0].dealt.spawns += 8;
+        s.check_mode();
+        assert!(matches!(s.phase, Phase::Play));
+        let failure = s.health_failure().expect("the bots stop");
+        assert_eq!((failure.fact, failure.player.as_str()), (Fact::Mode, "P2"));
+        assert!(failure.seen.contains("4 menu attempts"), "{}", failure.seen);
+    }
+
+    #[test]
+    fn both_fields_getting_pairs_confirms_the_mode() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+        s.seats[0].dealt.spawns += 8;
+        s.seats[1].dealt.spawns += 1;
+        s.check_mode();
+        assert!(matches!(s.phase, Phase::Play) && s.mode_check.confirmed);
+    }
+}
