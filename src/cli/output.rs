@@ -74,6 +74,11 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     bar
 }
 
+/// The progress bar of a run of `total` self-play games (hidden when stderr is not a terminal).
+pub fn games_bar(total: usize) -> ProgressBar {
+    progress_bar(total as u64, "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,12 +108,12 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     super::output::check_dir("--out", &a.out)?;
     crate::interrupt::install();
-    let config = super::sim::load_profile(&a.profile)?;
+    let config = crate::config::load_profile(&a.profile)?;
     crate::ai::Bot::new(&a.ai, &config, 0)?;
     let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
     let crc = crc32fast::hash(serde_json::to_string(&config).context("cannot serialise the configuration")?.as_bytes());
     let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
-    let pool = super::sim::pool(a.jobs)?;
+    let pool = crate::sim::runner::pool(a.jobs)?;
     if let Some(shard) = a.shard {
         let results = match pool.install(|| run::eval_shard(&state, &space, shard, &|| {})) {
             Err(_) if crate::interrupt::requested() => {
