@@ -246,6 +246,20 @@ impl Config {
         SeatConfig { budget, ..self.seat_config() }
     }
 
+    /// The settings of one game: `[play]` and `[bots]` as [`crate::play::GameOptions`], the seats made
+    /// from [`Config::seat_config`].
+    pub fn game_options(&self) -> crate::play::GameOptions {
+        crate::play::GameOptions {
+            mode: self.play.mode,
+            seats: self.seat_config(),
+            menu: self.play.menu,
+            calibrate: self.play.calibrate,
+            items: self.play.items,
+            colors: self.play.colors,
+            profile: self.bots.profile.clone(),
+        }
+    }
+
     /// The merged configuration as TOML (for `--print-config`).
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot print the configuration: {e}\n"))
