@@ -122,17 +122,7 @@ pub fn run_observed<M: Machine>(
     speed: u8,
     observe: &mut dyn FnMut(&Session<M>),
 ) -> Result<Summary, RunError> {
-    if limits.frames.is_none() && limits.pieces.is_none() && limits.games.is_none() {
-        return Err(RunError::NoLimit);
-    }
-    if let Some(n) = limits.games {
-        if n == 0 {
-            return Err(RunError::NoGames);
-        }
-        if n > 1 && !session.can_restart() {
-            return Err(RunError::NoRestart(n));
-        }
-    }
+    check_limits(limits, session)?;
     // Headless games replay identically, report a health stop themselves, and a match restarts.
     session.run_unattended(true, limits.games.is_some());
     let start = Instant::now();
@@ -169,20 +159,7 @@ pub fn run_observed<M: Machine>(
         if session.health_failure().is_some() {
             break; // the report says why; the caller fails after printing it
         }
-        if limits.frames.is_some_and(|n| frames >= n) {
-            break;
-        }
-        if let Some(n) = limits.pieces
-            && session.seats.iter().any(|s| s.stats.pieces >= n)
-        {
-            break;
-        }
-        match limits.games {
-            Some(n) if session.finished_games().len() >= n as usize => break,
-            None if limits.stop_at_game_over && session.outcome.is_some() => break,
-            _ => {}
-        }
-        if limits.until_calibrated && session.calibration().is_none_or(|c| c.finished()) {
+        if limit_reached(limits, session, frames) {
             break;
         }
         if let Some(c) = session.calibration()
@@ -202,4 +179,39 @@ pub fn run_observed<M: Machine>(
     summary.stalled = stalled;
     summary.interrupted = interrupted;
     Ok(summary)
+}
+
+/// Refuses limits a run cannot keep: none at all, no game, or several games without a way to start one.
+fn check_limits<M: Machine>(limits: Limits, session: &Session<M>) -> Result<(), RunError> {
+    if limits.frames.is_none() && limits.pieces.is_none() && limits.games.is_none() {
+        return Err(RunError::NoLimit);
+    }
+    if let Some(n) = limits.games {
+        if n == 0 {
+            return Err(RunError::NoGames);
+        }
+        if n > 1 && !session.can_restart() {
+            return Err(RunError::NoRestart(n));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the run has reached one of its limits after `frames` frames: frames, pieces, games (or the
+/// game over), or calibration finished.
+fn limit_reached<M: Machine>(limits: Limits, session: &Session<M>, frames: u64) -> bool {
+    if limits.frames.is_some_and(|n| frames >= n) {
+        return true;
+    }
+    if let Some(n) = limits.pieces
+        && session.seats.iter().any(|s| s.stats.pieces >= n)
+    {
+        return true;
+    }
+    match limits.games {
+        Some(n) if session.finished_games().len() >= n as usize => return true,
+        None if limits.stop_at_game_over && session.outcome.is_some() => return true,
+        _ => {}
+    }
+    limits.until_calibrated && session.calibration().is_none_or(|c| c.finished())
 }
