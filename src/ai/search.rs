@@ -130,7 +130,7 @@ impl Default for SearchOptions {
         SearchOptions {
             depth: 2,
             samples: 8,
-            colors: 4,
+            colors: crate::game::deal::DEFAULT_COLORS,
             refine_top: 6,
             threads: 1,
             beam_width: 20,

@@ -14,7 +14,7 @@ use crate::sim::ladder::{Ladder, LadderSpec, play_ladder};
 #[derive(Debug, clap::Args)]
 pub struct LadderArgs {
     /// Bot: classic or chain.
-    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
     pub ai: String,
     /// Battles per pair of adjacent levels.
     #[arg(long, default_value_t = 40)]
@@ -29,7 +29,7 @@ pub struct LadderArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Pieces per side before a battle is called a draw.
     #[arg(long, default_value_t = 500)]
@@ -41,7 +41,7 @@ pub struct LadderArgs {
     #[arg(long)]
     pub json: bool,
     /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (as for `sim battle`).
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
 }
 

@@ -116,7 +116,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "DIR")]
     pub write_addresses: Option<PathBuf>,
     /// Headless: pad faults between the bots and the console, e.g. "drop=0.05,delay=2,extra=0.01"
-    /// (overrides play.faults; seeded by --seed).
+    /// (overrides lab.faults; seeded by --seed).
     #[arg(long)]
     pub faults: Option<String>,
     /// The same as --record (the name of the flag when replays had their own file format).
@@ -186,7 +186,7 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
         p.addresses_dir = a.display().to_string();
     }
     if let Some(f) = &args.faults {
-        p.faults = f.clone();
+        cfg.lab.faults = f.clone();
     }
     if let Some(b) = &args.p1_ai {
         cfg.bots.p1 = b.clone();
@@ -198,7 +198,7 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
         cfg.bots.strength = l;
     }
     if args.fast {
-        cfg.bots.profile = "two-ply".into();
+        cfg.bots.profile = crate::ai::FAST_PROFILE.into();
     }
     cfg.validate("command line")?;
     Ok((cfg, loaded.file))
@@ -463,12 +463,12 @@ fn run_headless_command(
         None => Limits {
             frames: args.frames.or(only.then_some(ONLY_FRAMES)),
             pieces: args.pieces,
-            stop_at_game_over: cfg.play.stop_at_game_over,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: only,
         },
     };
-    let faults = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
+    let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("--faults / lab.faults: {m}"))?;
     let progress = match (args.games, limits.pieces, limits.frames) {
         (Some(n), _, _) => {
             output::progress_bar(u64::from(n), "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}  {msg}")

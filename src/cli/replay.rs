@@ -239,12 +239,12 @@ fn check(
         None => Limits {
             frames: recorded.frames,
             pieces: recorded.pieces,
-            stop_at_game_over: cfg.play.stop_at_game_over,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: false,
         },
     };
-    let faults = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("play.faults: {m}"))?;
+    let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("lab.faults: {m}"))?;
     let options = cfg.game_options();
     let plan = games::Plan {
         options: &options,

@@ -52,7 +52,7 @@ pub enum SimMode {
 #[derive(Debug, clap::Args)]
 pub struct ProfileArgs {
     /// The profile: a name (full, two-ply) or a profile file.
-    #[arg(default_value = "full", value_name = "NAME|FILE")]
+    #[arg(default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
 }
 
@@ -60,7 +60,7 @@ pub struct ProfileArgs {
 #[derive(Debug, clap::Args)]
 pub struct EndlessArgs {
     /// Bot: classic or chain.
-    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
     pub ai: String,
     /// Strength 0 (a beginner can beat it) to 10 (full strength, the default).
     #[arg(long, default_value = "10", value_parser = parse_level)]
@@ -72,7 +72,7 @@ pub struct EndlessArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Play this queue file (one pair per line, e.g. RG; BIG / CAR for items) instead of random pairs.
     #[arg(long)]
@@ -97,7 +97,7 @@ pub struct EndlessArgs {
     pub plot: Option<PathBuf>,
     /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
     /// prints one to start from).
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
     /// Where a new pair's child spawns, as a cartridge's `[movement] spawn` says (up, right, down, left):
     /// a pair spawning sideways or downwards also needs its child's cell free, a second death cell.
@@ -109,10 +109,10 @@ pub struct EndlessArgs {
 #[derive(Debug, clap::Args)]
 pub struct BattleArgs {
     /// Player 1's bot: classic or chain.
-    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
     pub p1: String,
     /// Player 2's bot: classic or chain.
-    #[arg(long, default_value = "classic", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P2, value_parser = crate::ai::check_name)]
     pub p2: String,
     /// Strength 0..=10 of both bots (7), or of player 1 and player 2 (3,10); 10 is full strength.
     #[arg(long, default_value = "10", value_parser = Levels::parse)]
@@ -127,7 +127,7 @@ pub struct BattleArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Pieces per side before the game is called a draw.
     #[arg(long, default_value_t = 500)]
@@ -143,7 +143,7 @@ pub struct BattleArgs {
     pub json: bool,
     /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
     /// prints one to start from).
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
 }
 

@@ -37,7 +37,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 100)]
     pub pieces: usize,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Pieces per side before a battle is a draw.
     #[arg(long, default_value_t = 500)]
@@ -71,7 +71,7 @@ pub struct TrainArgs {
     pub out: PathBuf,
     /// AI profile that gives the starting weights and everything else: a name (full, two-ply) or a
     /// profile file of [ai.*] tables.
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
     /// Only play slice I of N of the next generation and write it to a shard file.
     #[arg(long, value_name = "I/N", conflicts_with = "advance")]

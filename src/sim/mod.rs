@@ -13,7 +13,7 @@ pub mod shard;
 pub mod stats;
 pub mod summary;
 
-pub use crate::game::deal::{PieceSource, QueuePieces, RandomPieces, game_rng};
+pub use crate::game::deal::{DEFAULT_COLORS, PieceSource, QueuePieces, RandomPieces, game_rng};
 /// The player interface lives in the model layer ([`crate::game::player`]); re-exported for the loops' users.
 pub use crate::game::player::{Decision, FireReason, OpponentView, Player, View};
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
