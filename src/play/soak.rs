@@ -190,11 +190,7 @@ pub fn run<M: Machine>(
         }));
         if let Err(panic) = result {
             totals.panics += 1;
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".into());
+            let msg = panic_text(&*panic);
             log::error!("soak: game {game} panicked: {msg}");
             totals.first_panic.get_or_insert(msg);
         }
@@ -204,8 +200,13 @@ pub fn run<M: Machine>(
     if clock.start.elapsed() - clock.last_at >= Duration::from_secs(1) {
         take_sample(&mut clock, &totals, &mut samples);
     }
-    // Warm-up: a tenth of the run, and at least WARMUP_SECS (up to half a short run): the full search's
-    // evaluation cache is a fixed table whose pages become resident as it fills, over the first games.
+    report(totals, samples, options)
+}
+
+/// The report of a soak from its totals and samples: the memory ratio leaves the warm-up out, a tenth of
+/// the run and at least WARMUP_SECS (up to half a short run), since the full search's evaluation cache is
+/// a fixed table whose pages become resident as it fills, over the first games.
+fn report(totals: Totals, samples: Vec<SoakSample>, options: &SoakOptions) -> SoakReport {
     let total = options.duration.as_secs_f64();
     let warmup = (total * 0.1).max(WARMUP_SECS.min(total * 0.5)).max(options.sample_every.as_secs_f64());
     SoakReport {
@@ -222,6 +223,15 @@ pub fn run<M: Machine>(
         errors: totals.errors,
         interrupted: crate::interrupt::requested(),
     }
+}
+
+/// A panic's message (a `String` or `&str` payload).
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Plays one game to its outcome (or the frame cap, or the end of the soak).
