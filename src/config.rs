@@ -48,13 +48,6 @@ pub struct PlaySettings {
     /// Address file used for an unknown ROM (with `allow_unknown_rom`), relative to the folder; empty =
     /// the real cartridge's file for the mode.
     pub unknown_rom_addresses: String,
-    /// Think on a worker thread in a window (the emulator keeps its frame pace); headless always waits.
-    pub threaded_bots: bool,
-    /// In headless runs, stop when a player tops out (endless) or a winner is known (2P).
-    pub stop_at_game_over: bool,
-    /// Pad faults injected between the session and the console, e.g. `"drop=0.05,delay=2,extra=0.01"`;
-    /// empty = none. See [`crate::emu::faults::FaultSpec::parse`].
-    pub faults: String,
     /// Game option the menu scripts set and the deal confirms: `"off"`, `"big-puyo"` or `"carbuncle"`;
     /// absent = leave the game's option as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,12 +71,40 @@ impl Default for PlaySettings {
             calibrate: crate::calib::CalibrateMode::Auto,
             addresses_dir: String::new(),
             unknown_rom_addresses: String::new(),
-            threaded_bots: true,
-            stop_at_game_over: true,
-            faults: String::new(),
             items: None,
             colors: None,
         }
+    }
+}
+
+/// The `[lab]` table: settings for experiments and tests, not for play. The shipped `config.toml` has
+/// none; a lab configuration (`--config lab.toml`) or the flags set them, and a recorded run keeps them
+/// (they print only when they differ from these defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LabSettings {
+    /// Think on a worker thread in a window (the emulator keeps its frame pace); headless always waits.
+    pub threaded_bots: bool,
+    /// In headless runs, stop when a player tops out (endless) or a winner is known (2P).
+    pub stop_at_game_over: bool,
+    /// Pad faults injected between the session and the console, e.g. `"drop=0.05,delay=2,extra=0.01"`
+    /// (`--faults`); empty = none. See [`crate::emu::faults::FaultSpec::parse`].
+    pub faults: String,
+}
+
+impl Default for LabSettings {
+    fn default() -> Self {
+        LabSettings { threaded_bots: true, stop_at_game_over: true, faults: String::new() }
+    }
+}
+
+impl LabSettings {
+    /// The lab settings' keys, which a `[play]` table may still hold (read as `[lab]`, with a warning).
+    pub const KEYS: [&str; 3] = ["threaded_bots", "stop_at_game_over", "faults"];
+
+    /// Whether every setting has its default (then `[lab]` is left out of a printed configuration).
+    pub fn is_default(&self) -> bool {
+        *self == LabSettings::default()
     }
 }
 
@@ -107,7 +128,12 @@ pub struct BotSettings {
 
 impl Default for BotSettings {
     fn default() -> Self {
-        BotSettings { p1: "chain".into(), p2: "classic".into(), strength: Levels::default(), profile: "full".into() }
+        BotSettings {
+            p1: crate::ai::DEFAULT_P1.into(),
+            p2: crate::ai::DEFAULT_P2.into(),
+            strength: Levels::default(),
+            profile: crate::ai::DEFAULT_PROFILE.into(),
+        }
     }
 }
 
@@ -125,6 +151,9 @@ pub struct Config {
     pub audio: AudioSettings,
     /// Game controllers for a person on pad 1 (`[gamepad]`).
     pub gamepad: GamepadBindings,
+    /// Settings for experiments and tests (`[lab]`), not in the shipped file.
+    #[serde(skip_serializing_if = "LabSettings::is_default")]
+    pub lab: LabSettings,
 }
 
 /// A config file that could not be used.
@@ -143,8 +172,11 @@ pub struct ConfigError {
 pub const DEFAULT_FILE: &str = "config.toml";
 
 impl Config {
-    /// Parses config text; `file` names it in errors.
+    /// Parses config text; `file` names it in errors. The lab settings in a `[play]` table
+    /// ([`LabSettings::KEYS`]) are read as `[lab]` ones, with a warning naming the file and the key.
     pub fn parse(file: &str, text: &str) -> Result<Config, ConfigError> {
+        let moved = lab_keys_moved(file, text)?;
+        let text = moved.as_deref().unwrap_or(text);
         let cfg: Config = toml::from_str(text).map_err(|e| {
             let key = toml_error_key(text, &e).unwrap_or_else(|| "(parse)".into());
             let mut message = e.message().trim().to_string();
@@ -197,9 +229,9 @@ impl Config {
                 message: format!("unknown AI profile \"{}\"; expected one of {}", self.bots.profile, names.join(", ")),
             });
         }
-        crate::emu::faults::FaultSpec::parse(&self.play.faults).map_err(|message| ConfigError {
+        crate::emu::faults::FaultSpec::parse(&self.lab.faults).map_err(|message| ConfigError {
             file: file.into(),
-            key: "play.faults".into(),
+            key: "lab.faults".into(),
             message,
         })?;
         self.keys.resolve().map_err(|e| {
@@ -233,7 +265,7 @@ impl Config {
             ai: AiConfig::named(&self.bots.profile).unwrap_or_default(),
             speed: self.play.speed,
             seed: self.play.seed,
-            threaded: self.play.threaded_bots,
+            threaded: self.lab.threaded_bots,
             budget: None,
         }
     }
@@ -242,8 +274,22 @@ impl Config {
     /// answers by the time its pair must move ([`crate::play::thinker::window_budget`] of `play.speed`),
     /// since the game does not wait for it there.
     pub fn window_seat_config(&self) -> SeatConfig {
-        let budget = self.play.threaded_bots.then(|| crate::play::thinker::window_budget(self.play.speed));
+        let budget = self.lab.threaded_bots.then(|| crate::play::thinker::window_budget(self.play.speed));
         SeatConfig { budget, ..self.seat_config() }
+    }
+
+    /// The settings of one game: `[play]` and `[bots]` as [`crate::play::GameOptions`], the seats made
+    /// from [`Config::seat_config`].
+    pub fn game_options(&self) -> crate::play::GameOptions {
+        crate::play::GameOptions {
+            mode: self.play.mode,
+            seats: self.seat_config(),
+            menu: self.play.menu,
+            calibrate: self.play.calibrate,
+            items: self.play.items,
+            colors: self.play.colors,
+            profile: self.bots.profile.clone(),
+        }
     }
 
     /// The merged configuration as TOML (for `--print-config`).
@@ -291,6 +337,35 @@ pub fn parse_profile(file: &str, text: &str) -> Result<AiConfig, ConfigError> {
 
 /// Finds the dotted key a TOML error points at, from its byte span: the table header above it and the key
 /// on its line.
+/// The text with the lab settings of its `[play]` table moved to `[lab]` (`None`: it has none there), each
+/// named in a warning. A key in both tables is refused, since the two values may disagree.
+fn lab_keys_moved(file: &str, text: &str) -> Result<Option<String>, ConfigError> {
+    let Ok(mut doc) = text.parse::<toml::Table>() else { return Ok(None) };
+    let Some(toml::Value::Table(play)) = doc.get_mut("play") else { return Ok(None) };
+    let found: Vec<(&str, toml::Value)> =
+        LabSettings::KEYS.iter().filter_map(|k| play.remove(*k).map(|v| (*k, v))).collect();
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let lab = doc.entry("lab").or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let Some(lab) = lab.as_table_mut() else { return Ok(None) };
+    for (key, value) in found {
+        if lab.contains_key(key) {
+            return Err(ConfigError {
+                file: file.into(),
+                key: format!("play.{key}"),
+                message: format!("also set as lab.{key}; a lab setting belongs in [lab] only"),
+            });
+        }
+        log::warn!(
+            "{file}: play.{key} is a lab setting, read as lab.{key}; move it to a [lab] table{}",
+            if key == "faults" { " or give --faults" } else { "" }
+        );
+        lab.insert(key.to_string(), value);
+    }
+    Ok(Some(toml::to_string(&doc).unwrap_or_else(|_| text.to_string())))
+}
+
 fn toml_error_key(text: &str, e: &toml::de::Error) -> Option<String> {
     if let Some(k) = e.message().split('`').nth(1).filter(|_| e.message().contains(" field `")) {
         // serde's "unknown field `x`" / "missing field `x`": prefix the table.
@@ -339,6 +414,31 @@ mod tests {
     #[test]
     fn empty_text_gives_the_defaults() {
         assert_eq!(Config::parse("c.toml", "").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn the_shipped_config_toml_holds_the_defaults() {
+        // One default per setting: the file users copy says what `Default` says, key for key.
+        let shipped = include_str!("../config.toml");
+        assert_eq!(Config::parse("config.toml", shipped).unwrap(), Config::default());
+        assert!(!shipped.contains("[lab]"), "lab settings are not the user's");
+    }
+
+    #[test]
+    fn lab_settings_live_in_their_own_table_and_print_only_when_set() {
+        let lab = Config::parse("c.toml", "[lab]\nfaults = \"drop=0.05\"\nstop_at_game_over = false\n").unwrap();
+        assert_eq!(lab.lab.faults, "drop=0.05");
+        assert!(!lab.lab.stop_at_game_over);
+        assert!(lab.to_toml().contains("[lab]"), "a recorded run keeps them");
+        assert!(!Config::default().to_toml().contains("[lab]"), "--print-config of the defaults has none");
+        assert_eq!(Config::parse("c.toml", &lab.to_toml()).unwrap(), lab, "reads back");
+        // In [play] (as older files have them) they are read as [lab] ones, with a warning.
+        let old = Config::parse("c.toml", "[play]\nspeed = 3\nthreaded_bots = false\nfaults = \"delay=2\"\n").unwrap();
+        assert_eq!((old.play.speed, old.lab.threaded_bots, old.lab.faults.as_str()), (3, false, "delay=2"));
+        let both = Config::parse("c.toml", "[play]\nfaults = \"\"\n[lab]\nfaults = \"delay=2\"\n").unwrap_err();
+        assert_eq!(both.key, "play.faults", "{both}");
+        let bad = Config::parse("c.toml", "[lab]\nfaults = \"drop=2\"\n").unwrap_err();
+        assert_eq!(bad.key, "lab.faults", "{bad}");
     }
 
     #[test]
@@ -450,7 +550,7 @@ mod tests {
         let w = c.window_seat_config();
         assert_eq!(w.budget, Some(crate::play::thinker::window_budget(10)));
         assert_eq!(SeatConfig { budget: None, ..w }, c.seat_config(), "only the budget differs");
-        let inline = Config::parse("c.toml", "[play]\nthreaded_bots = false\n").unwrap();
+        let inline = Config::parse("c.toml", "[lab]\nthreaded_bots = false\n").unwrap();
         assert_eq!(inline.window_seat_config().budget, None, "an inline bot holds the frame loop anyway");
     }
 

@@ -228,12 +228,10 @@ fn big_chains_are_summed_for_their_cost_and_leftovers() {
 }
 
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "thread CPU time is read from /proc/thread-self/schedstat (Linux)")]
 fn a_tallied_game_times_every_decision_in_cpu_time() {
     use puyobot::sim::{TimingReport, play_endless_tallied, thread_cpu_ns};
-    if thread_cpu_ns().is_none() {
-        eprintln!("skipped: this platform reports no thread CPU time");
-        return;
-    }
+    assert!(thread_cpu_ns().is_some(), "this Linux reports no thread CPU time in /proc/thread-self/schedstat");
     /// Spends about 1 ms of CPU on every tenth decision and next to nothing on the others.
     struct Uneven(u32);
     impl Player for Uneven {

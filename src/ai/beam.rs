@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, Line, LineEnd, SearchOptions, SearchResult, sample_pairs};
+use super::search::{Candidate, DEATH, Line, LineEnd, SearchInput, SearchOptions, SearchResult, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 
@@ -75,7 +75,7 @@ fn prune(mut nodes: Vec<Node>, width: usize) -> Vec<Node> {
 
 /// A root's value in one future: its best line's, or that future's worst survivor's when the beam dropped
 /// all its lines there.
-fn future_value((best, worst): &(Vec<BestLine>, f64), root: usize) -> f64 {
+fn future_value((best, worst): &FutureRun, root: usize) -> f64 {
     if best[root].0.is_finite() { best[root].0 } else { *worst }
 }
 
@@ -83,7 +83,7 @@ fn future_value((best, worst): &(Vec<BestLine>, f64), root: usize) -> f64 {
 /// other such placement by more than `opts.stop_z` standard errors of their per-future difference (a
 /// paired comparison: the futures are shared, so most of their luck cancels out). Further futures
 /// would then rarely change the choice, and never by much.
-fn clear_leader(runs: &[(Vec<BestLine>, f64)], in_beam: &[bool], opts: &SearchOptions) -> bool {
+fn clear_leader(runs: &[FutureRun], in_beam: &[bool], opts: &SearchOptions) -> bool {
     let k = runs.len();
     if opts.stop_z <= 0.0 || k < opts.stop_after.max(2) as usize || k >= opts.samples as usize {
         return false;
@@ -104,31 +104,64 @@ fn clear_leader(runs: &[(Vec<BestLine>, f64)], in_beam: &[bool], opts: &SearchOp
     })
 }
 
-/// Searches `moves` (the current piece's placements) with `next` known and `opts.samples` sampled
+/// What the beam searches with besides the position: the evaluation, the rules, the options and the seed
+/// the futures are sampled from.
+#[derive(Clone, Copy)]
+pub struct Beam<'a> {
+    /// The evaluation of fields and lines.
+    pub eval: &'a Evaluation,
+    /// The rules.
+    pub rules: &'a Rules,
+    /// Beam width and depth, futures, early stop and deadline.
+    pub opts: &'a SearchOptions,
+    /// Fixes the sampled futures.
+    pub seed: u64,
+}
+
+/// Per future: each root's best value and where that line ends, and the worst survivor's value.
+type FutureRun = (Vec<BestLine>, f64);
+
+/// Searches `moves` (the placements of `input.current`) with `next` known and `opts.samples` sampled
 /// futures of `opts.beam_depth` pairs each. `None` when no placement is valid.
-#[allow(clippy::too_many_arguments)]
-pub fn search(
-    field: &Field,
-    current: Piece,
-    next: Piece,
-    revealed: &[Piece],
-    moves: Vec<Move>,
-    eval: &Evaluation,
-    rules: &Rules,
-    opts: &SearchOptions,
-    seed: u64,
-) -> Option<SearchResult> {
+pub fn search(input: &SearchInput<'_>, next: Piece, moves: Vec<Move>, beam: &Beam<'_>) -> Option<SearchResult> {
+    let (mut candidates, roots) = first_ply(input, moves, beam);
+    if candidates.is_empty() {
+        return None;
+    }
+    let level = two_ply(&mut candidates, &roots, next, beam);
+    let opts = beam.opts;
+    let start = prune(level, opts.beam_width.max(1));
+    let mut futures = 0;
+    if !start.is_empty() && opts.samples > 0 {
+        let in_beam: Vec<bool> = (0..candidates.len()).map(|r| start.iter().any(|n| n.root == r)).collect();
+        let runs = sample_futures(&start, &in_beam, input.revealed, beam);
+        futures = runs.len() as u32;
+        rank_by_futures(&mut candidates, &runs, &in_beam);
+    }
+    let mut best = 0;
+    for (i, c) in candidates.iter().enumerate() {
+        if c.value > candidates[best].value {
+            best = i;
+        }
+    }
+    Some(SearchResult { candidates, best, futures })
+}
+
+/// The candidates of every valid placement (valued as deaths until a line gives them a value) and the
+/// beam's roots: the placements that do not top out, each with the line of its own chain.
+fn first_ply(input: &SearchInput<'_>, moves: Vec<Move>, beam: &Beam<'_>) -> (Vec<Candidate>, Vec<Node>) {
+    let (field, rules) = (input.field, beam.rules);
     let mut candidates = Vec::with_capacity(moves.len());
     let mut roots = Vec::with_capacity(moves.len());
     for m in moves {
         let mut f = *field;
-        let Ok(chain) = f.play(current, m.placement, rules) else { continue };
+        let Ok(chain) = f.play(input.current, m.placement, rules) else { continue };
         let alive = !f.is_game_over(rules);
         if alive {
             roots.push(Node {
                 root: candidates.len(),
                 field: f,
-                line: Line::default().then(field, &chain, eval),
+                line: Line::default().then(field, &chain, beam.eval),
                 value: 0.0,
                 fired: false,
             });
@@ -142,11 +175,13 @@ pub fn search(
             ahead: Vec::new(),
         });
     }
-    if candidates.is_empty() {
-        return None;
-    }
-    // The known next pair, in full: this gives every candidate its plain 2-ply value.
-    let level = expand(&roots, next, eval, rules, opts);
+    (candidates, roots)
+}
+
+/// The known next pair, in full: gives every candidate its plain 2-ply value; returns the fields of that
+/// ply, where the futures start.
+fn two_ply(candidates: &mut [Candidate], roots: &[Node], next: Piece, beam: &Beam<'_>) -> Vec<Node> {
+    let level = expand(roots, next, beam.eval, beam.rules, beam.opts);
     for n in &level {
         let c = &mut candidates[n.root];
         if n.value > c.value {
@@ -156,94 +191,95 @@ pub fn search(
         }
     }
     // Roots alive now but with no surviving reply top out on the next pair: a little better than now.
-    for r in &roots {
+    for r in roots {
         if candidates[r.root].value == DEATH {
             candidates[r.root].value = DEATH * 0.5;
         }
     }
-    let start = prune(level, opts.beam_width.max(1));
-    let mut futures = 0;
-    if !start.is_empty() && opts.samples > 0 {
-        // Per future: each root's best value and where that line ends, and the worst survivor's value.
-        let in_beam: Vec<bool> = (0..candidates.len()).map(|r| start.iter().any(|n| n.root == r)).collect();
-        let mut runs: Vec<(Vec<BestLine>, f64)> = Vec::with_capacity(opts.samples as usize);
-        for i in 0..opts.samples as u64 {
-            // Anytime: past the deadline no further future starts; the decision rests on those searched.
-            if opts.past_deadline() {
-                log::debug!("the deadline passed: {futures} of {} futures searched", opts.samples);
-                break;
-            }
-            let run = {
-                let future_seed = seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                let mut future = sample_pairs(opts.beam_depth, opts.colors, future_seed);
-                // Revealed pairs (a diagnostic) replace the sampled ones they stand for.
-                let known = revealed.len().min(opts.reveal as usize).min(future.len());
-                future[..known].copy_from_slice(&revealed[..known]);
-                let mut frontier = start.clone();
-                let mut best = vec![(f64::NEG_INFINITY, None); candidates.len()];
-                let mut record = |n: &Node| {
-                    if n.value > best[n.root].0 {
-                        best[n.root] = (n.value, Some(n.end()));
-                    }
-                };
-                for &piece in &future {
-                    let mut children = expand(&frontier, piece, eval, rules, opts);
-                    // A planned fire ends its line: it is recorded, and its slot goes to a build.
-                    children.retain(|n| {
-                        if n.fired {
-                            record(n);
-                        }
-                        !n.fired
-                    });
-                    if children.is_empty() {
-                        break;
-                    }
-                    frontier = prune(children, opts.beam_width);
-                }
-                let mut worst = f64::INFINITY;
-                for n in &frontier {
-                    record(n);
-                    worst = worst.min(n.value);
-                }
-                if !worst.is_finite() {
-                    // Every line fired or died: a root without a value is worth the least recorded one.
-                    worst = best.iter().map(|b| b.0).filter(|v| v.is_finite()).reduce(f64::min).unwrap_or(DEATH * 0.5);
-                }
-                (best, worst)
-            };
-            runs.push(run);
-            futures += 1;
-            if clear_leader(&runs, &in_beam, opts) {
-                break;
-            }
+    level
+}
+
+/// Searches the sampled futures from `start` one after the other, until all are searched, the deadline
+/// passed, or a clear leader settles the decision ([`clear_leader`]).
+fn sample_futures(start: &[Node], in_beam: &[bool], revealed: &[Piece], beam: &Beam<'_>) -> Vec<FutureRun> {
+    let opts = beam.opts;
+    let mut runs: Vec<FutureRun> = Vec::with_capacity(opts.samples as usize);
+    for i in 0..opts.samples as u64 {
+        // Anytime: past the deadline no further future starts; the decision rests on those searched.
+        if opts.past_deadline() {
+            log::debug!("the deadline passed: {} of {} futures searched", runs.len(), opts.samples);
+            break;
         }
-        let mut floor = f64::INFINITY;
-        // Cut before any future (`runs` empty): the plain two-ply values stand.
+        let future_seed = beam.seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut future = sample_pairs(opts.beam_depth, opts.colors, future_seed);
+        // Revealed pairs (a diagnostic) replace the sampled ones they stand for.
+        let known = revealed.len().min(opts.reveal as usize).min(future.len());
+        future[..known].copy_from_slice(&revealed[..known]);
+        runs.push(run_future(start, in_beam.len(), &future, beam));
+        if clear_leader(&runs, in_beam, opts) {
+            break;
+        }
+    }
+    runs
+}
+
+/// One future: the beam from `start` through the pieces of `future`; each of the `roots` first placements'
+/// best value and line end, and the worst survivor's value.
+fn run_future(start: &[Node], roots: usize, future: &[Piece], beam: &Beam<'_>) -> FutureRun {
+    let mut frontier = start.to_vec();
+    let mut best = vec![(f64::NEG_INFINITY, None); roots];
+    let mut record = |n: &Node| {
+        if n.value > best[n.root].0 {
+            best[n.root] = (n.value, Some(n.end()));
+        }
+    };
+    for &piece in future {
+        let mut children = expand(&frontier, piece, beam.eval, beam.rules, beam.opts);
+        // A planned fire ends its line: it is recorded, and its slot goes to a build.
+        children.retain(|n| {
+            if n.fired {
+                record(n);
+            }
+            !n.fired
+        });
+        if children.is_empty() {
+            break;
+        }
+        frontier = prune(children, beam.opts.beam_width);
+    }
+    let mut worst = f64::INFINITY;
+    for n in &frontier {
+        record(n);
+        worst = worst.min(n.value);
+    }
+    if !worst.is_finite() {
+        // Every line fired or died: a root without a value is worth the least recorded one.
+        worst = best.iter().map(|b| b.0).filter(|v| v.is_finite()).reduce(f64::min).unwrap_or(DEATH * 0.5);
+    }
+    (best, worst)
+}
+
+/// Values each placement the beam kept by its mean over the futures searched, and ranks the ones it never
+/// kept below all of them, in their 2-ply order. Cut before any future (`runs` empty): the plain two-ply
+/// values stand.
+fn rank_by_futures(candidates: &mut [Candidate], runs: &[FutureRun], in_beam: &[bool]) {
+    let mut floor = f64::INFINITY;
+    for (r, c) in candidates.iter_mut().enumerate() {
+        if !in_beam[r] || runs.is_empty() {
+            continue;
+        }
+        let total: f64 = runs.iter().map(|run| future_value(run, r)).sum();
+        c.value = total / runs.len() as f64;
+        c.ahead = runs.iter().filter_map(|(best, _)| best[r].1).collect();
+        floor = floor.min(c.value);
+    }
+    if floor.is_finite() {
         for (r, c) in candidates.iter_mut().enumerate() {
-            if !in_beam[r] || runs.is_empty() {
-                continue;
-            }
-            let total: f64 = runs.iter().map(|run| future_value(run, r)).sum();
-            c.value = total / runs.len() as f64;
-            c.ahead = runs.iter().filter_map(|(best, _)| best[r].1).collect();
-            floor = floor.min(c.value);
-        }
-        // Placements the beam never kept rank below every one it did, in their 2-ply order.
-        if floor.is_finite() {
-            for (r, c) in candidates.iter_mut().enumerate() {
-                if !in_beam[r] && c.value > DEATH * 0.25 {
-                    c.value = floor.min(c.value) - 1.0;
-                }
+            if !in_beam[r] && c.value > DEATH * 0.25 {
+                c.value = floor.min(c.value) - 1.0;
             }
         }
     }
-    let mut best = 0;
-    for (i, c) in candidates.iter().enumerate() {
-        if c.value > candidates[best].value {
-            best = i;
-        }
-    }
-    Some(SearchResult { candidates, best, futures })
 }
 
 #[cfg(test)]
@@ -257,11 +293,17 @@ mod tests {
         Piece::Pair(Pair::new(Color::ALL[a], Color::ALL[b]))
     }
 
+    /// The beam's position: `current` to place on `field` from the spawn, `revealed` told.
+    fn input<'a>(field: &'a Field, current: Piece, revealed: &'a [Piece], rules: &'a Rules) -> SearchInput<'a> {
+        SearchInput { field, current, next: None, revealed, start: PiecePosition::spawn(rules), rules }
+    }
+
     fn run(field: &Field, opts: &SearchOptions, seed: u64) -> SearchResult {
         let rules = Rules::puyo1();
         let eval = Evaluation::Chain(Box::new(ChainEval::new(ChainWeights::default()).expect("gtr exists")));
         let moves = movegen::generate(field, pair(0, 1), PiecePosition::spawn(&rules), &opts.moves);
-        search(field, pair(0, 1), pair(2, 3), &[], moves, &eval, &rules, opts, seed).expect("placements")
+        let beam = Beam { eval: &eval, rules: &rules, opts, seed };
+        search(&input(field, pair(0, 1), &[], &rules), pair(2, 3), moves, &beam).expect("placements")
     }
 
     #[test]
@@ -295,7 +337,8 @@ mod tests {
                 .in_context(EvalContext { fire_at, ..EvalContext::default() });
             let eval = Evaluation::Chain(Box::new(e));
             let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
-            search(&f, pair(2, 3), pair(2, 3), &[], moves, &eval, &rules, &opts, 9).expect("placements").best().clone()
+            let beam = Beam { eval: &eval, rules: &rules, opts: &opts, seed: 9 };
+            search(&input(&f, pair(2, 3), &[], &rules), pair(2, 3), moves, &beam).expect("placements").best().clone()
         };
         let planned = best(Some(FireThreshold { min_chain: 2, patience_puyos: 0, patience_step: 1 }));
         let waste = best(None);
@@ -332,7 +375,8 @@ mod tests {
                 ..SearchOptions::default()
             };
             let moves = movegen::generate(&f, pair(2, 3), PiecePosition::spawn(&rules), &opts.moves);
-            search(&f, pair(2, 3), pair(2, 3), revealed, moves, &eval, &rules, &opts, 9)
+            let beam = Beam { eval: &eval, rules: &rules, opts: &opts, seed: 9 };
+            search(&input(&f, pair(2, 3), revealed, &rules), pair(2, 3), moves, &beam)
                 .expect("placements")
                 .best()
                 .clone()

@@ -14,15 +14,21 @@ use crate::game::{Decision, Player, View};
 use crate::game::{Orientation, Placement};
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`) and a
-/// uniformly random mover (`random`).
+/// uniformly random mover (`random`). A slice, so that its type is the same in every build.
 #[cfg(not(any(test, feature = "test-support")))]
-pub const NAMES: [&str; 3] = ["classic", "chain", "random"];
+pub const NAMES: &[&str] = &["classic", "chain", "random"];
 
 /// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
 /// uniformly random mover (`random`) and, in builds for tests (`test-support`), the small two-ply
 /// `greedy` bot, cheap enough for the emulator tests.
 #[cfg(any(test, feature = "test-support"))]
-pub const NAMES: [&str; 4] = ["classic", "chain", "random", "greedy"];
+pub const NAMES: &[&str] = &["classic", "chain", "random", "greedy"];
+
+/// Player 1's bot by default (`[bots] p1`, and the one bot of `sim endless` and `sim ladder`).
+pub const DEFAULT_P1: &str = "chain";
+
+/// Player 2's bot by default (`[bots] p2`, `sim battle --p2`).
+pub const DEFAULT_P2: &str = "classic";
 
 /// The bots offered to people: in help texts, error messages and the documentation. The others of
 /// [`NAMES`] (`random`, a baseline) are still accepted everywhere, by every command and the configuration,

@@ -24,10 +24,16 @@ pub struct AiConfig {
     pub ignition: IgnitionPolicy,
 }
 
+/// The default AI profile: of `[bots] profile`, and of `--profile` in `sim` and `train`.
+pub const DEFAULT_PROFILE: &str = "full";
+
+/// The profile `play --fast` selects: current and next pair only.
+pub const FAST_PROFILE: &str = "two-ply";
+
 /// The named profiles with what each is for, the default of `sim` and `train` first.
 pub const PROFILES: [(&str, &str); 2] = [
-    ("full", "the tuned weights with sampled futures, the beam and the late look: `sim`, `train` and `play`"),
-    ("two-ply", "the same weights, current and next pair only: `play --fast`, quick headless statistics"),
+    (DEFAULT_PROFILE, "the tuned weights with sampled futures, the beam and the late look: `sim`, `train` and `play`"),
+    (FAST_PROFILE, "the same weights, current and next pair only: `play --fast`, quick headless statistics"),
 ];
 
 /// A profile file: its `[ai.*]` tables, and nothing else.
@@ -42,8 +48,8 @@ impl AiConfig {
     /// The profile called `name` (one of [`PROFILES`]).
     pub fn named(name: &str) -> Option<AiConfig> {
         match name {
-            "full" => Some(AiConfig::default()),
-            "two-ply" => Some(AiConfig::two_ply()),
+            DEFAULT_PROFILE => Some(AiConfig::default()),
+            FAST_PROFILE => Some(AiConfig::two_ply()),
             _ => None,
         }
     }

@@ -29,8 +29,8 @@ pub mod strength;
 /// The movement model lives in the game layer; the search and the driver share it.
 pub use crate::game::movegen;
 
-pub use bot::{Bot, BotError, NAMES, OFFERED, check_name};
-pub use config::{AiConfig, PROFILES};
+pub use bot::{Bot, BotError, DEFAULT_P1, DEFAULT_P2, NAMES, OFFERED, check_name};
+pub use config::{AiConfig, DEFAULT_PROFILE, FAST_PROFILE, PROFILES};
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};
 pub use strength::{Level, Levels, StrengthBot};

@@ -130,7 +130,7 @@ impl Default for SearchOptions {
         SearchOptions {
             depth: 2,
             samples: 8,
-            colors: 4,
+            colors: crate::game::deal::DEFAULT_COLORS,
             refine_top: 6,
             threads: 1,
             beam_width: 20,
@@ -332,7 +332,7 @@ pub fn search(input: &SearchInput<'_>, eval: &Evaluation, opts: &SearchOptions, 
         && opts.samples > 0
         && opts.beam_width > 0
     {
-        return super::beam::search(input.field, input.current, next, input.revealed, moves, eval, rules, opts, seed);
+        return super::beam::search(input, next, moves, &super::beam::Beam { eval, rules, opts, seed });
     }
     let samples = if opts.samples > 0 { sample_pairs(opts.samples, opts.colors, seed) } else { Vec::new() };
     let deeper: Vec<Piece> = match input.next {

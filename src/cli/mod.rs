@@ -1,10 +1,10 @@
 //! Command-line front ends, one module per subcommand, and what they share: the configuration lookup,
-//! output checks and progress bars, and the headless game runner of `play` and `replay`.
+//! output checks and progress bars. The runners live in their layers: headless games in [`crate::play`],
+//! self-play in [`crate::sim`].
 
 pub mod calibrate;
 pub mod chain;
 pub mod config_file;
-pub mod headless;
 pub mod ladder;
 pub mod output;
 pub mod play;

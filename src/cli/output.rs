@@ -74,6 +74,25 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     bar
 }
 
+/// A progress bar showing a headless run's progress ([`crate::play::games::Progress`]).
+pub struct Bar(pub ProgressBar);
+
+impl crate::play::games::Progress for Bar {
+    fn position(&self, position: u64) {
+        self.0.set_position(position);
+    }
+
+    fn game_done(&self, tally: &str) {
+        self.0.set_message(tally.to_string());
+        self.0.inc(1);
+    }
+}
+
+/// The progress bar of a run of `total` self-play games (hidden when stderr is not a terminal).
+pub fn games_bar(total: usize) -> ProgressBar {
+    progress_bar(total as u64, "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,22 +6,19 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args;
 
-use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration, write_address_folder};
+use crate::calib::{CalibrateMode, LearnedRom, write_address_folder};
 use crate::config::{Config, Mode};
 use crate::emu::EmuSpeed;
-use crate::emu::faults::{FaultSpec, FaultyPads};
+use crate::emu::faults::FaultSpec;
 use crate::emu::{Emu, RomImage, rom};
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::memmap::{AddressFile, AddressSource};
-use crate::play::{Limits, Session, Summary, seats_for};
+use crate::play::games::{self, Plan, TraceFile};
+use crate::play::{Limits, Session, seats_for};
 
-use super::{headless, output};
+use super::output;
 use crate::trace::format::MAX_META_LEN;
 use crate::trace::{RunInfo, RunPlace, TraceHeader, TraceRecorder, TraceWriter};
-
-/// The machine of a headless run: pad faults on top, then the recorder next to the console (so the
-/// trace, and the pad log a replay check compares, hold exactly what the console was given).
-pub type HeadlessMachine = FaultyPads<TraceRecorder<Emu>>;
 
 /// Who presses the pads of a recorded run (the trace header's `players`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,7 +116,7 @@ pub struct PlayArgs {
     #[arg(long, value_name = "DIR")]
     pub write_addresses: Option<PathBuf>,
     /// Headless: pad faults between the bots and the console, e.g. "drop=0.05,delay=2,extra=0.01"
-    /// (overrides play.faults; seeded by --seed).
+    /// (overrides lab.faults; seeded by --seed).
     #[arg(long)]
     pub faults: Option<String>,
     /// The same as --record (the name of the flag when replays had their own file format).
@@ -193,7 +190,7 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
         p.addresses_dir = a.display().to_string();
     }
     if let Some(f) = &args.faults {
-        p.faults = f.clone();
+        cfg.lab.faults = f.clone();
     }
     if let Some(b) = &args.p1_ai {
         cfg.bots.p1 = b.clone();
@@ -205,7 +202,7 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
         cfg.bots.strength = l;
     }
     if args.fast {
-        cfg.bots.profile = "two-ply".into();
+        cfg.bots.profile = crate::ai::FAST_PROFILE.into();
     }
     cfg.validate("command line")?;
     Ok((cfg, loaded.file))
@@ -436,7 +433,6 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     let (image, name, map) = load_game(&cfg)?;
     let borrowed = mode_files(&cfg, &image)?;
     let mode = cfg.play.mode;
-    let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     log::info!("{name}: {} ({})", map.meta.name, if map.meta.verified { "verified" } else { "unverified" });
     let trace = trace_writer(args, &cfg, &image, players, args.headless || only)?;
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
@@ -449,7 +445,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
-    let session = game_session(machine, map, mode, seats, &cfg.play, calibration, &image.hash.sha1)
+    let session = cfg
+        .game_options()
+        .session(machine, map, seats, &image.hash.sha1)
         // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
         .restart(cfg.play.menu)
         .manual_menu_fallback(true)
@@ -471,7 +469,7 @@ fn run_headless_command(
     image: &RomImage,
     name: &str,
     map: &AddressFile,
-    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
+    trace: Option<TraceFile>,
     rom: &LearnedRom,
     borrowed: &ModeFiles,
 ) -> anyhow::Result<()> {
@@ -484,11 +482,12 @@ fn run_headless_command(
         None => Limits {
             frames: args.frames.or(only.then_some(ONLY_FRAMES)),
             pieces: args.pieces,
-            stop_at_game_over: cfg.play.stop_at_game_over,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: only,
         },
     };
+    let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("--faults / lab.faults: {m}"))?;
     let progress = match (args.games, limits.pieces, limits.frames) {
         (Some(n), _, _) => {
             output::progress_bar(u64::from(n), "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}  {msg}")
@@ -497,18 +496,23 @@ fn run_headless_command(
         (None, None, Some(n)) => output::progress_bar(n, "{bar:30} {pos}/{len} frames  {elapsed_precise}"),
         (None, None, None) => output::progress_bar(0, "{spinner} {pos} frames  {elapsed_precise}"),
     };
-    let plan = headless::Plan {
-        cfg,
+    let options = cfg.game_options();
+    let progress = output::Bar(progress);
+    let plan = Plan {
+        options: &options,
         image,
         name,
         map,
         limits,
         games: args.games,
         jobs: args.jobs.unwrap_or(1),
-        progress,
+        faults,
+        progress: &progress,
         pad_log: false,
     };
-    let out = headless::run(&plan, trace)?;
+    let out = games::run(&plan, trace);
+    progress.0.finish_and_clear();
+    let out = out?;
     if let (Some(stats), Some((_, path))) = (out.trace, recording(args)?) {
         eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
     }
@@ -532,52 +536,6 @@ fn run_headless_command(
         bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
     }
     Ok(())
-}
-
-/// The set-up the window and headless runs share: the menus (`[play] menu`), calibration, the seed and the
-/// game options of `[play]` (`--items`, `--colors`).
-pub(super) fn game_session<M: crate::emu::Machine>(
-    machine: M,
-    map: AddressFile,
-    mode: Mode,
-    seats: Vec<crate::play::Seat>,
-    play: &crate::config::PlaySettings,
-    calibration: Option<OnlineCalibration>,
-    rom_sha1: &str,
-) -> crate::play::SessionBuilder<M> {
-    Session::builder(machine, map, mode, seats)
-        .walk_menu(play.menu)
-        .calibration(calibration, rom_sha1)
-        .seed(play.seed)
-        .items(play.items)
-        .colors(play.colors)
-}
-
-/// A headless session on a recording, fault-injecting host, run to `limits`, calling `observe` after
-/// every frame; `trace` records every frame the console runs, and with `pad_log` the recorder also keeps
-/// the pads in memory (what a replay check compares).
-#[allow(clippy::too_many_arguments)]
-pub fn run_headless_observed(
-    cfg: &Config,
-    image: &RomImage,
-    name: &str,
-    map: AddressFile,
-    seats: Vec<crate::play::Seat>,
-    limits: Limits,
-    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
-    pad_log: bool,
-    observe: &mut dyn FnMut(&Session<HeadlessMachine>),
-) -> anyhow::Result<(Session<HeadlessMachine>, Summary)> {
-    let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
-    let spec = FaultSpec::parse(&cfg.play.faults).map_err(|m| anyhow::anyhow!("--faults / play.faults: {m}"))?;
-    let console = TraceRecorder::new(Emu::new(image, true)?, trace);
-    let console = if pad_log { console.with_pad_log() } else { console };
-    let machine = FaultyPads::new(console, spec, cfg.play.seed);
-    let mut session =
-        game_session(machine, map, cfg.play.mode, seats, &cfg.play, calibration, &image.hash.sha1).build()?;
-    let summary =
-        crate::play::headless::run_observed(&mut session, limits, name, cfg.play.seed, cfg.play.speed, observe)?;
-    Ok((session, summary))
 }
 
 /// Frames a `--calibrate only` run may take (ten minutes of game time).

@@ -11,13 +11,14 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::config::Config;
+use crate::emu::faults::FaultSpec;
 use crate::emu::{Emu, EmuSpeed, Machine, RomImage, ram_hash, rom};
 use crate::play::Limits;
+use crate::play::games;
 use crate::ui::Viewable;
 use crate::ui::clip::{GifClip, gif_frames};
 use crate::ui::replay_view::ReplayView;
 
-use super::headless;
 use super::output;
 use super::play::load_game;
 use super::replay_file::{self, Check, Recorded};
@@ -238,24 +239,27 @@ fn check(
         None => Limits {
             frames: recorded.frames,
             pieces: recorded.pieces,
-            stop_at_game_over: cfg.play.stop_at_game_over,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: false,
         },
     };
-    let plan = headless::Plan {
-        cfg: &cfg,
+    let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("lab.faults: {m}"))?;
+    let options = cfg.game_options();
+    let plan = games::Plan {
+        options: &options,
         image: &image,
         name: &name,
         map: &map,
         limits,
         games: recorded.games,
         jobs: 1,
-        progress: indicatif::ProgressBar::hidden(),
+        faults,
+        progress: &(),
         pad_log: true,
     };
     crate::interrupt::install();
-    let run = headless::run(&plan, None)?;
+    let run = games::run(&plan, None)?;
     if run.summary.interrupted {
         bail!("interrupted before the end of the replay: nothing was checked");
     }

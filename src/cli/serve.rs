@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::Args;
 
-use crate::calib::{CalibrateMode, LearnedRom, OnlineCalibration};
+use crate::calib::{CalibrateMode, LearnedRom};
 use crate::config::{Config, Mode};
 use crate::emu::remote::{Listener, Pending};
 use crate::play::serve::Served;
@@ -215,17 +215,16 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
     eprintln!("{emulator} connected from {peer}: {name}, {mode}");
     let remote = pending.welcome(&drive, &format!("{name}, {mode}"))?;
     listener.refuse_others(format!("{emulator} from {peer}"));
-    let calibration = OnlineCalibration::new(&map, cfg.play.calibrate);
     let machine = TraceRecorder::new(remote, trace);
-    let mut session =
-        super::play::game_session(machine, map, mode, seats, &cfg.play, calibration, &image.hash.sha1).build()?;
+    let options = crate::play::GameOptions { seats: seat_cfg, ..cfg.game_options() };
+    let mut session = options.session(machine, map, seats, &image.hash.sha1).build()?;
     let limits = match args.games {
         Some(n) => Limits { games: Some(n), stop_at_game_over: true, ..Limits::default() },
         None => Limits {
             // Without a limit the run goes on until the game is over or the emulator stops.
             frames: Some(args.frames.unwrap_or(u64::MAX)),
             pieces: args.pieces,
-            stop_at_game_over: cfg.play.stop_at_game_over,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: cfg.play.calibrate == CalibrateMode::Only,
         },

@@ -1,5 +1,6 @@
 //! `puyobot sim endless|battle|merge`: self-play statistics for the bots. This module parses arguments,
-//! runs games on a local rayon pool and prints; the statistics themselves live in [`crate::sim`].
+//! makes the bots and prints; [`crate::sim::runner`] plays the games on a rayon pool and the statistics
+//! live in [`crate::sim`].
 //!
 //! Game `g` draws everything (pieces, bot seeds, nuisance columns) from `sim::game_rng(seed, g)`, so
 //! figures do not depend on scheduling, and `--shard I/N` runs the games whose offset from the first is
@@ -15,14 +16,13 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use rand::RngCore;
-use rayon::prelude::*;
 
 use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
 use crate::game::{Orientation, Piece, Rules, text};
+use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
-    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, EndlessGameResult, EndlessRun, EndlessSummary,
-    PieceSource, QueuePieces, RandomPieces, Shard, Summary, game_rng, merge, play_battle, play_endless_tallied,
+    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, EndlessGameResult, EndlessRun, EndlessSummary, Shard, Summary,
+    merge,
 };
 
 /// Arguments of `puyobot sim`.
@@ -52,7 +52,7 @@ pub enum SimMode {
 #[derive(Debug, clap::Args)]
 pub struct ProfileArgs {
     /// The profile: a name (full, two-ply) or a profile file.
-    #[arg(default_value = "full", value_name = "NAME|FILE")]
+    #[arg(default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
 }
 
@@ -60,7 +60,7 @@ pub struct ProfileArgs {
 #[derive(Debug, clap::Args)]
 pub struct EndlessArgs {
     /// Bot: classic or chain.
-    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
     pub ai: String,
     /// Strength 0 (a beginner can beat it) to 10 (full strength, the default).
     #[arg(long, default_value = "10", value_parser = parse_level)]
@@ -72,7 +72,7 @@ pub struct EndlessArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Play this queue file (one pair per line, e.g. RG; BIG / CAR for items) instead of random pairs.
     #[arg(long)]
@@ -97,7 +97,7 @@ pub struct EndlessArgs {
     pub plot: Option<PathBuf>,
     /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
     /// prints one to start from).
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
     /// Where a new pair's child spawns, as a cartridge's `[movement] spawn` says (up, right, down, left):
     /// a pair spawning sideways or downwards also needs its child's cell free, a second death cell.
@@ -109,10 +109,10 @@ pub struct EndlessArgs {
 #[derive(Debug, clap::Args)]
 pub struct BattleArgs {
     /// Player 1's bot: classic or chain.
-    #[arg(long, default_value = "chain", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
     pub p1: String,
     /// Player 2's bot: classic or chain.
-    #[arg(long, default_value = "classic", value_parser = crate::ai::check_name)]
+    #[arg(long, default_value = crate::ai::DEFAULT_P2, value_parser = crate::ai::check_name)]
     pub p2: String,
     /// Strength 0..=10 of both bots (7), or of player 1 and player 2 (3,10); 10 is full strength.
     #[arg(long, default_value = "10", value_parser = Levels::parse)]
@@ -127,7 +127,7 @@ pub struct BattleArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Pieces per side before the game is called a draw.
     #[arg(long, default_value_t = 500)]
@@ -143,7 +143,7 @@ pub struct BattleArgs {
     pub json: bool,
     /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
     /// prints one to start from).
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
 }
 
@@ -245,59 +245,16 @@ fn config_crc(config: &AiConfig, queue: &Option<Vec<Piece>>) -> anyhow::Result<u
     Ok(h.finalize())
 }
 
-/// A rayon pool of `jobs` threads.
-pub fn pool(jobs: usize) -> anyhow::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build().context("cannot build the thread pool")
-}
-
-/// The progress bar of a run of `total` games (hidden when stderr is not a terminal).
-fn progress(total: usize) -> indicatif::ProgressBar {
-    super::output::progress_bar(total as u64, "{bar:30} {pos}/{len} games  {elapsed_precise}  eta {eta}")
-}
-
-/// Plays `play(g)` for each game of `games` on a pool of `jobs` threads; after an interrupt, games not
-/// yet begun are left out (the result keeps the order of `games`).
-pub fn play_games<T: Send>(
+/// Plays the games `games` on `jobs` threads with a progress bar (hidden when stderr is not a terminal).
+fn play_with_bar<T: Send>(
     games: &[usize],
     jobs: usize,
     play: impl Fn(usize) -> anyhow::Result<T> + Sync,
 ) -> anyhow::Result<Vec<T>> {
-    let bar = progress(games.len());
-    let results: Vec<Option<T>> = pool(jobs)?.install(|| {
-        games
-            .par_iter()
-            .map(|&g| {
-                if crate::interrupt::requested() {
-                    return Ok(None);
-                }
-                let r = play(g);
-                bar.inc(1);
-                r.map(Some)
-            })
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
+    let bar = super::output::games_bar(games.len());
+    let played = play_games(games, jobs, &|| bar.inc(1), play);
     bar.finish_and_clear();
-    let played: Vec<T> = results.into_iter().flatten().collect();
-    if played.is_empty() {
-        bail!("interrupted before any game ended");
-    }
-    Ok(played)
-}
-
-fn endless_game(
-    g: usize,
-    args: &EndlessArgs,
-    config: &AiConfig,
-    queue: &Option<Vec<Piece>>,
-) -> anyhow::Result<EndlessGameResult> {
-    let rules = Rules { spawn_orientation: args.spawn, ..Rules::puyo1() };
-    let mut rng = game_rng(args.seed, g as u64);
-    let mut source: Box<dyn PieceSource> = match queue {
-        Some(q) => Box::new(QueuePieces::new(q.clone()).context("empty queue")?),
-        None => Box::new(RandomPieces::new(rng.next_u64(), args.colors)),
-    };
-    let bot = StrengthBot::new(&args.ai, config, rng.next_u64(), args.strength)?;
-    Ok(play_endless_tallied(bot, source.as_mut(), &rules, args.pieces, g))
+    played
 }
 
 /// Plays the endless games of `args` (its shard only, if given) and summarises them.
@@ -317,7 +274,19 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     };
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
-    let results: Vec<EndlessGameResult> = play_games(&games, args.jobs, |g| endless_game(g, args, &config, &queue))?;
+    let rules = Rules { spawn_orientation: args.spawn, ..Rules::puyo1() };
+    let spec = EndlessSpec {
+        seed: args.seed,
+        colors: args.colors,
+        pieces: args.pieces,
+        rules: &rules,
+        queue: queue.as_deref(),
+    };
+    let results: Vec<EndlessGameResult> = play_with_bar(&games, args.jobs, |g| {
+        endless_game(g, &spec, |seed| -> anyhow::Result<StrengthBot> {
+            Ok(StrengthBot::new(&args.ai, &config, seed, args.strength)?)
+        })
+    })?;
     let run = EndlessRun {
         ai: crate::ai::strength::label(&args.ai, args.strength),
         seed: args.seed,
@@ -331,32 +300,6 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     EndlessSummary::from_results(run, Some(shard), results).map_err(anyhow::Error::msg)
 }
 
-/// Plays battle `g` of the run `seed`: the bots `names` at `levels` as player 1 and player 2.
-pub fn battle_game(
-    g: usize,
-    seed: u64,
-    colors: u8,
-    max_pieces: usize,
-    names: [&str; 2],
-    levels: [Level; 2],
-    config: &AiConfig,
-) -> anyhow::Result<BattleGame> {
-    let rules = Rules::puyo1();
-    let mut rng = game_rng(seed, g as u64);
-    let mut source = RandomPieces::new(rng.next_u64(), colors);
-    let mut p1 = StrengthBot::new(names[0], config, rng.next_u64(), levels[0])?;
-    let mut p2 = StrengthBot::new(names[1], config, rng.next_u64(), levels[1])?;
-    let rec = play_battle([&mut p1, &mut p2], &mut source, &rules, &BattleTiming::default(), max_pieces, &mut rng);
-    Ok(BattleGame {
-        game: g,
-        winner: rec.winner.map_or(0, |w| w as u8 + 1),
-        frames: rec.frames,
-        pieces: [rec.sides[0].pieces, rec.sides[1].pieces],
-        largest_chain: [rec.sides[0].largest_chain(), rec.sides[1].largest_chain()],
-        nuisance_sent: [rec.sides[0].nuisance_sent, rec.sides[1].nuisance_sent],
-    })
-}
-
 /// Plays the battles of `args` (its shard only, if given) and summarises them.
 pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     if args.games == 0 {
@@ -368,8 +311,10 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let names = [args.p1.as_str(), args.p2.as_str()];
-    let runs: Vec<BattleGame> = play_games(&games, args.jobs, |g| {
-        battle_game(g, args.seed, args.colors, args.max_pieces, names, args.strength.0, &config)
+    let runs: Vec<BattleGame> = play_with_bar(&games, args.jobs, |g| {
+        battle_game(g, args.seed, args.colors, args.max_pieces, |side, seed| -> anyhow::Result<StrengthBot> {
+            Ok(StrengthBot::new(names[side], &config, seed, args.strength.0[side])?)
+        })
     })?;
     let run = BattleRun {
         p1: crate::ai::strength::label(&args.p1, args.strength.0[0]),
@@ -516,4 +461,55 @@ fn print_battle(s: &BattleSummary) {
         "largest chain: p1 {} (mean {:.2}), p2 {} (mean {:.2})",
         s.largest_chain[0], s.largest_chain_mean[0], s.largest_chain[1], s.largest_chain_mean[1]
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flags of `sim` and `play` as the command line parses them.
+    #[derive(clap::Parser)]
+    struct Sim {
+        #[command(subcommand)]
+        mode: SimMode,
+    }
+
+    #[derive(clap::Parser)]
+    struct Play {
+        #[command(flatten)]
+        args: super::super::play::PlayArgs,
+    }
+
+    #[test]
+    fn strength_flags_parse_per_side_and_refuse_bad_values_naming_the_range() {
+        use clap::Parser;
+        let level = |n| Level::new(n).unwrap();
+        match Sim::try_parse_from(["sim", "battle", "--strength", "3,10"]).unwrap().mode {
+            SimMode::Battle(b) => assert_eq!(b.strength.0, [level(3), level(10)]),
+            _ => panic!("not a battle"),
+        }
+        match Sim::try_parse_from(["sim", "battle"]).unwrap().mode {
+            SimMode::Battle(b) => assert_eq!(b.strength.0, [Level::FULL; 2], "full strength by default"),
+            _ => panic!("not a battle"),
+        }
+        match Sim::try_parse_from(["sim", "endless", "--strength", "4"]).unwrap().mode {
+            SimMode::Endless(e) => assert_eq!(e.strength, level(4)),
+            _ => panic!("not endless"),
+        }
+        let p = Play::try_parse_from(["play", "--strength", "7"]).unwrap();
+        let cfg = super::super::play::merged_config(&p.args).unwrap();
+        assert_eq!(cfg.bots.strength.0, [level(7); 2]);
+        for (argv, wanted) in [
+            (vec!["sim", "battle", "--strength", "11"], "0..=10"),
+            (vec!["sim", "battle", "--strength", "1,2,3"], "0..=10"),
+            (vec!["sim", "endless", "--strength", "3,10"], "one strength"),
+            (vec!["sim", "ladder", "--to", "11"], "1..=10"),
+        ] {
+            let e = Sim::try_parse_from(&argv).err().expect("refused").to_string();
+            assert!(e.contains("--strength") || e.contains("--to"), "{argv:?}: {e}");
+            assert!(e.contains(wanted), "{argv:?}: {e}");
+        }
+        let e = Play::try_parse_from(["play", "--strength", "x"]).err().expect("refused").to_string();
+        assert!(e.contains("--strength") && e.contains("0..=10"), "{e}");
+    }
 }

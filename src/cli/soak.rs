@@ -10,7 +10,7 @@ use clap::Args;
 
 use crate::config::Mode;
 use crate::emu::Emu;
-use crate::play::soak::{self, SoakOptions, SoakSample};
+use crate::play::soak::{self, SoakOptions, SoakReport, SoakSample};
 use crate::play::{Session, seats_for};
 
 use super::play::{PlayArgs, load_game, merged_config};
@@ -113,8 +113,23 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
     };
     crate::interrupt::install();
     let report = soak::run(&options, new_game, on_sample);
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+    print_report(&report, &options, args.json)?;
+    if let Some(e) = report.errors.first() {
+        bail!("soak stopped: {e}");
+    }
+    if report.panics > 0 || report.mismatches > 0 {
+        bail!("soak failed: {} panics, {} mismatches", report.panics, report.mismatches);
+    }
+    if !report.interrupted && report.memory_ratio.is_some_and(|r| r > 1.0 + MAX_MEMORY_GROWTH) {
+        bail!("soak failed: resident memory grew by more than {:.0} %", MAX_MEMORY_GROWTH * 100.0);
+    }
+    Ok(())
+}
+
+/// Prints the soak's report: one JSON object, or a line of text.
+fn print_report(report: &SoakReport, options: &SoakOptions, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(report)?);
     } else {
         let pairs = |v: &[(String, u64)]| v.iter().map(|(l, n)| format!("{l} {n}")).collect::<Vec<_>>().join(", ");
         let chains: Vec<(String, u64)> = report.largest_chain.iter().map(|(l, c)| (l.clone(), u64::from(*c))).collect();
@@ -132,15 +147,6 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
             report.memory_ratio.map_or("n/a".to_string(), |r| format!("{r:.3}")),
             if report.interrupted { " (interrupted)" } else { "" }
         );
-    }
-    if let Some(e) = report.errors.first() {
-        bail!("soak stopped: {e}");
-    }
-    if report.panics > 0 || report.mismatches > 0 {
-        bail!("soak failed: {} panics, {} mismatches", report.panics, report.mismatches);
-    }
-    if !report.interrupted && report.memory_ratio.is_some_and(|r| r > 1.0 + MAX_MEMORY_GROWTH) {
-        bail!("soak failed: resident memory grew by more than {:.0} %", MAX_MEMORY_GROWTH * 100.0);
     }
     Ok(())
 }

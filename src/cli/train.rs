@@ -38,7 +38,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 100)]
     pub pieces: usize,
     /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
     pub colors: u8,
     /// Pieces per side before a battle is a draw.
     #[arg(long, default_value_t = 500)]
@@ -72,7 +72,7 @@ pub struct TrainArgs {
     pub out: PathBuf,
     /// AI profile that gives the starting weights and everything else: a name (full, two-ply) or a
     /// profile file of [ai.*] tables.
-    #[arg(long, default_value = "full", value_name = "NAME|FILE")]
+    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
     /// Only play slice I of N of the next generation and write it to a shard file.
     #[arg(long, value_name = "I/N", conflicts_with = "advance")]
@@ -109,12 +109,12 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     super::output::check_dir("--out", &a.out)?;
     crate::interrupt::install();
-    let config = super::sim::load_profile(&a.profile)?;
+    let config = crate::config::load_profile(&a.profile)?;
     crate::ai::Bot::new(&a.ai, &config, 0)?;
     let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
     let crc = crc32fast::hash(serde_json::to_string(&config).context("cannot serialise the configuration")?.as_bytes());
     let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
-    let pool = super::sim::pool(a.jobs)?;
+    let pool = crate::sim::runner::pool(a.jobs)?;
     if let Some(shard) = a.shard {
         if run::shard_written(&a.out, &state, shard) {
             // A batch task run again (its array job failed or was cancelled) redoes only unfinished slices.

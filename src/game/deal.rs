@@ -29,6 +29,10 @@ pub struct RandomPieces {
     base: usize,
 }
 
+/// Colours of the random pairs when nothing says otherwise: Puyo Puyo's four (`sim`, `train`, the
+/// search's sampled futures).
+pub const DEFAULT_COLORS: u8 = 4;
+
 impl RandomPieces {
     /// A generator over the first `colors` colours (clamped to 3..=6), seeded with `seed`.
     pub fn new(seed: u64, colors: u8) -> RandomPieces {

@@ -1,11 +1,17 @@
 //! Running a session without a window, as fast as the machine goes, until a limit or the end of the game.
+//!
+//! [`run_game`] is the entry point of a front end: it takes the game's options and a machine (an
+//! emulator, a recorder around one, a console elsewhere), makes the seats and the session, and runs it.
+//! [`run`] runs a session the caller built itself (the tests do).
 
 use std::time::{Duration, Instant};
 
 use crate::emu::{EmuError, Machine};
+use crate::memmap::AddressFile;
 
 use super::report::Summary;
-use super::session::Session;
+use super::session::{Session, SessionError};
+use super::setup::GameOptions;
 
 /// Frames without a lock (and without a game over) after which a headless run gives up: 10 minutes of
 /// game time.
@@ -33,6 +39,12 @@ pub enum RunError {
     /// The emulator stopped.
     #[error(transparent)]
     Emu(#[from] EmuError),
+    /// The seats' bots could not be made (a bad name or profile).
+    #[error("{0}")]
+    Seats(String),
+    /// The session could not be set up (an option the address file cannot honour).
+    #[error(transparent)]
+    Session(#[from] SessionError),
     /// The menus never reached the game.
     #[error("{0}")]
     Menu(String),
@@ -55,6 +67,36 @@ pub enum RunError {
     /// More than one game was asked for, but the address file cannot start another.
     #[error("--games {0}: the address file has no [restart] script, so only one game can be played")]
     NoRestart(u32),
+}
+
+/// One headless game: its options, the cartridge's address file and names, and when to stop.
+#[derive(Clone, Copy, Debug)]
+pub struct HeadlessGame<'a> {
+    /// The game's settings (mode, bots, seed, menus, calibration, items and colours).
+    pub options: &'a GameOptions,
+    /// The address file of the mode.
+    pub map: &'a AddressFile,
+    /// The cartridge's name for the report.
+    pub rom: &'a str,
+    /// The cartridge's SHA-1 (what calibration's learned files are keyed by).
+    pub rom_sha1: &'a str,
+    /// When the run stops.
+    pub limits: Limits,
+}
+
+/// Plays `game` on `machine` from power-on: makes its seats and session and runs it to its limits
+/// ([`run_observed`], calling `observe` after every frame). Returns the session (with its machine, for
+/// what the caller reads afterwards) and the report.
+pub fn run_game<M: Machine>(
+    machine: M,
+    game: &HeadlessGame<'_>,
+    observe: &mut dyn FnMut(&Session<M>),
+) -> Result<(Session<M>, Summary), RunError> {
+    let o = game.options;
+    let seats = super::seats_for(o.mode, game.map, &o.seats).map_err(RunError::Seats)?;
+    let mut session = o.session(machine, game.map.clone(), seats, game.rom_sha1).build()?;
+    let summary = run_observed(&mut session, game.limits, game.rom, o.seed(), o.seats.speed, observe)?;
+    Ok((session, summary))
 }
 
 /// Runs until a limit; returns the report. `label` names the ROM in it. A run in which no piece locks for
@@ -80,17 +122,7 @@ pub fn run_observed<M: Machine>(
     speed: u8,
     observe: &mut dyn FnMut(&Session<M>),
 ) -> Result<Summary, RunError> {
-    if limits.frames.is_none() && limits.pieces.is_none() && limits.games.is_none() {
-        return Err(RunError::NoLimit);
-    }
-    if let Some(n) = limits.games {
-        if n == 0 {
-            return Err(RunError::NoGames);
-        }
-        if n > 1 && !session.can_restart() {
-            return Err(RunError::NoRestart(n));
-        }
-    }
+    check_limits(limits, session)?;
     // Headless games replay identically, report a health stop themselves, and a match restarts.
     session.run_unattended(true, limits.games.is_some());
     let start = Instant::now();
@@ -127,20 +159,7 @@ pub fn run_observed<M: Machine>(
         if session.health_failure().is_some() {
             break; // the report says why; the caller fails after printing it
         }
-        if limits.frames.is_some_and(|n| frames >= n) {
-            break;
-        }
-        if let Some(n) = limits.pieces
-            && session.seats.iter().any(|s| s.stats.pieces >= n)
-        {
-            break;
-        }
-        match limits.games {
-            Some(n) if session.finished_games().len() >= n as usize => break,
-            None if limits.stop_at_game_over && session.outcome.is_some() => break,
-            _ => {}
-        }
-        if limits.until_calibrated && session.calibration().is_none_or(|c| c.finished()) {
+        if limit_reached(limits, session, frames) {
             break;
         }
         if let Some(c) = session.calibration()
@@ -160,4 +179,39 @@ pub fn run_observed<M: Machine>(
     summary.stalled = stalled;
     summary.interrupted = interrupted;
     Ok(summary)
+}
+
+/// Refuses limits a run cannot keep: none at all, no game, or several games without a way to start one.
+fn check_limits<M: Machine>(limits: Limits, session: &Session<M>) -> Result<(), RunError> {
+    if limits.frames.is_none() && limits.pieces.is_none() && limits.games.is_none() {
+        return Err(RunError::NoLimit);
+    }
+    if let Some(n) = limits.games {
+        if n == 0 {
+            return Err(RunError::NoGames);
+        }
+        if n > 1 && !session.can_restart() {
+            return Err(RunError::NoRestart(n));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the run has reached one of its limits after `frames` frames: frames, pieces, games (or the
+/// game over), or calibration finished.
+fn limit_reached<M: Machine>(limits: Limits, session: &Session<M>, frames: u64) -> bool {
+    if limits.frames.is_some_and(|n| frames >= n) {
+        return true;
+    }
+    if let Some(n) = limits.pieces
+        && session.seats.iter().any(|s| s.stats.pieces >= n)
+    {
+        return true;
+    }
+    match limits.games {
+        Some(n) if session.finished_games().len() >= n as usize => return true,
+        None if limits.stop_at_game_over && session.outcome.is_some() => return true,
+        _ => {}
+    }
+    limits.until_calibrated && session.calibration().is_none_or(|c| c.finished())
 }

@@ -1,6 +1,7 @@
 //! Playing a game in the emulator: the session (RAM → decode → bots → driver → pads, frame by frame),
-//! the menus, one seat's frame, the headless run and its report.
+//! the menus, one seat's frame, the game's options, the headless run (one game or a match) and its report.
 
+pub mod games;
 pub mod headless;
 pub mod health;
 pub mod judge;
@@ -11,16 +12,18 @@ pub mod report;
 pub mod seat;
 pub mod serve;
 pub mod session;
+pub mod setup;
 pub mod soak;
 pub mod thinker;
 pub mod topout;
 pub mod view;
 
-pub use headless::{Limits, RunError};
+pub use headless::{HeadlessGame, Limits, RunError, run_game};
 pub use matches::{GameEnd, GameResult, Tally};
 pub use report::{CpuFigures, PlayerSummary, SeatCpu, Summary};
 pub use seat::{FrameContext, Seat, SeatStats};
 pub use session::{Outcome, Session, SessionBuilder, SessionError};
+pub use setup::GameOptions;
 pub use thinker::Thinker;
 pub use topout::TOPOUT_FRAMES;
 pub use view::{Opponent, PlayerView};

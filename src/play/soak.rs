@@ -197,11 +197,7 @@ pub fn run<M: Machine>(
         }));
         if let Err(panic) = result {
             totals.panics += 1;
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".into());
+            let msg = panic_text(&*panic);
             log::error!("soak: game {game} panicked: {msg}");
             totals.first_panic.get_or_insert(msg);
         }
@@ -236,6 +232,15 @@ impl Totals {
             interrupted: crate::interrupt::requested(),
         }
     }
+}
+
+/// A panic's message (a `String` or `&str` payload).
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Plays one game to its outcome (or the frame cap, or the end of the soak).

@@ -5,7 +5,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Field, Rules, nuisance_from_score};
+use crate::game::{Field, Piece, Rules, nuisance_from_score};
 
 use crate::game::deal::PieceSource;
 use crate::game::player::{OpponentView, Player, View};
@@ -89,6 +89,32 @@ impl Side {
             rec: SideRecord::default(),
         }
     }
+    /// What this side's player sees with `current` and `next` to come: its field and pending nuisance, the
+    /// opponent's, and the opponent's attack in flight.
+    fn view<'a>(&'a self, theirs: &'a Side, current: Piece, next: Piece, rules: &'a Rules) -> View<'a> {
+        let incoming = theirs.attack.map_or(0, |(n, _)| n);
+        View {
+            field: &self.field,
+            current,
+            next,
+            pending_nuisance: self.pending,
+            opponent: Some(OpponentView {
+                field: &theirs.field,
+                pending_nuisance: theirs.pending,
+                incoming_from_chain: incoming,
+            }),
+            rules,
+            pieces_played: self.index as u32,
+            pieces_left: None,
+            revealed: &[],
+        }
+    }
+}
+
+/// The side that acts next: whoever is ready first among those with pieces left; player 1 wins ties.
+fn next_to_act(sides: &[Side; 2], max_pieces: usize) -> usize {
+    let p2_first = sides[1].ready_at < sides[0].ready_at;
+    usize::from(sides[1].index < max_pieces && (sides[0].index >= max_pieces || p2_first))
 }
 
 /// Plays a battle between `players[0]` (player 1) and `players[1]` on a shared piece sequence. Ends when a
@@ -107,13 +133,7 @@ pub fn play_battle(
         if sides.iter().all(|s| s.index >= max_pieces) {
             break;
         }
-        // Whoever is ready first acts; player 1 wins ties.
-        let me =
-            if sides[1].index < max_pieces && (sides[0].index >= max_pieces || sides[1].ready_at < sides[0].ready_at) {
-                1
-            } else {
-                0
-            };
+        let me = next_to_act(&sides, max_pieces);
         let other = 1 - me;
         now = sides[me].ready_at;
         // Attacks that have landed by now join the pending count.
@@ -128,22 +148,7 @@ pub fn play_battle(
         let (mine, theirs) = if me == 0 { (first, second) } else { (second, first) };
         let current = pieces.piece(mine.index);
         let next = pieces.piece(mine.index + 1);
-        let incoming = theirs.attack.map_or(0, |(n, _)| n);
-        let view = View {
-            field: &mine.field,
-            current,
-            next,
-            pending_nuisance: mine.pending,
-            opponent: Some(OpponentView {
-                field: &theirs.field,
-                pending_nuisance: theirs.pending,
-                incoming_from_chain: incoming,
-            }),
-            rules,
-            pieces_played: mine.index as u32,
-            pieces_left: None,
-            revealed: &[],
-        };
+        let view = mine.view(theirs, current, next, rules);
         let decision = players[me].choose(&view);
         mine.index += 1;
         mine.rec.pieces += 1;

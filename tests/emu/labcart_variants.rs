@@ -1,18 +1,19 @@
 //! The labcart built with the extended contract axes (src/labcart/README.md "Contracts"): each build is
-//! checked frame by frame against what the README says it does. Skips with a message when `ca65` is
-//! missing.
+//! checked frame by frame against what the README says it does. Needs `ca65`: a missing assembler fails
+//! the test unless `PUYOBOT_SKIP_MISSING_TOOLS=1` (tests/common/tools.rs).
 
 use crate::common::contract::{BuildError, Contract, Dir};
 use crate::common::labcart::*;
 
-/// Build `c` as `target/labcart-contracts/variants-<name>.nes`, or None (with a message) without ca65.
+/// Build `c` as `target/labcart-contracts/variants-<name>.nes`; without ca65 the test fails, or with the
+/// opt-out set this prints the skip and returns None.
 fn build(c: &Contract, name: &str) -> Option<Vec<u8>> {
     c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
     println!("{name}: {c}");
     match c.build_rom(&format!("variants-{name}")) {
         Ok(rom) => Some(rom),
         Err(BuildError::NoAssembler) => {
-            eprintln!("skipping: {}", BuildError::NoAssembler);
+            crate::common::tools::missing_ca65(&format!("labcart_variants ({name})"));
             None
         }
         Err(e) => panic!("{e}"),
@@ -556,7 +557,7 @@ fn builder_rejects_invalid_extended_values() {
         let defs: Vec<String> = defs.iter().map(|s| s.to_string()).collect();
         match crate::common::contract::build_with(&out, &defs) {
             Err(BuildError::NoAssembler) => {
-                eprintln!("skipping: {}", BuildError::NoAssembler);
+                crate::common::tools::missing_ca65("labcart_variants (builder_rejects_invalid_extended_values)");
                 return;
             }
             Err(BuildError::Rejected(m)) => assert!(m.contains(msg), "{defs:?}: message {m:?} lacks {msg:?}"),

@@ -129,7 +129,7 @@ fn lab_builder(mode: Mode, map_text: Option<&str>) -> SessionBuilder<Emu> {
     cfg.bots.profile = "two-ply".into();
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
-    cfg.play.threaded_bots = false;
+    cfg.lab.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     Session::builder(Emu::new(&image, true).expect("emulator"), map, mode, seats).walk_menu(true)
 }

@@ -28,7 +28,7 @@ fn session(image: &RomImage, mode: Mode) -> Session<Recorded> {
     // The two-ply search: these games test the session, not the bot's strength.
     cfg.bots.profile = "two-ply".into();
     cfg.play.speed = 10;
-    cfg.play.threaded_bots = false;
+    cfg.lab.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     let writer = TraceWriter::new(Vec::new(), "memory", &TraceHeader::for_rom(image)).expect("header");
     let machine = TraceRecorder::new(Emu::new(image, true).expect("emulator"), Some(writer)).with_pad_log();

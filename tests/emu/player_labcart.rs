@@ -38,7 +38,7 @@ fn session_bots(image: &RomImage, mode: Mode, speed: u8, threaded: bool, bots: [
     // on the seed of the deal.
     cfg.bots.strength = puyobot::ai::Levels::parse("10").expect("strength");
     cfg.play.seed = 1;
-    cfg.play.threaded_bots = threaded;
+    cfg.lab.threaded_bots = threaded;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     Session::builder(Emu::new(image, true).expect("emulator"), map, mode, seats)
         .walk_menu(true)

@@ -25,7 +25,7 @@ fn view_with(mode: Mode, person_starts: bool) -> WindowSession {
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
     cfg.play.speed = 10;
-    cfg.play.threaded_bots = true;
+    cfg.lab.threaded_bots = true;
     let seats = seats_for(mode, &map, &cfg.seat_config()).unwrap();
     let states = std::env::temp_dir().join(format!("puyobot-player-window-states-{}-{mode}", std::process::id()));
     let session = Session::builder(Emu::new(&image, false).unwrap(), map, mode, seats)

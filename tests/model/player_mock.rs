@@ -19,7 +19,7 @@ fn session(mode: Mode, speed: u8) -> Session<MockGame> {
     cfg.play.speed = speed;
     cfg.bots.p1 = "greedy".into();
     cfg.bots.p2 = "greedy".into();
-    cfg.play.threaded_bots = false;
+    cfg.lab.threaded_bots = false;
     let seats = seats_for(mode, &map, &cfg.seat_config()).expect("seats");
     let players = map.player.len();
     Session::builder(MockGame::new(players, 4, 7), map, mode, seats).build().expect("session")

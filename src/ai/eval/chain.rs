@@ -276,10 +276,10 @@ impl ChainEval {
         if self.context.battle { 0.0 } else { self.weights.waste * waste as f64 }
     }
 
-    /// The value of a field with its parts.
-    pub fn breakdown(&self, field: &Field, waste: u32, rules: &Rules) -> ChainBreakdown {
+    /// The best chain the field can still fire, valued by the weights: its value (0 without one), links
+    /// and score.
+    fn potential(&self, field: &Field, rules: &Rules) -> (f64, u32, u32) {
         let w = &self.weights;
-        let heights = field.heights();
         let opts = DetectOptions {
             max_keys: w.detect_keys,
             extend_depth: w.detect_extend,
@@ -304,7 +304,14 @@ impl ChainEval {
                 best_score = p.score;
             }
         });
-        let potential = if best.is_finite() { best } else { 0.0 };
+        (if best.is_finite() { best } else { 0.0 }, best_chains, best_score)
+    }
+
+    /// The value of a field with its parts.
+    pub fn breakdown(&self, field: &Field, waste: u32, rules: &Rules) -> ChainBreakdown {
+        let w = &self.weights;
+        let heights = field.heights();
+        let (potential, best_chains, best_score) = self.potential(field, rules);
 
         let mean = heights.iter().sum::<usize>() as f64 / WIDTH as f64;
         let shape: f64 = (0..WIDTH).map(|i| (heights[i] as f64 - mean - w.shape_offsets[i]).abs()).sum();
@@ -326,21 +333,7 @@ impl ChainEval {
             }
         }
         let (l2, l3) = links_23(field);
-        // Danger: a death column within two rows of its death cell (above 10 on the arcade rule), the
-        // columns next to one within two rows of the spawning pair's lowest row (above 11: they wall
-        // the piece in).
-        let wall_in = (HEIGHT - 2 - rules.spawn_bottom_row()) as i64;
-        let danger: i64 = (1..=WIDTH)
-            .map(|x| {
-                if rules.is_death_column(x) {
-                    (h(x) - (rules.safe_height(x) as i64 - 2)).max(0)
-                } else if (x > 1 && rules.is_death_column(x - 1)) || (x < WIDTH && rules.is_death_column(x + 1)) {
-                    (h(x) - wall_in).max(0)
-                } else {
-                    0
-                }
-            })
-            .sum();
+        let danger = danger(&h, rules);
         let static_terms = w.shape * shape
             + w.u_shape * u as f64
             + w.well * well as f64
@@ -369,6 +362,24 @@ impl ChainEval {
             total: (potential + static_terms + template) + waste,
         }
     }
+}
+
+/// Danger: a death column within two rows of its death cell (above 10 on the arcade rule), the columns
+/// next to one within two rows of the spawning pair's lowest row (above 11: they wall the piece in).
+/// `h(x)` is column `x`'s height.
+fn danger(h: &impl Fn(usize) -> i64, rules: &Rules) -> i64 {
+    let wall_in = (HEIGHT - 2 - rules.spawn_bottom_row()) as i64;
+    (1..=WIDTH)
+        .map(|x| {
+            if rules.is_death_column(x) {
+                (h(x) - (rules.safe_height(x) as i64 - 2)).max(0)
+            } else if (x > 1 && rules.is_death_column(x - 1)) || (x < WIDTH && rules.is_death_column(x + 1)) {
+                (h(x) - wall_in).max(0)
+            } else {
+                0
+            }
+        })
+        .sum()
 }
 
 #[cfg(test)]

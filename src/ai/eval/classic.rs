@@ -108,31 +108,50 @@ pub fn metrics(field: &Field) -> ClassicMetrics {
         let v = (l & (l >> 1) & FIELD_MASK).count_ones();
         links += h + v;
         vertical += v;
-        // Positional variance along x and y.
-        let n = l.count_ones() as f64;
-        let (mut sx, mut sxx, mut sy, mut syy) = (0.0, 0.0, 0.0, 0.0);
-        for x in 1..=WIDTH {
-            let col = ((l >> (16 * (x - 1))) as u16 & COLUMN_BITS as u16) as u32;
-            if col == 0 {
-                continue;
-            }
-            let k = col.count_ones() as f64;
-            sx += k * x as f64;
-            sxx += k * (x * x) as f64;
-            let mut r = col;
-            while r != 0 {
-                let h = r.trailing_zeros() as f64;
-                r &= r - 1;
-                sy += h;
-                syy += h * h;
-            }
-        }
-        let vx = (sxx / n - (sx / n).powi(2)).max(0.0);
-        let vy = (syy / n - (sy / n).powi(2)).max(0.0);
-        variance += (vx / 6.25 + vy / 42.25) / 2.0;
+        variance += positional_variance(l);
         present += 1;
     }
-    // Horizontal runs with gaps ignored: compare each puyo with the next puyo to its right in the row.
+    let horizontal = horizontal_runs(field);
+    ClassicMetrics {
+        colored: colored.count_ones() as f64 / CELLS,
+        nuisance: field.nuisance_bits().count_ones() as f64 / CELLS,
+        edge: edge_hits as f64 / (2.0 * HEIGHT as f64 + WIDTH as f64),
+        spawn_distance: closeness / CELLS,
+        consecutive: (horizontal + vertical) as f64 / (2.0 * CELLS),
+        variance: if present == 0 { 0.0 } else { variance / present as f64 },
+        links: links as f64 / ((WIDTH - 1) * HEIGHT + WIDTH * (HEIGHT - 1)) as f64,
+    }
+}
+
+/// The positional variance of the colour layer `l` (not empty) along x and y, each normalised by the
+/// variance of a uniform spread over the field, averaged.
+fn positional_variance(l: u128) -> f64 {
+    let n = l.count_ones() as f64;
+    let (mut sx, mut sxx, mut sy, mut syy) = (0.0, 0.0, 0.0, 0.0);
+    for x in 1..=WIDTH {
+        let col = ((l >> (16 * (x - 1))) as u16 & COLUMN_BITS as u16) as u32;
+        if col == 0 {
+            continue;
+        }
+        let k = col.count_ones() as f64;
+        sx += k * x as f64;
+        sxx += k * (x * x) as f64;
+        let mut r = col;
+        while r != 0 {
+            let h = r.trailing_zeros() as f64;
+            r &= r - 1;
+            sy += h;
+            syy += h * h;
+        }
+    }
+    let vx = (sxx / n - (sx / n).powi(2)).max(0.0);
+    let vy = (syy / n - (sy / n).powi(2)).max(0.0);
+    (vx / 6.25 + vy / 42.25) / 2.0
+}
+
+/// Horizontal runs with gaps ignored: each puyo compared with the next puyo to its right in the row.
+fn horizontal_runs(field: &Field) -> u32 {
+    let (occ, colored) = (field.occupied(), field.colored());
     let mut horizontal = 0u32;
     for h in 0..HEIGHT {
         let mut last: Option<usize> = None;
@@ -152,15 +171,7 @@ pub fn metrics(field: &Field) -> ClassicMetrics {
             last = here;
         }
     }
-    ClassicMetrics {
-        colored: colored.count_ones() as f64 / CELLS,
-        nuisance: field.nuisance_bits().count_ones() as f64 / CELLS,
-        edge: edge_hits as f64 / (2.0 * HEIGHT as f64 + WIDTH as f64),
-        spawn_distance: closeness / CELLS,
-        consecutive: (horizontal + vertical) as f64 / (2.0 * CELLS),
-        variance: if present == 0 { 0.0 } else { variance / present as f64 },
-        links: links as f64 / ((WIDTH - 1) * HEIGHT + WIDTH * (HEIGHT - 1)) as f64,
-    }
+    horizontal
 }
 
 /// The bottom cell of every column.

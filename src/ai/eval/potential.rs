@@ -351,6 +351,7 @@ fn extend_fast(
     }
     let plan_heights = first.heights;
     let area = if rules.hidden_row_pops { FIELD_MASK } else { VISIBLE_MASK };
+    let trial = Trial { states, heights, base, rules, opts, depth, range: (lo, hi), area };
     let mut trials = 0;
     // The states of a joined trial's chain from the join on (when it may be extended again).
     let mut tail: Vec<ChainState> = Vec::new();
@@ -377,55 +378,84 @@ fn extend_fast(
                     break;
                 }
                 trials += 1;
-                let n = k as u32 + 1;
-                // The keys' group in the first state is `own` when groups live in the visible rows.
-                let first_group = (area == VISIBLE_MASK).then_some(own);
-                let join = first_join(states, x, color, n, first_group, rules.pop_size, area);
-                let Some((j, at, dirty, group)) = join else { continue };
-                let st = &states[j];
-                // Keys that join only groups popping at that step anyway, with no nuisance of their own
-                // beside them, leave the trigger's next state as it was (they rode on top of their
-                // column): the chain runs as the trigger's does, no longer. Most joins are of this kind.
-                if st.removed != 0
-                    && (group & !at) & !st.removed == 0
-                    && neighbours(at) & st.field.nuisance_bits() & !st.removed == 0
-                {
-                    continue;
-                }
-                let mut sim = st.field;
-                sim.layers[color.index()] |= at;
-                // A trial that may be extended again records the rest of its chain, to hand on its states.
-                let so_far = ChainSummary { chains: j as u32, score: st.score, cleared: 0 };
-                let total = if depth > 1 {
-                    tail.clear();
-                    let total = record_chain(sim, dirty, so_far, rules, &mut tail);
-                    sim = tail.last().map_or(sim, |last| last.field);
-                    total
-                } else {
-                    let (s, _) = sim.resolve_partial(rules, dirty, j as u32, u32::MAX);
-                    ChainSummary { chains: so_far.chains + s.chains, score: so_far.score + s.score, cleared: 0 }
-                };
-                if total.chains > base.chains {
-                    let found = Potential {
-                        chains: total.chains,
-                        score: total.score,
-                        keys: base.keys + n,
-                        remaining: sim.count(),
-                        ..base
-                    };
-                    visit(&found);
-                    if depth > 1 {
-                        let mut chain = Vec::with_capacity(j + tail.len());
-                        chain.extend(with_keys_on_top(&states[..j], x, color, n));
-                        chain.extend_from_slice(&tail);
-                        trials += extend_fast(&chain, heights, found, rules, opts, depth - 1, (lo, hi), visit);
-                    }
+                if let Some(below) = trial.keys(x, color, k as u32 + 1, own, &mut tail, visit) {
+                    trials += below;
                     break;
                 }
             }
         }
     }
     trials
+}
+
+/// What the trials of one [`extend_fast`] call share: the trigger's chain, the plan's heights, the
+/// potential being extended, the rules and options, the extensions left, the columns tried and the rows
+/// groups live in.
+struct Trial<'a> {
+    states: &'a [ChainState],
+    heights: &'a [usize; WIDTH],
+    base: Potential,
+    rules: &'a Rules,
+    opts: DetectOptions,
+    depth: u32,
+    range: (usize, usize),
+    area: u128,
+}
+
+impl Trial<'_> {
+    /// Tries `n` keys of `color` on top of column `x` (`own`: their group in the plan). `None` when they
+    /// do not make the chain longer (the next key count is tried); else, after visiting the longer chain
+    /// (and, with depth left, its own extensions), the trials its extensions took.
+    fn keys(
+        &self,
+        x: usize,
+        color: Color,
+        n: u32,
+        own: u128,
+        tail: &mut Vec<ChainState>,
+        visit: &mut impl FnMut(&Potential),
+    ) -> Option<u32> {
+        let (states, base, rules, depth) = (self.states, self.base, self.rules, self.depth);
+        // The keys' group in the first state is `own` when groups live in the visible rows.
+        let first_group = (self.area == VISIBLE_MASK).then_some(own);
+        let (j, at, dirty, group) = first_join(states, x, color, n, first_group, rules.pop_size, self.area)?;
+        let st = &states[j];
+        // Keys that join only groups popping at that step anyway, with no nuisance of their own beside
+        // them, leave the trigger's next state as it was (they rode on top of their column): the chain
+        // runs as the trigger's does, no longer. Most joins are of this kind.
+        if st.removed != 0
+            && (group & !at) & !st.removed == 0
+            && neighbours(at) & st.field.nuisance_bits() & !st.removed == 0
+        {
+            return None;
+        }
+        let mut sim = st.field;
+        sim.layers[color.index()] |= at;
+        // A trial that may be extended again records the rest of its chain, to hand on its states.
+        let so_far = ChainSummary { chains: j as u32, score: st.score, cleared: 0 };
+        let total = if depth > 1 {
+            tail.clear();
+            let total = record_chain(sim, dirty, so_far, rules, tail);
+            sim = tail.last().map_or(sim, |last| last.field);
+            total
+        } else {
+            let (s, _) = sim.resolve_partial(rules, dirty, j as u32, u32::MAX);
+            ChainSummary { chains: so_far.chains + s.chains, score: so_far.score + s.score, cleared: 0 }
+        };
+        if total.chains <= base.chains {
+            return None;
+        }
+        let found =
+            Potential { chains: total.chains, score: total.score, keys: base.keys + n, remaining: sim.count(), ..base };
+        visit(&found);
+        if depth <= 1 {
+            return Some(0);
+        }
+        let mut chain = Vec::with_capacity(j + tail.len());
+        chain.extend(with_keys_on_top(&states[..j], x, color, n));
+        chain.extend_from_slice(tail);
+        Some(extend_fast(&chain, self.heights, found, rules, self.opts, depth - 1, self.range, visit))
+    }
 }
 
 /// The first state of the trigger's chain at which `n` keys of `color` on top of column `x` pop along

@@ -1,5 +1,6 @@
-//! Headless runs of `puyobot play` and `puyobot replay`: one game, or a match of `--games N` games, each
-//! from its own power-on, played on `--jobs J` threads (one emulator each) and merged into one report.
+//! Headless runs on the emulator (`puyobot play --headless`, `puyobot replay`): one game, or a match of
+//! `--games N` games, each from its own power-on, played on `--jobs J` threads (one emulator each) and
+//! merged into one report. Each game runs through [`super::headless::run_game`].
 //!
 //! Game `k` (0-based) of a run with seed `S` is exactly the one-game run with seed `S + k`: the bots, the
 //! pad faults and the menu script's `seed_wait` all draw from that seed. A game's result therefore does
@@ -10,22 +11,41 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use indicatif::ProgressBar;
-
 use crate::calib::Learner;
-use crate::config::Config;
-use crate::emu::faults::FaultCounts;
-use crate::emu::{Machine, RomImage};
+use crate::emu::faults::{FaultCounts, FaultSpec, FaultyPads};
+use crate::emu::{Emu, Machine, RomImage};
 use crate::memmap::AddressFile;
-use crate::play::{CpuFigures, Limits, PlayerSummary, Session, Summary, Tally, seats_for};
-use crate::trace::{TraceStats, TraceWriter};
+use crate::trace::{TraceRecorder, TraceStats, TraceWriter};
 
-use super::play::{HeadlessMachine, run_headless_observed};
+use super::headless::{HeadlessGame, Limits, run_game};
+use super::matches::Tally;
+use super::options::{ColorsReport, ItemsReport};
+use super::report::{CpuFigures, HealthReport, PlayerSummary, Summary};
+use super::session::Session;
+use super::setup::GameOptions;
+
+/// The machine of a headless run: pad faults on top, then the recorder next to the console (so the
+/// trace, and the pad log a replay check compares, hold exactly what the console was given).
+pub type HeadlessMachine = FaultyPads<TraceRecorder<Emu>>;
+
+/// The trace file a run is recorded to.
+pub type TraceFile = TraceWriter<std::io::BufWriter<std::fs::File>>;
+
+/// What a front end shows of a run's progress (a progress bar); every method does nothing by default.
+pub trait Progress: Sync {
+    /// A one-game run reached `position`: its frame, or with a piece limit the most pieces a player locked.
+    fn position(&self, _position: u64) {}
+    /// A game of a match ended; `tally` gives the wins so far (`p1 3  p2 1`).
+    fn game_done(&self, _tally: &str) {}
+}
+
+/// No progress shown.
+impl Progress for () {}
 
 /// What a headless run plays.
 pub struct Plan<'a> {
-    /// The merged configuration (`play.seed` is the run's seed `S`).
-    pub cfg: &'a Config,
+    /// The game's settings (its seed is the run's seed `S`).
+    pub options: &'a GameOptions,
     /// The cartridge.
     pub image: &'a RomImage,
     /// The cartridge's name for the report.
@@ -38,8 +58,10 @@ pub struct Plan<'a> {
     pub games: Option<u32>,
     /// Threads that play games at once (a single-game run uses one).
     pub jobs: usize,
-    /// The progress bar (hidden when stderr is not a terminal): games of a match, else frames or pieces.
-    pub progress: ProgressBar,
+    /// Pad faults between the bots and the console (seeded by each game's seed).
+    pub faults: FaultSpec,
+    /// Where progress goes: games of a match, else frames or pieces.
+    pub progress: &'a dyn Progress,
     /// Keep the pads of every frame the console receives ([`Outcome::pads`]), for a replay check.
     pub pad_log: bool,
 }
@@ -86,23 +108,21 @@ pub struct Outcome {
 pub fn play_game(
     plan: &Plan<'_>,
     k: u32,
-    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
+    trace: Option<TraceFile>,
     observe: &mut dyn FnMut(&Session<HeadlessMachine>),
 ) -> anyhow::Result<GameRun> {
-    let mut cfg = plan.cfg.clone();
-    cfg.play.seed = cfg.play.seed.wrapping_add(u64::from(k));
-    let seats = seats_for(cfg.play.mode, plan.map, &cfg.seat_config()).map_err(anyhow::Error::msg)?;
-    let (mut session, summary) = run_headless_observed(
-        &cfg,
-        plan.image,
-        plan.name,
-        plan.map.clone(),
-        seats,
-        plan.limits,
-        trace,
-        plan.pad_log,
-        observe,
-    )?;
+    let options = plan.options.with_seed(plan.options.seed().wrapping_add(u64::from(k)));
+    let console = TraceRecorder::new(Emu::new(plan.image, true)?, trace);
+    let console = if plan.pad_log { console.with_pad_log() } else { console };
+    let machine = FaultyPads::new(console, plan.faults, options.seed());
+    let game = HeadlessGame {
+        options: &options,
+        map: plan.map,
+        rom: plan.name,
+        rom_sha1: &plan.image.hash.sha1,
+        limits: plan.limits,
+    };
+    let (mut session, summary) = run_game(machine, &game, observe)?;
     let trace = session.machine_mut().inner_mut().finish()?;
     let machine = session.machine();
     Ok(GameRun {
@@ -119,26 +139,24 @@ pub fn play_game(
 /// Plays the run: one game on this thread, or a match on `plan.jobs` threads; `trace` records the first
 /// game. After an interrupt no new game starts, the games under way stop at their next frame, and the
 /// report covers what was played (`interrupted`).
-pub fn run(plan: &Plan<'_>, trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>) -> anyhow::Result<Outcome> {
+pub fn run(plan: &Plan<'_>, trace: Option<TraceFile>) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     let cpu_start = crate::sim::process_cpu_ns();
     let games = plan.games.unwrap_or(1).max(1);
     let runs = if plan.games.is_none() {
-        let bar = &plan.progress;
         let mut observe = |s: &Session<HeadlessMachine>| {
             if s.frames().is_multiple_of(30) {
                 let pos = match plan.limits.pieces {
                     Some(_) => s.seats.iter().map(|p| u64::from(p.stats.pieces)).max().unwrap_or(0),
                     None => s.frames(),
                 };
-                bar.set_position(pos);
+                plan.progress.position(pos);
             }
         };
         vec![play_game(plan, 0, trace, &mut observe)?]
     } else {
         play_match(plan, games, trace)?
     };
-    plan.progress.finish_and_clear();
     let cpu = match (cpu_start, crate::sim::process_cpu_ns()) {
         (Some(a), Some(b)) => Some(Duration::from_nanos(b.saturating_sub(a))),
         _ => None,
@@ -148,11 +166,7 @@ pub fn run(plan: &Plan<'_>, trace: Option<TraceWriter<std::io::BufWriter<std::fs
 
 /// Plays games `0..games` on up to `plan.jobs` threads; returns the games begun, in order. The first
 /// error (in game order) wins; it stops the other threads at their next game.
-fn play_match(
-    plan: &Plan<'_>,
-    games: u32,
-    trace: Option<TraceWriter<std::io::BufWriter<std::fs::File>>>,
-) -> anyhow::Result<Vec<GameRun>> {
+fn play_match(plan: &Plan<'_>, games: u32, trace: Option<TraceFile>) -> anyhow::Result<Vec<GameRun>> {
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let results: Mutex<Vec<(u32, anyhow::Result<GameRun>)>> = Mutex::new(Vec::new());
@@ -181,9 +195,8 @@ fn play_match(
                                         .or_insert(0) += 1;
                                 }
                                 let line: Vec<String> = t.iter().map(|(w, n)| format!("{w} {n}")).collect();
-                                plan.progress.set_message(line.join("  "));
+                                plan.progress.game_done(&line.join("  "));
                             }
-                            plan.progress.inc(1);
                         }
                         Err(_) => failed.store(true, Ordering::Relaxed),
                     }
@@ -228,7 +241,7 @@ fn merge(plan: &Plan<'_>, runs: Vec<GameRun>, wall: Duration, cpu: Option<Durati
     } else {
         match_summary(plan, &runs, wall, cpu, interrupted)
     };
-    summary.profile = plan.cfg.bots.profile.clone();
+    summary.profile = plan.options.profile.clone();
     let json = report_json(&summary, &ram_hash, faults);
     Outcome {
         summary,
@@ -245,10 +258,10 @@ fn merge(plan: &Plan<'_>, runs: Vec<GameRun>, wall: Duration, cpu: Option<Durati
 fn empty_summary(plan: &Plan<'_>) -> Summary {
     Summary {
         rom: plan.name.to_string(),
-        mode: plan.cfg.play.mode.to_string(),
-        seed: plan.cfg.play.seed,
-        speed: plan.cfg.play.speed,
-        profile: plan.cfg.bots.profile.clone(),
+        mode: plan.options.mode.to_string(),
+        seed: plan.options.seed(),
+        speed: plan.options.seats.speed,
+        profile: plan.options.profile.clone(),
         frames: 0,
         seconds: 0.0,
         fps: 0.0,
@@ -262,7 +275,7 @@ fn empty_summary(plan: &Plan<'_>) -> Summary {
         interrupted: true,
         players: Vec::new(),
         calibration: Learner::new(plan.map, crate::calib::CalibrateMode::Off).report(),
-        health: crate::play::report::HealthReport::empty(),
+        health: HealthReport::empty(),
         items: None,
         colors: None,
         tally: Tally::default(),
@@ -304,9 +317,9 @@ fn match_summary(
     s.game_over = last.summary.game_over;
     s.stalled = runs.iter().any(|r| r.summary.stalled);
     s.calibration = last.summary.calibration.clone();
-    s.health = crate::play::report::HealthReport::merged(runs.iter().map(|r| &r.summary.health));
-    s.items = crate::play::options::ItemsReport::merged(runs.iter().filter_map(|r| r.summary.items.as_ref()));
-    s.colors = crate::play::options::ColorsReport::merged(runs.iter().filter_map(|r| r.summary.colors.as_ref()));
+    s.health = HealthReport::merged(runs.iter().map(|r| &r.summary.health));
+    s.items = ItemsReport::merged(runs.iter().filter_map(|r| r.summary.items.as_ref()));
+    s.colors = ColorsReport::merged(runs.iter().filter_map(|r| r.summary.colors.as_ref()));
     if s.health.failure.is_some() {
         s.calibration.overruled_by_health();
     }
