@@ -122,6 +122,12 @@ start_game:
     sta PAUSED
     sta SPAWNANY
     sta LEVEL
+.if LEVEL_PIECES
+    lda #FALL_NORMAL        ; the curve starts at level 0
+    sta FALLN
+    lda #LEVEL_PIECES
+    sta LVLCNT
+.endif
     ; seed
 .ifdef FIXED_SEED
     lda #<SEED_VALUE
@@ -445,7 +451,12 @@ ps_wait:
     sta IPY,x
     lda #SPAWN_ORI
     sta IORI,x
+.if LEVEL_PIECES
+    jsr level_tick
+    lda FALLN
+.else
     lda #FALL_NORMAL
+.endif
     sta DROPT,x
     lda #0
     sta GROUNDED,x
@@ -462,6 +473,35 @@ ps_wait:
     rts
 .else
     jmp update_sprite_pos
+.endif
+
+.if LEVEL_PIECES
+; A piece spawns (either player's): every LEVEL_PIECES pieces the level byte rises (up to 255) and the
+; gravity takes FALL_STEP frames per row off, down to FALL_MIN. Pieces 1..LEVEL_PIECES of a game fall
+; at level 0, the next LEVEL_PIECES at level 1, and so on. Keeps X.
+level_tick:
+    lda LVLCNT
+    bne @count
+    lda LEVEL
+    cmp #$FF
+    beq :+
+    inc LEVEL
+:
+    lda FALLN
+    sec
+    sbc #FALL_STEP
+    bcc @floor              ; below 0
+    cmp #FALL_MIN
+    bcs @set
+@floor:
+    lda #FALL_MIN
+@set:
+    sta FALLN
+    lda #LEVEL_PIECES
+    sta LVLCNT
+@count:
+    dec LVLCNT
+    rts
 .endif
 
 ; generate the next piece of player x into NEXTP/NEXTC
@@ -569,6 +609,12 @@ ps_active:
     jmp update_sprite_pos
 @live:
 .endif
+.if LOCK_MOVES = 0
+    lda GROUNDED,x          ; landed: the pad no longer moves or turns the piece
+    beq :+
+    jmp @fall
+:
+.endif
     lda PTYPE,x
     bne @norot
     lda PADNEW,x
@@ -650,12 +696,31 @@ ps_active:
     lda #FALL_FAST
     bne :++
 :
+.if LEVEL_PIECES
+    lda FALLN
+.else
     lda #FALL_NORMAL
+.endif
 :
     sta DROPT,x
+.if LOCK_DELAY = 0
+    ; no lock delay: a piece that cannot fall further locks on the frame it got there
+    lda IPX,x
+    sta tx
+    ldy IPY,x
+    iny
+    sty ty
+    lda IORI,x
+    sta tori
+    jsr piece_fits
+    bcs @lock
+.endif
 @done:
     jmp update_sprite_pos
 @landed:
+.if LOCK_DELAY = 0
+    jmp @lock               ; it cannot fall (spawned or moved onto a stack): it locks at once
+.else
     lda GROUNDED,x
     bne :+
     lda #1
@@ -663,6 +728,7 @@ ps_active:
     lda #LOCK_DELAY
     sta LOCKT,x
 :
+.endif
     lda PAD,x
     and #BTN_DOWN
     bne @lock

@@ -1,0 +1,256 @@
+//! The labcart built with the timing defines (src/labcart/README.md "Contracts": `FALL_FRAMES`,
+//! `FALL_STEP`, `FALL_MIN`, `FALL_FAST`, `LEVEL_PIECES`, `LOCK_DELAY`, `LOCK_MOVES`): each build is
+//! checked frame by frame, from RAM, against what the README says it does. A missing `ca65` fails
+//! these tests (tests/common/tools.rs).
+
+use crate::common::contract::{BuildError, Contract, Dir, build_with};
+use crate::common::labcart::*;
+
+/// Build `c` as `target/labcart-contracts/timing-<name>.nes`; None (after the tools rule) without ca65.
+fn build(c: &Contract, name: &str) -> Option<Vec<u8>> {
+    c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
+    println!("{name}: {c}");
+    match c.build_rom(&format!("timing-{name}")) {
+        Ok(rom) => Some(rom),
+        Err(BuildError::NoAssembler) => {
+            crate::common::tools::missing_ca65(&format!("labcart_timing ({name})"));
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A contract with constant gravity `n` frames per row (and the default soft drop where it fits).
+fn gravity(n: u8) -> Contract {
+    Contract { fall_frames: n, fall_min: n, fall_fast: n.min(2), ..Contract::DEFAULT }
+}
+
+/// The labcart-only player state of an active (controllable, not yet locked) piece.
+const ACTIVE: u8 = 2;
+
+/// What one piece did, frame by frame from its spawn frame (frame 0) with the pads released: the
+/// frames its pivot row grew, and the frame it locked (the player state left "active").
+struct Fall {
+    rows: Vec<(usize, u8)>,
+    lock: usize,
+}
+
+/// Wait for player 1's next spawn, then run frames with `pad(frame)` held (frame 1 = the first after
+/// the spawn frame) until the piece locks. Rows count from frame `late` on (`POSE_LATE`: before it the
+/// pose bytes still show the previous piece).
+fn watch_piece(lab: &mut Lab, late: usize, mut pad: impl FnMut(usize, &Lab) -> u8) -> Fall {
+    assert!(lab.wait_until(3000, |l| l.ram(addr::SPAWNED[0]) == 1), "a piece spawns\n{}", lab.print_field(0));
+    let mut rows = Vec::new();
+    let mut last = lab.pivot_xy(0).1;
+    for f in 1..5000 {
+        let b = pad(f, lab);
+        lab.frame(b, 0);
+        let y = lab.pivot_xy(0).1;
+        if f >= late && y != last {
+            rows.push((f, y));
+        }
+        last = y;
+        if lab.ram(addr::PLAYER_STATE[0]) != ACTIVE {
+            return Fall { rows, lock: f };
+        }
+    }
+    panic!("the piece never locked\n{}", lab.print_field(0));
+}
+
+#[test]
+fn a_pair_falls_one_row_every_fall_frames() {
+    for n in [1u8, 2, 4, 8, 30] {
+        let c = gravity(n);
+        let Some(rom) = build(&c, &format!("gravity-{n}")) else { return };
+        if n == 30 {
+            assert_eq!(rom, ROM_CONTRACT, "the default gravity builds the committed contract ROM");
+        }
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        let fall = watch_piece(&mut lab, 0, |_, _| 0);
+        // spawn at row 1, child up: the pivot falls to the bottom row 13, one row each n frames
+        let want: Vec<(usize, u8)> = (1..=12).map(|k| (k * n as usize, 1 + k as u8)).collect();
+        assert_eq!(fall.rows, want, "gravity {n}: (frame after the spawn, pivot row) of each fall");
+        assert_eq!(lab.ram(addr::LEVEL), 0, "no level curve: the level byte stays 0");
+    }
+}
+
+#[test]
+fn the_level_byte_rises_with_pieces_and_the_gravity_follows() {
+    // levels 0, 0, 1, 1, 2, 2, 3, 3, 4: 12, 12, 8, 8, 4, 4, 3 (the floor), 3, 3 frames per row
+    let c = Contract { fall_frames: 12, fall_step: 4, fall_min: 3, fall_fast: 2, level_pieces: 2, ..Contract::DEFAULT };
+    let Some(rom) = build(&c, "curve") else { return };
+    let mut lab = Lab::new(&rom, c.lab_variant());
+    lab.boot(MenuChoice::ONE_P);
+    let cols = [1u8, 2, 4, 5, 6];
+    let mut seen = Vec::new();
+    for k in 1..=9u32 {
+        assert!(lab.wait_until(3000, |l| l.ram(addr::SPAWNED[0]) == 1), "piece {k} spawns");
+        let level = lab.ram(addr::LEVEL);
+        let n = c.gravity_of_piece(k) as usize;
+        assert_eq!(level as u32, (k - 1) / 2, "piece {k}: level byte");
+        assert_eq!(lab.ram(addr::DROP_TIMER[0]) as usize, n, "piece {k}: the drop timer starts at the gravity");
+        // two falls by gravity alone: one row each n frames
+        let y0 = lab.pivot_xy(0).1;
+        let mut falls = Vec::new();
+        for f in 1..=2 * n {
+            lab.idle(1);
+            if lab.pivot_xy(0).1 != y0 + falls.len() as u8 {
+                falls.push(f);
+            }
+        }
+        assert_eq!(falls, vec![n, 2 * n], "piece {k} (level {level}): frames of its first two falls");
+        seen.push((level, n));
+        // then put it away so the field never fills
+        assert!(lab.place(0, cols[k as usize % cols.len()], c.lab_variant().orients.value(Dir::Up)));
+    }
+    let want: Vec<(u8, usize)> = vec![(0, 12), (0, 12), (1, 8), (1, 8), (2, 4), (2, 4), (3, 3), (3, 3), (4, 3)];
+    assert_eq!(seen, want, "(level, frames per row) of pieces 1..9");
+}
+
+#[test]
+fn a_landed_pair_locks_after_the_lock_delay() {
+    // (LOCK_DELAY, frames from the frame the pivot reaches the bottom row to the lock frame)
+    for delay in [0u8, 1, 5, 16] {
+        let c = Contract { lock_delay: delay, ..gravity(2) };
+        let Some(rom) = build(&c, &format!("lock-{delay}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        let fall = watch_piece(&mut lab, 0, |_, _| 0);
+        let arrival = fall.rows.last().expect("it fell").0;
+        assert_eq!(fall.rows.last().unwrap().1, 13, "it fell to the bottom row");
+        assert_eq!(fall.lock - arrival, delay as usize, "LOCK_DELAY {delay}: lock frame - arrival frame");
+        let field = lab.field(0);
+        assert!(c.colours().contains(&field[13][2]) && c.colours().contains(&field[12][2]), "locked in column 3");
+    }
+}
+
+#[test]
+fn lock_moves_decides_whether_a_landed_pair_still_moves_and_turns() {
+    for moves in [true, false] {
+        let c = Contract { lock_delay: 12, lock_moves: moves, ..gravity(2) };
+        let Some(rom) = build(&c, &format!("lock-moves-{moves}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        let spawn_ori = lab.ram(addr::ORIENT[0]);
+        let mut arrival = None;
+        let mut seen = Vec::new();
+        let fall = watch_piece(&mut lab, 0, |f, l| {
+            if arrival.is_none() && l.pivot_xy(0).1 == 13 {
+                arrival = Some(f - 1);
+            }
+            // on the 3rd frame after the arrival press Left, on the 6th press A
+            match arrival.map(|a| f - a) {
+                Some(3) => btn::LEFT,
+                Some(6) => btn::A,
+                Some(9) => {
+                    seen.push((l.pivot_xy(0).0, l.ram(addr::ORIENT[0])));
+                    0
+                }
+                _ => 0,
+            }
+        });
+        let arrival = arrival.expect("landed");
+        assert_eq!(fall.lock - arrival, 12, "moves or not, the lock waits LOCK_DELAY frames");
+        let want = if moves { (2, c.turned(spawn_ori, true)) } else { (3, spawn_ori) };
+        assert_eq!(seen, vec![want], "LOCK_MOVES {moves}: (column, orientation) after Left and A while landed");
+    }
+}
+
+#[test]
+fn holding_down_falls_one_row_every_fall_fast_frames() {
+    let c = Contract { fall_fast: 4, ..Contract::DEFAULT };
+    let Some(rom) = build(&c, "soft-drop-4") else { return };
+    let mut lab = Lab::new(&rom, c.lab_variant());
+    lab.boot(MenuChoice::ONE_P);
+    let fall = watch_piece(&mut lab, 0, |_, _| btn::DOWN);
+    let want: Vec<(usize, u8)> = (1..=12).map(|k| (4 * k, 1 + k as u8)).collect();
+    assert_eq!(fall.rows, want, "Down held from the first frame: one row each 4 frames");
+    assert_eq!(fall.lock, 49, "Down on a resting piece locks it on the next frame");
+}
+
+#[test]
+fn drawn_timing_contracts_fall_at_their_curve() {
+    let draws: Vec<Contract> = (0..300).map(Contract::random_timing).collect();
+    for (seed, c) in draws.iter().enumerate() {
+        c.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}: {c}"));
+        let timing_aside = Contract {
+            fall_frames: 30,
+            fall_step: 0,
+            fall_min: 30,
+            fall_fast: 2,
+            level_pieces: 0,
+            lock_delay: 16,
+            lock_moves: true,
+            ..*c
+        };
+        assert_eq!(timing_aside, Contract::random_extended(seed as u64), "seed {seed}: random_extended's values");
+    }
+    let distinct = |f: &dyn Fn(&Contract) -> u32| draws.iter().map(f).collect::<std::collections::HashSet<_>>().len();
+    assert!(distinct(&|c| c.fall_frames as u32) >= 7);
+    assert!(distinct(&|c| c.level_pieces as u32) > 20);
+    assert!(distinct(&|c| c.fall_step as u32) >= 4);
+    assert!(distinct(&|c| c.lock_delay as u32) >= 6);
+    assert_eq!(distinct(&|c| c.lock_moves as u32), 2);
+
+    let seed: u64 = std::env::var("PUYOBOT_CONTRACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x71_0003);
+    println!("timing contract seed {seed} (PUYOBOT_CONTRACT_SEED)");
+    for i in 0..3 {
+        // a curve that moves within the pieces played, whatever was drawn
+        let drawn = Contract::random_timing(seed + i);
+        let c = Contract { level_pieces: drawn.level_pieces.clamp(1, 3), ..drawn };
+        let Some(rom) = build(&c, &format!("drawn-{i}")) else { return };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        for k in 1..=8u32 {
+            assert!(lab.wait_until(3000, |l| l.ram(addr::SPAWNED[0]) == 1), "draw {i}: piece {k} spawns");
+            assert_eq!(lab.ram(addr::LEVEL) as u32, (k - 1) / c.level_pieces as u32, "draw {i}: piece {k}'s level");
+            empty_field(&mut lab, &c);
+            let n = c.gravity_of_piece(k) as usize;
+            let late = c.pose_late as usize;
+            let fall = watch_piece(&mut lab, late, |_, _| 0);
+            let frames: Vec<usize> = fall.rows.iter().map(|r| r.0).collect();
+            let want: Vec<usize> = (1..=frames.len()).map(|j| late + j * n).collect();
+            assert!(frames.len() >= 11, "draw {i}: piece {k} fell {} rows ({c})", frames.len());
+            assert_eq!(frames, want, "draw {i}: piece {k}: frames of its falls at {n} frames per row ({c})");
+            let arrival = *frames.last().unwrap();
+            assert_eq!(fall.lock - arrival, c.lock_delay as usize, "draw {i}: piece {k}: lock delay ({c})");
+        }
+    }
+}
+
+/// Empty player 1's field (code byte `CODE_EMPTY`, other byte 0), so pieces dropped in one column
+/// never top out. Done while a piece falls: the field is quiet then.
+fn empty_field(lab: &mut Lab, c: &Contract) {
+    for y in 0..14u16 {
+        for x in 1..=6u16 {
+            let cell = addr::FIELD[0] + 16 * y + 2 * x;
+            lab.poke(cell + c.color_offset as u16, c.empty);
+            lab.poke(cell + 1 - c.color_offset as u16, 0);
+        }
+    }
+}
+
+#[test]
+fn build_sh_refuses_inconsistent_timing() {
+    let out = std::env::temp_dir().join("puyobot-labcart-timing-refused.nes");
+    let cases: [(&[&str], &str); 6] = [
+        (&["-D", "FALL_FRAMES=0"], "FALL_FRAMES = 0 is outside 1..99"),
+        (&["-D", "FALL_FRAMES=100"], "FALL_FRAMES = 100 is outside 1..99"),
+        (&["-D", "FALL_FAST=31"], "FALL_FAST = 31 must be 1..FALL_MIN (30)"),
+        (&["-D", "FALL_STEP=2"], "FALL_STEP = 2 needs LEVEL_PIECES > 0"),
+        (&["-D", "FALL_MIN=40"], "FALL_MIN = 40 must be 1..FALL_FRAMES (30)"),
+        (&["-D", "LOCK_MOVES=2"], "LOCK_MOVES = 2 must be 0 or 1"),
+    ];
+    for (defs, msg) in cases {
+        let defs: Vec<String> = defs.iter().map(|s| s.to_string()).collect();
+        match build_with(&out, &defs) {
+            Err(BuildError::NoAssembler) => {
+                crate::common::tools::missing_ca65("labcart_timing (build.sh refusals)");
+                return;
+            }
+            Err(BuildError::Rejected(m)) => assert!(m.contains(msg), "{defs:?}: message {m:?} lacks {msg:?}"),
+            other => panic!("{defs:?} was not rejected: {other:?}"),
+        }
+    }
+}
