@@ -205,7 +205,8 @@ fn replay(f: &Field, piece: Piece, start: PiecePosition, t: &Timing, path: &[Ste
         let done = t.press_done(i as u32);
         let judged = done + t.margin as u32;
         for frame in clock + 1..=judged {
-            let fall = frame >= t.first_fall as u32 && (frame - t.first_fall as u32) % t.frames_per_row as u32 == 0;
+            let fall =
+                frame >= t.first_fall as u32 && (frame - t.first_fall as u32).is_multiple_of(t.frames_per_row as u32);
             if fall && can_fall(f, p) {
                 p.y += 1;
                 if !can_fall(f, p) {

@@ -19,10 +19,11 @@ use rand::RngCore;
 use rayon::prelude::*;
 
 use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
-use crate::game::{Orientation, Piece, Rules, text};
+use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Rules, Timing, text};
 use crate::sim::{
-    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, EndlessGameResult, EndlessRun, EndlessSummary,
-    PieceSource, QueuePieces, RandomPieces, Shard, Summary, game_rng, merge, play_battle, play_endless_tallied,
+    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BattleTiming, Clock, EndlessGameResult, EndlessRun,
+    EndlessSummary, PieceSource, QueuePieces, RandomPieces, Shard, Summary, UnderGravity, game_rng, merge, play_battle,
+    play_endless_tallied,
 };
 
 /// Arguments of `puyobot sim`.
@@ -103,6 +104,58 @@ pub struct EndlessArgs {
     /// a pair spawning sideways or downwards also needs its child's cell free, a second death cell.
     #[arg(long, default_value = "up", value_parser = parse_spawn)]
     pub spawn: Orientation,
+    /// The game's clock: gravity and lock delay (no time limit without them).
+    #[command(flatten)]
+    pub clock: ClockArgs,
+}
+
+/// The game's clock for `sim endless` and `sim battle`. Without a gravity flag a pair waits at its row
+/// while the bot's presses happen (no time limit), as before.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClockArgs {
+    /// Gravity: frames per row for every piece. The pair falls while the presses happen (2 frames
+    /// each, 2 kept in hand), and the search only picks placements reached before the pair locks.
+    #[arg(long, value_name = "N", conflicts_with = "gravity_curve", value_parser = clap::value_parser!(u16).range(1..=255))]
+    pub frames_per_row: Option<u16>,
+    /// Gravity that speeds up with the level: START:STEP:MIN:PIECES, e.g. 30:2:2:16 (30 frames per row,
+    /// 2 fewer each level, never below 2, a level every 16 pieces).
+    #[arg(long, value_name = "START:STEP:MIN:PIECES")]
+    pub gravity_curve: Option<GravityCurve>,
+    /// With a gravity flag: frames a landed pair waits before it locks, moves allowed (default 16), or
+    /// `none` (it locks as soon as it cannot fall).
+    #[arg(long, value_name = "N|none", value_parser = parse_lock)]
+    pub lock_delay: Option<LockDelay>,
+}
+
+impl ClockArgs {
+    /// The clock these flags ask for; `None` without a gravity flag.
+    pub fn clock(&self) -> anyhow::Result<Option<Clock>> {
+        let curve = match (self.frames_per_row, self.gravity_curve) {
+            (Some(n), _) => GravityCurve::constant(n),
+            (None, Some(c)) => c,
+            (None, None) if self.lock_delay.is_some() => {
+                bail!("--lock-delay needs a gravity: --frames-per-row N or --gravity-curve START:STEP:MIN:PIECES")
+            }
+            (None, None) => return Ok(None),
+        };
+        let mut timing = Timing::spawned(curve.start);
+        if let Some(lock) = self.lock_delay {
+            timing.lock = lock;
+        }
+        Ok(Some(Clock { curve, timing }))
+    }
+}
+
+/// `--lock-delay`: a frame count or `none`.
+fn parse_lock(text: &str) -> Result<LockDelay, String> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(LockDelay::None);
+    }
+    match text.parse::<u16>() {
+        Ok(0) => Ok(LockDelay::None),
+        Ok(frames) => Ok(LockDelay::Frames { frames, moves: true }),
+        Err(_) => Err(format!("expected a number of frames or none, got {text:?}")),
+    }
 }
 
 /// Arguments of `puyobot sim battle`.
@@ -145,6 +198,9 @@ pub struct BattleArgs {
     /// prints one to start from).
     #[arg(long, default_value = "full", value_name = "NAME|FILE")]
     pub profile: String,
+    /// The game's clock: gravity and lock delay (no time limit without them).
+    #[command(flatten)]
+    pub clock: ClockArgs,
 }
 
 /// Arguments of `puyobot sim merge`.
@@ -234,9 +290,12 @@ fn profile_text(profile: &str) -> anyhow::Result<String> {
 }
 
 /// A CRC32 of the bot configuration (and queue), so shards of different runs refuse to merge.
-fn config_crc(config: &AiConfig, queue: &Option<Vec<Piece>>) -> anyhow::Result<u32> {
+fn config_crc(config: &AiConfig, queue: &Option<Vec<Piece>>, clock: Option<&Clock>) -> anyhow::Result<u32> {
     let mut h = crc32fast::Hasher::new();
     h.update(serde_json::to_string(config).context("cannot serialise the [ai] configuration")?.as_bytes());
+    if let Some(c) = clock {
+        h.update(c.describe().as_bytes());
+    }
     if let Some(q) = queue {
         for p in q {
             h.update(p.to_string().as_bytes());
@@ -289,6 +348,7 @@ fn endless_game(
     args: &EndlessArgs,
     config: &AiConfig,
     queue: &Option<Vec<Piece>>,
+    clock: Option<Clock>,
 ) -> anyhow::Result<EndlessGameResult> {
     let rules = Rules { spawn_orientation: args.spawn, ..Rules::puyo1() };
     let mut rng = game_rng(args.seed, g as u64);
@@ -297,7 +357,16 @@ fn endless_game(
         None => Box::new(RandomPieces::new(rng.next_u64(), args.colors)),
     };
     let bot = StrengthBot::new(&args.ai, config, rng.next_u64(), args.strength)?;
-    Ok(play_endless_tallied(bot, source.as_mut(), &rules, args.pieces, g))
+    Ok(match clock {
+        Some(c) => play_endless_tallied(
+            UnderGravity::new(bot, config.search.moves, c),
+            source.as_mut(),
+            &rules,
+            args.pieces,
+            g,
+        ),
+        None => play_endless_tallied(bot, source.as_mut(), &rules, args.pieces, g),
+    })
 }
 
 /// Plays the endless games of `args` (its shard only, if given) and summarises them.
@@ -306,6 +375,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         bail!("--games must be at least 1");
     }
     let config = load_profile(&args.profile)?;
+    let clock = args.clock.clock()?;
     // Fail early on a bad bot name or weights.
     Bot::new(&args.ai, &config, 0)?;
     let queue = match &args.queue {
@@ -317,7 +387,8 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     };
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
-    let results: Vec<EndlessGameResult> = play_games(&games, args.jobs, |g| endless_game(g, args, &config, &queue))?;
+    let results: Vec<EndlessGameResult> =
+        play_games(&games, args.jobs, |g| endless_game(g, args, &config, &queue, clock))?;
     let run = EndlessRun {
         ai: crate::ai::strength::label(&args.ai, args.strength),
         seed: args.seed,
@@ -326,7 +397,8 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         pieces: args.pieces,
         first_game: args.first_game,
         run_games: args.games,
-        config_crc: config_crc(&config, &queue)?,
+        config_crc: config_crc(&config, &queue, clock.as_ref())?,
+        clock: clock.map(|c| c.describe()),
     };
     EndlessSummary::from_results(run, Some(shard), results).map_err(anyhow::Error::msg)
 }
@@ -341,12 +413,35 @@ pub fn battle_game(
     levels: [Level; 2],
     config: &AiConfig,
 ) -> anyhow::Result<BattleGame> {
+    battle_game_on(g, seed, colors, max_pieces, names, levels, config, None)
+}
+
+/// [`battle_game`] with both bots on `clock` (`None`: no time limit on their presses).
+#[allow(clippy::too_many_arguments)]
+pub fn battle_game_on(
+    g: usize,
+    seed: u64,
+    colors: u8,
+    max_pieces: usize,
+    names: [&str; 2],
+    levels: [Level; 2],
+    config: &AiConfig,
+    clock: Option<Clock>,
+) -> anyhow::Result<BattleGame> {
     let rules = Rules::puyo1();
     let mut rng = game_rng(seed, g as u64);
     let mut source = RandomPieces::new(rng.next_u64(), colors);
     let mut p1 = StrengthBot::new(names[0], config, rng.next_u64(), levels[0])?;
     let mut p2 = StrengthBot::new(names[1], config, rng.next_u64(), levels[1])?;
-    let rec = play_battle([&mut p1, &mut p2], &mut source, &rules, &BattleTiming::default(), max_pieces, &mut rng);
+    let timing = BattleTiming::default();
+    let rec = match clock {
+        Some(c) => {
+            let base = config.search.moves;
+            let (mut t1, mut t2) = (UnderGravity::new(&mut p1, base, c), UnderGravity::new(&mut p2, base, c));
+            play_battle([&mut t1, &mut t2], &mut source, &rules, &timing, max_pieces, &mut rng)
+        }
+        None => play_battle([&mut p1, &mut p2], &mut source, &rules, &timing, max_pieces, &mut rng),
+    };
     Ok(BattleGame {
         game: g,
         winner: rec.winner.map_or(0, |w| w as u8 + 1),
@@ -363,13 +458,14 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
         bail!("--games must be at least 1");
     }
     let config = load_profile(&args.profile)?;
+    let clock = args.clock.clock()?;
     Bot::new(&args.p1, &config, 0)?;
     Bot::new(&args.p2, &config, 0)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let names = [args.p1.as_str(), args.p2.as_str()];
     let runs: Vec<BattleGame> = play_games(&games, args.jobs, |g| {
-        battle_game(g, args.seed, args.colors, args.max_pieces, names, args.strength.0, &config)
+        battle_game_on(g, args.seed, args.colors, args.max_pieces, names, args.strength.0, &config, clock)
     })?;
     let run = BattleRun {
         p1: crate::ai::strength::label(&args.p1, args.strength.0[0]),
@@ -379,7 +475,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
         max_pieces: args.max_pieces,
         first_game: args.first_game,
         run_games: args.games,
-        config_crc: config_crc(&config, &None)?,
+        config_crc: config_crc(&config, &None, clock.as_ref())?,
     };
     Ok(BattleSummary::build(run, Some(shard), runs))
 }
@@ -443,6 +539,9 @@ fn print_endless(s: &EndlessSummary) {
         "ai {}  seed {}  colours {}  pieces {}  games {}{shard}",
         s.run.ai, s.run.seed, s.run.colors, s.run.pieces, s.games
     );
+    if let Some(clock) = &s.run.clock {
+        println!("clock: {clock}");
+    }
     println!("top-outs: {}", s.topouts);
     println!("score: mean {:.0}, per pair {:.1}", s.score_mean, s.score_per_pair);
     println!(

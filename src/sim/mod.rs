@@ -6,6 +6,7 @@
 
 pub mod battle;
 pub mod endless;
+pub mod gravity;
 pub mod shard;
 pub mod stats;
 pub mod summary;
@@ -15,6 +16,7 @@ pub use crate::game::deal::{PieceSource, QueuePieces, RandomPieces, game_rng};
 pub use crate::game::player::{Decision, FireReason, OpponentView, Player, View};
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
 pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
+pub use gravity::{Clock, UnderGravity};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{
