@@ -616,3 +616,37 @@ fn print_battle(s: &BattleSummary) {
         s.largest_chain[0], s.largest_chain_mean[0], s.largest_chain[1], s.largest_chain_mean[1]
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock_of(flags: &[&str]) -> anyhow::Result<Option<Clock>> {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            clock: ClockArgs,
+        }
+        let cli = <Cli as clap::Parser>::try_parse_from(std::iter::once("sim").chain(flags.iter().copied()))?;
+        cli.clock.clock()
+    }
+
+    #[test]
+    fn the_clock_flags_give_the_gravity_and_lock_asked_for() {
+        assert_eq!(clock_of(&[]).unwrap(), None, "no flag: no time limit");
+        let c = clock_of(&["--frames-per-row", "4"]).unwrap().unwrap();
+        assert_eq!(
+            (c.curve, c.timing.lock),
+            (GravityCurve::constant(4), LockDelay::Frames { frames: 16, moves: true })
+        );
+        let c = clock_of(&["--gravity-curve", "30:2:2:16", "--lock-delay", "none"]).unwrap().unwrap();
+        assert_eq!((c.curve.to_string(), c.timing.lock), ("30:2:2:16".to_string(), LockDelay::None));
+        assert_eq!(c.timing_for(16 * 5).frames_per_row, 20);
+        let err = |flags: &[&str]| clock_of(flags).unwrap_err().to_string();
+        assert!(err(&["--lock-delay", "8"]).contains("--lock-delay needs a gravity"));
+        assert!(err(&["--frames-per-row", "2", "--gravity-curve", "30:2:2:16"]).contains("cannot be used with"));
+        assert!(err(&["--gravity-curve", "30:2"]).contains("START:STEP:MIN:PIECES"));
+        assert!(err(&["--frames-per-row", "0"]).contains("0"));
+        assert!(err(&["--frames-per-row", "2", "--lock-delay", "soon"]).contains("frames or none"));
+    }
+}
