@@ -254,3 +254,97 @@ fn build_sh_refuses_inconsistent_timing() {
         }
     }
 }
+
+/// The timing model (`game::timing`, `MoveRules::timing`) against the cartridge: on builds with fast
+/// gravity, every placement the timed walk keeps is reached when its path is pressed at the model's pace
+/// (a press every 2 frames), on fields of nuisance stacks whose heights the pair must get past (where
+/// the timed walk leaves out placements the untimed one keeps: their presses would come too late).
+#[test]
+fn the_timed_walks_placements_are_reached_on_the_cartridge() {
+    use crate::common::model::piece_of;
+    use puyobot::game::movegen::{MoveRules, PiecePosition, Step, generate};
+    use puyobot::game::{Cell, Field, LockDelay, Rules, Timing};
+    let stacks: [[usize; 6]; 3] = [[0; 6], [10, 6, 0, 0, 8, 11], [4, 9, 0, 2, 10, 7]];
+    // (build, the model's lock and gravity; presses every 2 frames, no lag, no margin)
+    let builds = [
+        (Contract { lock_delay: 0, ..gravity(2) }, LockDelay::None, 2u16),
+        (Contract { lock_delay: 6, lock_moves: true, ..gravity(1) }, LockDelay::Frames { frames: 6, moves: true }, 1),
+    ];
+    for (b, (c, lock, fpr)) in builds.iter().enumerate() {
+        let Some(rom) = build(c, &format!("model-{b}")) else { return };
+        let timing = Timing { lock: *lock, margin: 0, ..Timing::spawned(*fpr) };
+        let rules = MoveRules { timing: Some(timing), ..MoveRules::default() };
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        let (mut checked, mut left_out) = (0, 0);
+        for heights in stacks {
+            let mut model = Field::new();
+            for (i, h) in heights.iter().enumerate() {
+                for k in 0..*h {
+                    model.set(i + 1, 13 - k, Cell::Nuisance);
+                }
+            }
+            // one piece per reachable placement, each on a fresh copy of the stacks
+            let mut todo: Option<Vec<_>> = None;
+            loop {
+                assert!(lab.wait_until(3000, |l| l.ram(addr::SPAWNED[0]) == 1), "a piece spawns");
+                for y in 0..14u16 {
+                    for x in 1..=6u16 {
+                        let cell = addr::FIELD[0] + 16 * y + 2 * x + c.color_offset as u16;
+                        let nuisance = heights[x as usize - 1] > 13 - y as usize;
+                        lab.poke(cell, if nuisance { c.nuisance } else { c.empty });
+                    }
+                }
+                let piece = piece_of(&lab);
+                let start = PiecePosition::spawn(&Rules::puyo1());
+                let moves = todo.get_or_insert_with(|| {
+                    let timed = generate(&model, piece, start, &rules);
+                    left_out += generate(&model, piece, start, &MoveRules::default()).len() - timed.len();
+                    timed
+                });
+                let Some(m) = moves.pop() else { break };
+                // press step i on frame 2i + 1 after the spawn, release on 2i + 2
+                for (i, step) in m.path.iter().enumerate() {
+                    let button = match step {
+                        Step::Left => btn::LEFT,
+                        Step::Right => btn::RIGHT,
+                        Step::RotateCw => btn::A,
+                        Step::RotateCcw => btn::B,
+                    };
+                    lab.frame(button, 0);
+                    assert_eq!(lab.ram(addr::PLAYER_STATE[0]), ACTIVE, "press {i} of {:?} before the lock", m.path);
+                    lab.idle(1);
+                }
+                assert!(lab.wait_until(200, |l| l.ram(addr::PLAYER_STATE[0]) != ACTIVE), "it locks");
+                // where the pair's two puyos lie once the field has settled (the spawn wait)
+                assert!(lab.wait_until(300, |l| l.ram(addr::PLAYER_STATE[0]) == 1), "the field settles");
+                let mut colour_cells = Vec::new();
+                for (y, row) in lab.field(0).iter().enumerate() {
+                    for (x, &k) in row.iter().enumerate() {
+                        if c.colours().contains(&k) {
+                            colour_cells.push((x as u8 + 1, y as u8, k));
+                        }
+                    }
+                }
+                let mut want = model;
+                want.play(piece, m.placement, &Rules::puyo1()).expect("a valid placement");
+                let mut model_cells = Vec::new();
+                for y in 0..14 {
+                    for x in 1..=6 {
+                        if let Cell::Color(col) = want.get(x, y) {
+                            model_cells.push((x as u8, y as u8, c.colour1 + col.index() as u8));
+                        }
+                    }
+                }
+                assert_eq!(
+                    colour_cells, model_cells,
+                    "build {b}, stacks {heights:?}: {} by {:?} (the pair {piece})",
+                    m.placement, m.path
+                );
+                checked += 1;
+            }
+        }
+        println!("build {b}: {checked} placements pressed at the model's pace");
+        assert!(checked > 20 && left_out > 0, "build {b}: {checked} placements, {left_out} left out");
+    }
+}
