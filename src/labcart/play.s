@@ -617,20 +617,20 @@ ps_active:
 .endif
     lda PTYPE,x
     bne @norot
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_A
     beq :+
     lda #ROT_A
     jsr rotate
 :
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_B
     beq @norot
     lda #ROT_B
     jsr rotate
 @norot:
     ; horizontal movement
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_LEFT
     beq :+
     lda #0
@@ -639,7 +639,7 @@ ps_active:
     jsr move
     jmp @fall
 :
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_RIGHT
     beq :+
     lda #0
@@ -648,7 +648,7 @@ ps_active:
     jsr move
     jmp @fall
 :
-    lda PAD,x
+    lda LPAD,x
     and #(BTN_LEFT|BTN_RIGHT)
     beq @fall
     inc DAS,x
@@ -657,7 +657,7 @@ ps_active:
     bcc @fall
     lda #(DAS_DELAY-DAS_RATE)
     sta DAS,x
-    lda PAD,x
+    lda LPAD,x
     and #BTN_LEFT
     beq :+
     lda #$FF
@@ -678,7 +678,7 @@ ps_active:
     bcs @landed
     lda #0
     sta GROUNDED,x
-    lda PAD,x
+    lda LPAD,x
     and #BTN_DOWN
     beq @tick
     lda DROPT,x
@@ -690,7 +690,7 @@ ps_active:
     dec DROPT,x
     bne @done
     inc IPY,x
-    lda PAD,x
+    lda LPAD,x
     and #BTN_DOWN
     beq :+
     lda #FALL_FAST
@@ -729,7 +729,7 @@ ps_active:
     sta LOCKT,x
 :
 .endif
-    lda PAD,x
+    lda LPAD,x
     and #BTN_DOWN
     bne @lock
     dec LOCKT,x

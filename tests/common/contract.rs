@@ -138,6 +138,8 @@ pub struct Contract {
     pub lock_delay: u8,
     /// `LOCK_MOVES`: the pad moves and turns a landed piece while it waits; false: it ignores them.
     pub lock_moves: bool,
+    /// `INPUT_LAG` (0..=8): frames between a press and its effect on the falling piece.
+    pub input_lag: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -197,6 +199,7 @@ impl Contract {
         level_pieces: 0,
         lock_delay: 16,
         lock_moves: true,
+        input_lag: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -314,7 +317,7 @@ impl Contract {
     const EXTENDED_SALT: u64 = 0xE87E_4DED_0000_0001;
 
     /// `random_extended(seed)` (the same values) with the timing axes drawn too (gravity, its curve by
-    /// level, soft drop, lock delay and moves during it), from a third Xoshiro256++ seeded with
+    /// level, soft drop, lock delay and moves during it, input lag), from a third Xoshiro256++ seeded with
     /// `seed ^ TIMING_SALT`. Kept apart from `random_extended`, whose draws the calibration classes
     /// play: calibration does not learn the timing yet.
     pub fn random_timing(seed: u64) -> Contract {
@@ -331,6 +334,7 @@ impl Contract {
         c.fall_fast = rng.random_range(1..=c.fall_min.min(4));
         c.lock_delay = [0, 0, 1, 2, 8, 16, 16, 32][rng.random_range(0..8)];
         c.lock_moves = rng.random_bool(0.5);
+        c.input_lag = [0, 0, 1, 2, 4, 8][rng.random_range(0..6)];
         c
     }
 
@@ -503,6 +507,9 @@ impl Contract {
         if self.fall_step > 99 {
             return Err(format!("FALL_STEP = {} is outside 0..99", self.fall_step));
         }
+        if self.input_lag > 8 {
+            return Err(format!("INPUT_LAG = {} is outside 0..8", self.input_lag));
+        }
         if self.fall_step > 0 && self.level_pieces == 0 {
             return Err(format!("FALL_STEP = {} needs LEVEL_PIECES > 0", self.fall_step));
         }
@@ -547,6 +554,7 @@ impl Contract {
             ("LEVEL_PIECES", self.level_pieces.to_string()),
             ("LOCK_DELAY", self.lock_delay.to_string()),
             ("LOCK_MOVES", u8::from(self.lock_moves).to_string()),
+            ("INPUT_LAG", self.input_lag.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }

@@ -1,5 +1,5 @@
 //! The labcart built with the timing defines (src/labcart/README.md "Contracts": `FALL_FRAMES`,
-//! `FALL_STEP`, `FALL_MIN`, `FALL_FAST`, `LEVEL_PIECES`, `LOCK_DELAY`, `LOCK_MOVES`): each build is
+//! `FALL_STEP`, `FALL_MIN`, `FALL_FAST`, `LEVEL_PIECES`, `LOCK_DELAY`, `LOCK_MOVES`, `INPUT_LAG`): each build is
 //! checked frame by frame, from RAM, against what the README says it does. A missing `ca65` fails
 //! these tests (tests/common/tools.rs).
 
@@ -158,6 +158,38 @@ fn lock_moves_decides_whether_a_landed_pair_still_moves_and_turns() {
 }
 
 #[test]
+fn input_lag_delays_a_press_on_the_falling_piece() {
+    for lag in [0u8, 1, 3, 8] {
+        let c = Contract { input_lag: lag, ..Contract::DEFAULT };
+        let Some(rom) = build(&c, &format!("input-lag-{lag}")) else { return };
+        if lag == 0 {
+            assert_eq!(rom, ROM_CONTRACT, "no lag builds the committed contract ROM");
+        }
+        let mut lab = Lab::new(&rom, c.lab_variant());
+        lab.boot(MenuChoice::ONE_P);
+        let (x0, o0) = (lab.pivot_xy(0).0, lab.ram(addr::ORIENT[0]));
+        let (mut moved, mut turned) = (None, None);
+        // Left held on frame 2 only, A on frame 20 only
+        watch_piece(&mut lab, 0, |f, l| {
+            if moved.is_none() && l.pivot_xy(0).0 != x0 {
+                moved = Some(f - 1);
+            }
+            if turned.is_none() && l.ram(addr::ORIENT[0]) != o0 {
+                turned = Some(f - 1);
+            }
+            match f {
+                2 => btn::LEFT,
+                20 => btn::A,
+                _ => 0,
+            }
+        });
+        assert_eq!(moved, Some(2 + lag as usize), "INPUT_LAG {lag}: the frame Left moved the pair");
+        assert_eq!(turned, Some(20 + lag as usize), "INPUT_LAG {lag}: the frame A turned it");
+        assert_eq!(lab.pivot_xy(0).0, x0 - 1, "one column, once");
+    }
+}
+
+#[test]
 fn holding_down_falls_one_row_every_fall_fast_frames() {
     let c = Contract { fall_fast: 4, ..Contract::DEFAULT };
     let Some(rom) = build(&c, "soft-drop-4") else { return };
@@ -182,6 +214,7 @@ fn drawn_timing_contracts_fall_at_their_curve() {
             level_pieces: 0,
             lock_delay: 16,
             lock_moves: true,
+            input_lag: 0,
             ..*c
         };
         assert_eq!(timing_aside, Contract::random_extended(seed as u64), "seed {seed}: random_extended's values");
@@ -192,6 +225,7 @@ fn drawn_timing_contracts_fall_at_their_curve() {
     assert!(distinct(&|c| c.fall_step as u32) >= 4);
     assert!(distinct(&|c| c.lock_delay as u32) >= 6);
     assert_eq!(distinct(&|c| c.lock_moves as u32), 2);
+    assert_eq!(distinct(&|c| c.input_lag as u32), 5);
 
     let seed: u64 = std::env::var("PUYOBOT_CONTRACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x71_0003);
     println!("timing contract seed {seed} (PUYOBOT_CONTRACT_SEED)");
@@ -265,14 +299,15 @@ fn the_timed_walks_placements_are_reached_on_the_cartridge() {
     use puyobot::game::movegen::{MoveRules, PiecePosition, Step, generate};
     use puyobot::game::{Cell, Field, LockDelay, Rules, Timing};
     let stacks: [[usize; 6]; 3] = [[0; 6], [10, 6, 0, 0, 8, 11], [4, 9, 0, 2, 10, 7]];
-    // (build, the model's lock and gravity; presses every 2 frames, no lag, no margin)
+    // (build, the model's lock and gravity; presses every 2 frames, the build's input lag, no margin)
     let builds = [
         (Contract { lock_delay: 0, ..gravity(2) }, LockDelay::None, 2u16),
         (Contract { lock_delay: 6, lock_moves: true, ..gravity(1) }, LockDelay::Frames { frames: 6, moves: true }, 1),
+        (Contract { lock_delay: 0, input_lag: 3, ..gravity(2) }, LockDelay::None, 2),
     ];
     for (b, (c, lock, fpr)) in builds.iter().enumerate() {
         let Some(rom) = build(c, &format!("model-{b}")) else { return };
-        let timing = Timing { lock: *lock, margin: 0, ..Timing::spawned(*fpr) };
+        let timing = Timing { lock: *lock, margin: 0, input_lag: c.input_lag as u16, ..Timing::spawned(*fpr) };
         let rules = MoveRules { timing: Some(timing), ..MoveRules::default() };
         let mut lab = Lab::new(&rom, c.lab_variant());
         lab.boot(MenuChoice::ONE_P);
@@ -303,7 +338,8 @@ fn the_timed_walks_placements_are_reached_on_the_cartridge() {
                     timed
                 });
                 let Some(m) = moves.pop() else { break };
-                // press step i on frame 2i + 1 after the spawn, release on 2i + 2
+                // press step i on frame 2i + 1 after the spawn, release on 2i + 2 (with an input lag it acts
+                // later: a press that came after the lock would leave the pair elsewhere)
                 for (i, step) in m.path.iter().enumerate() {
                     let button = match step {
                         Step::Left => btn::LEFT,
