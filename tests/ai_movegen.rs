@@ -146,3 +146,158 @@ fn a_blocked_spawn_gives_no_placement() {
     let f = walls(&[(3, 13)]);
     assert!(generate(&f, pair(0, 1), spawn(), &MoveRules::default()).is_empty());
 }
+
+// ---- the game's clock (MoveRules::timing)
+
+use proptest::prelude::*;
+use puyobot::game::movegen::{Move, same_outcome, step};
+use puyobot::game::{Cell, LockDelay, Timing};
+
+/// A field of random column heights (0..=11 puyos per column, random colours and nuisance), as stacks.
+fn stacks() -> impl Strategy<Value = Field> {
+    proptest::collection::vec(proptest::collection::vec(0..=4usize, 0..=11), 6).prop_map(|cols| {
+        let mut f = Field::new();
+        for (i, col) in cols.iter().enumerate() {
+            for (k, &c) in col.iter().enumerate() {
+                let cell = if c == 4 { Cell::Nuisance } else { Cell::Color(Color::ALL[c]) };
+                f.set(i + 1, 13 - k, cell);
+            }
+        }
+        f
+    })
+}
+
+fn timings() -> impl Strategy<Value = Timing> {
+    (1..=30u16, 0..=29u16, 1..=4u16, 0..=3u16, 0..=3u16, 0..=3u8, 0..=20u16).prop_map(
+        |(fpr, phase, press, lag, margin, lock, frames)| Timing {
+            frames_per_row: fpr,
+            first_fall: 1 + phase % fpr,
+            soft_drop: 1,
+            lock: match lock {
+                0 => LockDelay::None,
+                1 => LockDelay::Frames { frames, moves: false },
+                _ => LockDelay::Frames { frames, moves: true },
+            },
+            press_frames: press,
+            input_lag: lag,
+            margin,
+        },
+    )
+}
+
+/// True when the pair at `p` has a free cell below each of its puyos (it can fall one row).
+fn can_fall(f: &Field, p: PiecePosition) -> bool {
+    let free =
+        |x: i32, y: i32| (1..=6).contains(&x) && (0..14).contains(&y) && f.get(x as usize, y as usize) == Cell::Empty;
+    let (x, y) = (p.x as i32, p.y as i32 + 1);
+    free(x, y) && free(x + p.orientation.dx() as i32, y + p.orientation.dy() as i32)
+}
+
+/// The path replayed frame by frame on the clock `t` (gravity at each fall frame up to the frame press
+/// i is judged at, then the press): the position after the last press, or None when a press fails or
+/// comes after the lock.
+fn replay(f: &Field, piece: Piece, start: PiecePosition, t: &Timing, path: &[Step]) -> Option<PiecePosition> {
+    let rules = MoveRules::default();
+    let mut p = start;
+    let mut landed = (!can_fall(f, p)).then_some(0);
+    let mut clock = 0;
+    for (i, &s) in path.iter().enumerate() {
+        let done = t.press_done(i as u32);
+        let judged = done + t.margin as u32;
+        for frame in clock + 1..=judged {
+            let fall =
+                frame >= t.first_fall as u32 && (frame - t.first_fall as u32).is_multiple_of(t.frames_per_row as u32);
+            if fall && can_fall(f, p) {
+                p.y += 1;
+                if !can_fall(f, p) {
+                    landed = Some(frame);
+                }
+            }
+        }
+        clock = judged;
+        if !t.in_time(done, landed) {
+            return None;
+        }
+        let q = step(f, piece, p, s, &rules)?;
+        landed = match (can_fall(f, q), landed) {
+            (true, _) => None,
+            (false, Some(l)) if !can_fall(f, p) && q.y == p.y => Some(l),
+            (false, _) => Some(done),
+        };
+        p = q;
+    }
+    Some(p)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// With time to spare (gravity slower than any path, a lock that never comes) the timed walk is
+    /// the untimed one: the same placements, paths and order.
+    #[test]
+    fn a_timed_walk_with_time_to_spare_is_the_untimed_walk(f in stacks(), a in 0..6usize, b in 0..6usize) {
+        let slow = Timing { frames_per_row: 10_000, first_fall: 10_000, ..Timing::spawned(30) };
+        let timed = MoveRules { timing: Some(slow), ..MoveRules::default() };
+        let piece = pair(a, b);
+        prop_assert_eq!(generate(&f, piece, spawn(), &timed), generate(&f, piece, spawn(), &MoveRules::default()));
+        let (t, u) = (placements(&f, piece, spawn(), &timed), placements(&f, piece, spawn(), &MoveRules::default()));
+        prop_assert_eq!(t.as_slice(), u.as_slice());
+    }
+
+    /// A timed walk keeps a subset of the untimed placements, and each kept path, replayed frame by
+    /// frame on the clock, makes every press before the lock and ends where the walk says.
+    #[test]
+    fn a_timed_walk_keeps_placements_whose_presses_fit_the_time(
+        f in stacks(), a in 0..6usize, b in 0..6usize, t in timings()
+    ) {
+        let piece = pair(a, b);
+        let timed = MoveRules { timing: Some(t), ..MoveRules::default() };
+        let all: Vec<Move> = generate(&f, piece, spawn(), &MoveRules::default());
+        let kept = generate(&f, piece, spawn(), &timed);
+        prop_assert_eq!(kept.is_empty(), all.is_empty(), "the start itself is always kept");
+        for m in &kept {
+            prop_assert!(all.iter().any(|u| same_outcome(piece, u.placement, m.placement)), "{} is reachable untimed", m.placement);
+            let end = replay(&f, piece, spawn(), &t, &m.path);
+            prop_assert_eq!(end, Some(m.end), "{} by {:?} on {:?}", m.placement, m.path, t);
+            prop_assert_eq!((m.end.x, m.end.orientation), (m.placement.x, m.placement.orientation));
+        }
+        let set: Vec<Placement> = placements(&f, piece, spawn(), &timed).as_slice().to_vec();
+        prop_assert_eq!(set, kept.iter().map(|m| m.placement).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn fast_gravity_keeps_only_what_the_presses_reach_before_the_lock() {
+    let f = Field::new();
+    let none = |fpr| MoveRules {
+        timing: Some(Timing { lock: LockDelay::None, margin: 0, ..Timing::spawned(fpr) }),
+        ..MoveRules::default()
+    };
+    // 30 frames per row: every placement of an empty field, as untimed
+    assert_eq!(set_of(&f, pair(0, 1), spawn(), &none(30)).len(), 22);
+    // on a flat stack 8 high, at 1 frame per row with no lock delay, the pair rests on frame 4: only
+    // the first press (done by frame 2) counts, the second (by frame 4) comes as it locks
+    let flat = walls(&[(1, 8), (2, 8), (3, 8), (4, 8), (5, 8), (6, 8)]);
+    let fast = set_of(&flat, pair(0, 1), spawn(), &none(1));
+    let one_press: BTreeSet<Placement> = [(3, Orientation::Up), (2, Orientation::Up), (4, Orientation::Up)]
+        .into_iter()
+        .chain([(3, Orientation::Right), (3, Orientation::Left)])
+        .map(|(x, o)| Placement::new(x, o))
+        .collect();
+    assert_eq!(fast, one_press);
+    // a 16-frame lock delay with moves gives the same pair 8 more presses: every placement again
+    let lenient = MoveRules { timing: Some(Timing { margin: 0, ..Timing::spawned(1) }), ..MoveRules::default() };
+    assert_eq!(set_of(&flat, pair(0, 1), spawn(), &lenient).len(), 22);
+    // so does the margin, the other way: 2 frames in hand and the first press is too late as well
+    let tight = MoveRules {
+        timing: Some(Timing { lock: LockDelay::None, margin: 2, ..Timing::spawned(1) }),
+        ..MoveRules::default()
+    };
+    assert_eq!(set_of(&flat, pair(0, 1), spawn(), &tight), [Placement::new(3, Orientation::Up)].into());
+    // column heights along the path matter: a tall column 2 stops a pair that fell below its top
+    let tall = walls(&[(2, 11)]);
+    let slow = set_of(&tall, pair(0, 1), spawn(), &none(30));
+    assert!(slow.contains(&Placement::new(1, Orientation::Up)), "slow gravity: over the column in time");
+    let quick = set_of(&tall, pair(0, 1), spawn(), &none(1));
+    assert!(!quick.contains(&Placement::new(1, Orientation::Up)), "fast gravity: column 1 is cut off");
+}

@@ -344,3 +344,49 @@ fn play_outs_hold_a_fire_the_patience_rule_allows_when_waiting_fires_longer() {
         check_hold_for_the_next_pair(&config, playouts > 0);
     }
 }
+
+/// Checks every decision of the wrapped player against the timed movement of its piece.
+struct ReachCheck<P> {
+    inner: P,
+    clock: puyobot::sim::Clock,
+    decisions: usize,
+    narrowed: usize,
+}
+
+impl<P: Player> Player for ReachCheck<P> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn choose(&mut self, view: &View<'_>) -> puyobot::sim::Decision {
+        use puyobot::game::movegen::{MoveRules, generate, same_outcome};
+        let d = self.inner.choose(view);
+        let start = PiecePosition::spawn(view.rules);
+        let timed = MoveRules { timing: Some(self.clock.timing_for(view.pieces_played)), ..MoveRules::default() };
+        let reach = generate(view.field, view.current, start, &timed);
+        let m = reach.iter().find(|m| same_outcome(view.current, m.placement, d.placement));
+        let m = m.unwrap_or_else(|| panic!("piece {}: {} is not reachable in time", view.pieces_played, d.placement));
+        assert_eq!(d.path, m.path, "piece {}: the decision's path is the timed one", view.pieces_played);
+        if generate(view.field, view.current, start, &MoveRules::default()).len() > reach.len() {
+            self.narrowed += 1;
+        }
+        self.decisions += 1;
+        d
+    }
+}
+
+#[test]
+fn under_fast_gravity_the_bot_picks_only_placements_its_presses_reach_in_time() {
+    use puyobot::game::{GravityCurve, LockDelay, Timing};
+    use puyobot::sim::{Clock, UnderGravity};
+    let mut config = AiConfig::default();
+    config.search.samples = 0; // the current and next pair only: quick
+    let clock =
+        Clock { curve: GravityCurve::constant(2), timing: Timing { lock: LockDelay::None, ..Timing::spawned(2) } };
+    let bot = Bot::new("chain", &config, 5).expect("bot");
+    let mut check =
+        ReachCheck { inner: UnderGravity::new(bot, config.search.moves, clock), clock, decisions: 0, narrowed: 0 };
+    let rec = play_endless(&mut check, &mut RandomPieces::new(11, 4), &Rules::puyo1(), 40);
+    assert_eq!(check.decisions, rec.moves.len() + rec.illegal_moves as usize);
+    assert!(check.decisions >= 20, "{} decisions", check.decisions);
+    assert!(check.narrowed > 0, "the clock left out some placements ({} decisions)", check.decisions);
+}

@@ -217,6 +217,7 @@ fn big_chains_are_summed_for_their_cost_and_leftovers() {
         first_game: 0,
         run_games: 1,
         config_crc: 0,
+        clock: None,
     };
     let s = EndlessSummary::build(run, None, r.totals, Timing::new(), vec![r.game]);
     assert_eq!(s.big_chains_per_game, 2.0);

@@ -18,11 +18,11 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
-use crate::game::{Orientation, Piece, Rules, text};
+use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Player, Rules, Timing, text};
 use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
-    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, EndlessGameResult, EndlessRun, EndlessSummary, Shard, Summary,
-    merge,
+    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, Clock, EndlessGameResult, EndlessRun, EndlessSummary, Shard,
+    Summary, UnderGravity, merge,
 };
 
 /// Arguments of `puyobot sim`.
@@ -103,6 +103,58 @@ pub struct EndlessArgs {
     /// a pair spawning sideways or downwards also needs its child's cell free, a second death cell.
     #[arg(long, default_value = "up", value_parser = parse_spawn)]
     pub spawn: Orientation,
+    /// The game's clock: gravity and lock delay (no time limit without them).
+    #[command(flatten)]
+    pub clock: ClockArgs,
+}
+
+/// The game's clock for `sim endless` and `sim battle`. Without a gravity flag a pair waits at its row
+/// while the bot's presses happen (no time limit), as before.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ClockArgs {
+    /// Gravity: frames per row for every piece. The pair falls while the presses happen (2 frames
+    /// each, 2 kept in hand), and the search only picks placements reached before the pair locks.
+    #[arg(long, value_name = "N", conflicts_with = "gravity_curve", value_parser = clap::value_parser!(u16).range(1..=255))]
+    pub frames_per_row: Option<u16>,
+    /// Gravity that speeds up with the level: START:STEP:MIN:PIECES, e.g. 30:2:2:16 (30 frames per row,
+    /// 2 fewer each level, never below 2, a level every 16 pieces).
+    #[arg(long, value_name = "START:STEP:MIN:PIECES")]
+    pub gravity_curve: Option<GravityCurve>,
+    /// With a gravity flag: frames a landed pair waits before it locks, moves allowed (default 16), or
+    /// `none` (it locks as soon as it cannot fall).
+    #[arg(long, value_name = "N|none", value_parser = parse_lock)]
+    pub lock_delay: Option<LockDelay>,
+}
+
+impl ClockArgs {
+    /// The clock these flags ask for; `None` without a gravity flag.
+    pub fn clock(&self) -> anyhow::Result<Option<Clock>> {
+        let curve = match (self.frames_per_row, self.gravity_curve) {
+            (Some(n), _) => GravityCurve::constant(n),
+            (None, Some(c)) => c,
+            (None, None) if self.lock_delay.is_some() => {
+                bail!("--lock-delay needs a gravity: --frames-per-row N or --gravity-curve START:STEP:MIN:PIECES")
+            }
+            (None, None) => return Ok(None),
+        };
+        let mut timing = Timing::spawned(curve.start);
+        if let Some(lock) = self.lock_delay {
+            timing.lock = lock;
+        }
+        Ok(Some(Clock { curve, timing }))
+    }
+}
+
+/// `--lock-delay`: a frame count or `none`.
+fn parse_lock(text: &str) -> Result<LockDelay, String> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(LockDelay::None);
+    }
+    match text.parse::<u16>() {
+        Ok(0) => Ok(LockDelay::None),
+        Ok(frames) => Ok(LockDelay::Frames { frames, moves: true }),
+        Err(_) => Err(format!("expected a number of frames or none, got {text:?}")),
+    }
 }
 
 /// Arguments of `puyobot sim battle`.
@@ -145,6 +197,9 @@ pub struct BattleArgs {
     /// prints one to start from).
     #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
+    /// The game's clock: gravity and lock delay (no time limit without them).
+    #[command(flatten)]
+    pub clock: ClockArgs,
 }
 
 /// Arguments of `puyobot sim merge`.
@@ -234,9 +289,12 @@ fn profile_text(profile: &str) -> anyhow::Result<String> {
 }
 
 /// A CRC32 of the bot configuration (and queue), so shards of different runs refuse to merge.
-fn config_crc(config: &AiConfig, queue: &Option<Vec<Piece>>) -> anyhow::Result<u32> {
+fn config_crc(config: &AiConfig, queue: &Option<Vec<Piece>>, clock: Option<&Clock>) -> anyhow::Result<u32> {
     let mut h = crc32fast::Hasher::new();
     h.update(serde_json::to_string(config).context("cannot serialise the [ai] configuration")?.as_bytes());
+    if let Some(c) = clock {
+        h.update(c.describe().as_bytes());
+    }
     if let Some(q) = queue {
         for p in q {
             h.update(p.to_string().as_bytes());
@@ -257,12 +315,21 @@ fn play_with_bar<T: Send>(
     played
 }
 
+/// `bot` on `clock` (its presses timed by that piece's gravity and lock delay), or as it is without one.
+fn on_clock(bot: StrengthBot, config: &AiConfig, clock: Option<Clock>) -> Box<dyn Player> {
+    match clock {
+        Some(c) => Box::new(UnderGravity::new(bot, config.search.moves, c)),
+        None => Box::new(bot),
+    }
+}
+
 /// Plays the endless games of `args` (its shard only, if given) and summarises them.
 pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
     let config = load_profile(&args.profile)?;
+    let clock = args.clock.clock()?;
     // Fail early on a bad bot name or weights.
     Bot::new(&args.ai, &config, 0)?;
     let queue = match &args.queue {
@@ -283,8 +350,8 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         queue: queue.as_deref(),
     };
     let results: Vec<EndlessGameResult> = play_with_bar(&games, args.jobs, |g| {
-        endless_game(g, &spec, |seed| -> anyhow::Result<StrengthBot> {
-            Ok(StrengthBot::new(&args.ai, &config, seed, args.strength)?)
+        endless_game(g, &spec, |seed| -> anyhow::Result<Box<dyn Player>> {
+            Ok(on_clock(StrengthBot::new(&args.ai, &config, seed, args.strength)?, &config, clock))
         })
     })?;
     let run = EndlessRun {
@@ -295,7 +362,8 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         pieces: args.pieces,
         first_game: args.first_game,
         run_games: args.games,
-        config_crc: config_crc(&config, &queue)?,
+        config_crc: config_crc(&config, &queue, clock.as_ref())?,
+        clock: clock.map(|c| c.describe()),
     };
     EndlessSummary::from_results(run, Some(shard), results).map_err(anyhow::Error::msg)
 }
@@ -306,14 +374,15 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
         bail!("--games must be at least 1");
     }
     let config = load_profile(&args.profile)?;
+    let clock = args.clock.clock()?;
     Bot::new(&args.p1, &config, 0)?;
     Bot::new(&args.p2, &config, 0)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let names = [args.p1.as_str(), args.p2.as_str()];
     let runs: Vec<BattleGame> = play_with_bar(&games, args.jobs, |g| {
-        battle_game(g, args.seed, args.colors, args.max_pieces, |side, seed| -> anyhow::Result<StrengthBot> {
-            Ok(StrengthBot::new(names[side], &config, seed, args.strength.0[side])?)
+        battle_game(g, args.seed, args.colors, args.max_pieces, |side, seed| -> anyhow::Result<Box<dyn Player>> {
+            Ok(on_clock(StrengthBot::new(names[side], &config, seed, args.strength.0[side])?, &config, clock))
         })
     })?;
     let run = BattleRun {
@@ -324,7 +393,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
         max_pieces: args.max_pieces,
         first_game: args.first_game,
         run_games: args.games,
-        config_crc: config_crc(&config, &None)?,
+        config_crc: config_crc(&config, &None, clock.as_ref())?,
     };
     Ok(BattleSummary::build(run, Some(shard), runs))
 }
@@ -388,6 +457,9 @@ fn print_endless(s: &EndlessSummary) {
         "ai {}  seed {}  colours {}  pieces {}  games {}{shard}",
         s.run.ai, s.run.seed, s.run.colors, s.run.pieces, s.games
     );
+    if let Some(clock) = &s.run.clock {
+        println!("clock: {clock}");
+    }
     println!("top-outs: {}", s.topouts);
     println!("score: mean {:.0}, per pair {:.1}", s.score_mean, s.score_per_pair);
     println!(
@@ -511,5 +583,34 @@ mod tests {
         }
         let e = Play::try_parse_from(["play", "--strength", "x"]).err().expect("refused").to_string();
         assert!(e.contains("--strength") && e.contains("0..=10"), "{e}");
+    }
+
+    fn clock_of(flags: &[&str]) -> anyhow::Result<Option<Clock>> {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            clock: ClockArgs,
+        }
+        let cli = <Cli as clap::Parser>::try_parse_from(std::iter::once("sim").chain(flags.iter().copied()))?;
+        cli.clock.clock()
+    }
+
+    #[test]
+    fn the_clock_flags_give_the_gravity_and_lock_asked_for() {
+        assert_eq!(clock_of(&[]).unwrap(), None, "no flag: no time limit");
+        let c = clock_of(&["--frames-per-row", "4"]).unwrap().unwrap();
+        assert_eq!(
+            (c.curve, c.timing.lock),
+            (GravityCurve::constant(4), LockDelay::Frames { frames: 16, moves: true })
+        );
+        let c = clock_of(&["--gravity-curve", "30:2:2:16", "--lock-delay", "none"]).unwrap().unwrap();
+        assert_eq!((c.curve.to_string(), c.timing.lock), ("30:2:2:16".to_string(), LockDelay::None));
+        assert_eq!(c.timing_for(16 * 5).frames_per_row, 20);
+        let err = |flags: &[&str]| clock_of(flags).unwrap_err().to_string();
+        assert!(err(&["--lock-delay", "8"]).contains("--lock-delay needs a gravity"));
+        assert!(err(&["--frames-per-row", "2", "--gravity-curve", "30:2:2:16"]).contains("cannot be used with"));
+        assert!(err(&["--gravity-curve", "30:2"]).contains("START:STEP:MIN:PIECES"));
+        assert!(err(&["--frames-per-row", "0"]).contains("0"));
+        assert!(err(&["--frames-per-row", "2", "--lock-delay", "soon"]).contains("frames or none"));
     }
 }

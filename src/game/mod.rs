@@ -11,6 +11,7 @@ pub mod player;
 pub mod resolve;
 pub mod rules;
 pub mod text;
+pub mod timing;
 
 pub use field::{Field, HEIGHT, WIDTH};
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition};
@@ -20,3 +21,4 @@ pub use play::PlacementError;
 pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use resolve::{ChainStep, ChainSummary};
 pub use rules::{ItemRules, Rules};
+pub use timing::{GravityCurve, LockDelay, Timing};

@@ -10,6 +10,7 @@
 //! the piece straight down and it locks at the placement.
 
 use super::field::{HEIGHT, WIDTH, bit};
+use super::timing::Timing;
 use super::{Field, Item, Orientation, Piece, Placement, Rules};
 
 pub use super::Step;
@@ -47,11 +48,16 @@ pub struct MoveRules {
     pub kick_up: bool,
     /// Rows above this one are outside the field (0: the hidden row is the highest usable row).
     pub top_row: u8,
+    /// The game's clock: with it, a placement counts only if its presses are done, with the margin,
+    /// before the pair locks, the pair falling while they happen ([`Timing`]). `None` (the default):
+    /// no time limit, the piece waits at its row. Not part of a profile file: the player sets it.
+    #[serde(skip)]
+    pub timing: Option<Timing>,
 }
 
 impl Default for MoveRules {
     fn default() -> Self {
-        MoveRules { kick_sideways: true, kick_up: true, top_row: 0 }
+        MoveRules { kick_sideways: true, kick_up: true, top_row: 0, timing: None }
     }
 }
 
@@ -88,6 +94,11 @@ impl Walker<'_> {
         (1..=WIDTH as i32).contains(&x)
             && (self.rules.top_row as i32..HEIGHT as i32).contains(&y)
             && self.occupied & (1u128 << bit(x as usize, y as usize)) == 0
+    }
+
+    /// True when the piece at `p` cannot fall one row (it rests on the floor, a puyo or the stack).
+    fn resting(&self, p: PiecePosition) -> bool {
+        !self.fits(PiecePosition { y: p.y + 1, ..p })
     }
 
     /// True when the piece fits at this position.
@@ -178,6 +189,9 @@ fn walk(
     if !(1..=WIDTH as u8).contains(&start.x) || start.y as usize >= HEIGHT || !walker.fits(start) {
         return;
     }
+    if let Some(timing) = rules.timing {
+        return walk_timed(&walker, start, &timing, parents, found);
+    }
     let mut seen = [false; STATES];
     let mut seen_keys = [false; WIDTH * 4 + 4];
     let mut queue = [start; STATES];
@@ -204,6 +218,84 @@ fn walk(
                     tail += 1;
                 }
             }
+        }
+    }
+}
+
+/// A position of the timed walk: where the piece is after its last press, how many presses that took,
+/// the frame up to which gravity has been applied, and the frame since which it cannot fall (`None`
+/// while it can).
+#[derive(Clone, Copy)]
+struct TimedNode {
+    at: PiecePosition,
+    presses: u32,
+    gravity_until: u32,
+    landed: Option<u32>,
+}
+
+/// The breadth-first walk of [`walk`] on the game's clock: press `i` is done by
+/// [`Timing::press_done`]`(i)`; before it acts, gravity moves the piece down the rows it falls by then
+/// (judged `margin` frames late, so a press is never counted on beating a fall by less), stopping where
+/// it rests. A press counts only while the piece has not locked ([`Timing::in_time`]). Positions are
+/// seen once, at their earliest press count (fewest presses = most time left). Same outcomes and order
+/// rules as the untimed walk: each distinct placement once, by path length.
+fn walk_timed(
+    walker: &Walker<'_>,
+    start: PiecePosition,
+    timing: &Timing,
+    parents: &mut [(u16, Option<Step>); STATES],
+    mut found: impl FnMut(Placement, PiecePosition),
+) {
+    let mut seen = [false; STATES];
+    let mut seen_keys = [false; WIDTH * 4 + 4];
+    let first = TimedNode { at: start, presses: 0, gravity_until: 0, landed: walker.resting(start).then_some(0) };
+    let mut queue = [first; STATES];
+    let (mut head, mut tail) = (0, 1);
+    seen[state_index(start)] = true;
+    parents[state_index(start)] = (u16::MAX, None);
+    const STEPS: [Step; 4] = [Step::Left, Step::Right, Step::RotateCw, Step::RotateCcw];
+    while head < tail {
+        let node = queue[head];
+        head += 1;
+        let (placement, key) = placement_key(walker.piece, node.at);
+        let k = (key.x as usize) * 4 + key.orientation.index();
+        if !seen_keys[k] {
+            seen_keys[k] = true;
+            found(placement, node.at);
+        }
+        // The next press: gravity first, judged `margin` frames late.
+        let done = timing.press_done(node.presses);
+        let judged = done + timing.margin as u32;
+        let (mut p, mut landed) = (node.at, node.landed);
+        let from_row = timing.rows_by(node.gravity_until);
+        for fall in from_row + 1..=timing.rows_by(judged) {
+            if walker.resting(p) {
+                break;
+            }
+            p.y += 1;
+            if walker.resting(p) {
+                landed = Some(timing.fall_frame(fall));
+            }
+        }
+        if !timing.in_time(done, landed) {
+            continue; // it has locked where it is: that placement was reported above
+        }
+        for step in STEPS {
+            let Some(q) = walker.apply(p, step) else { continue };
+            let i = state_index(q);
+            if seen[i] {
+                continue;
+            }
+            seen[i] = true;
+            parents[i] = (state_index(node.at) as u16, Some(step));
+            // a move onto a ledge lands it now; one off a ledge falls again (and waits anew)
+            let q_landed = match (walker.resting(q), landed) {
+                (false, _) => None,
+                (true, Some(l)) if walker.resting(p) && q.y == p.y => Some(l),
+                (true, _) => Some(done),
+            };
+            queue[tail] = TimedNode { at: q, presses: node.presses + 1, gravity_until: judged, landed: q_landed };
+            tail += 1;
         }
     }
 }

@@ -149,3 +149,19 @@ impl<P: Player + ?Sized> Player for &mut P {
         (**self).set_deadline(deadline)
     }
 }
+
+/// A boxed player plays as itself, so a caller can choose a wrapper at run time (e.g. a bot on a clock or not).
+impl<P: Player + ?Sized> Player for Box<P> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn choose(&mut self, view: &View<'_>) -> Decision {
+        (**self).choose(view)
+    }
+    fn set_movement(&mut self, moves: MoveRules) {
+        (**self).set_movement(moves)
+    }
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        (**self).set_deadline(deadline)
+    }
+}

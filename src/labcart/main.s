@@ -175,6 +175,26 @@ read_pads:
     sta PADNEW,x
     dex
     bpl @new
+.if INPUT_LAG
+    ; the falling piece sees the buttons of INPUT_LAG frames ago (menus and pause do not)
+    ldx #1
+@lag:
+    lda LPAD,x
+    eor #$FF
+    sta tmp0                ; not held in the previous lagged frame
+    lda PHIST + 2 * (INPUT_LAG - 1),x
+    sta LPAD,x
+    and tmp0
+    sta LPADNEW,x
+    .repeat INPUT_LAG - 1, I
+    lda PHIST + 2 * (INPUT_LAG - 2 - I),x
+    sta PHIST + 2 * (INPUT_LAG - 1 - I),x
+    .endrepeat
+    lda PAD,x
+    sta PHIST,x
+    dex
+    bpl @lag
+.endif
     rts
 
 ; ---------------------------------------------------------------- rng

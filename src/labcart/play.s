@@ -122,6 +122,12 @@ start_game:
     sta PAUSED
     sta SPAWNANY
     sta LEVEL
+.if LEVEL_PIECES
+    lda #FALL_NORMAL        ; the curve starts at level 0
+    sta FALLN
+    lda #LEVEL_PIECES
+    sta LVLCNT
+.endif
     ; seed
 .ifdef FIXED_SEED
     lda #<SEED_VALUE
@@ -445,7 +451,12 @@ ps_wait:
     sta IPY,x
     lda #SPAWN_ORI
     sta IORI,x
+.if LEVEL_PIECES
+    jsr level_tick
+    lda FALLN
+.else
     lda #FALL_NORMAL
+.endif
     sta DROPT,x
     lda #0
     sta GROUNDED,x
@@ -462,6 +473,35 @@ ps_wait:
     rts
 .else
     jmp update_sprite_pos
+.endif
+
+.if LEVEL_PIECES
+; A piece spawns (either player's): every LEVEL_PIECES pieces the level byte rises (up to 255) and the
+; gravity takes FALL_STEP frames per row off, down to FALL_MIN. Pieces 1..LEVEL_PIECES of a game fall
+; at level 0, the next LEVEL_PIECES at level 1, and so on. Keeps X.
+level_tick:
+    lda LVLCNT
+    bne @count
+    lda LEVEL
+    cmp #$FF
+    beq :+
+    inc LEVEL
+:
+    lda FALLN
+    sec
+    sbc #FALL_STEP
+    bcc @floor              ; below 0
+    cmp #FALL_MIN
+    bcs @set
+@floor:
+    lda #FALL_MIN
+@set:
+    sta FALLN
+    lda #LEVEL_PIECES
+    sta LVLCNT
+@count:
+    dec LVLCNT
+    rts
 .endif
 
 ; generate the next piece of player x into NEXTP/NEXTC
@@ -569,22 +609,28 @@ ps_active:
     jmp update_sprite_pos
 @live:
 .endif
+.if LOCK_MOVES = 0
+    lda GROUNDED,x          ; landed: the pad no longer moves or turns the piece
+    beq :+
+    jmp @fall
+:
+.endif
     lda PTYPE,x
     bne @norot
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_A
     beq :+
     lda #ROT_A
     jsr rotate
 :
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_B
     beq @norot
     lda #ROT_B
     jsr rotate
 @norot:
     ; horizontal movement
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_LEFT
     beq :+
     lda #0
@@ -593,7 +639,7 @@ ps_active:
     jsr move
     jmp @fall
 :
-    lda PADNEW,x
+    lda LPADNEW,x
     and #BTN_RIGHT
     beq :+
     lda #0
@@ -602,7 +648,7 @@ ps_active:
     jsr move
     jmp @fall
 :
-    lda PAD,x
+    lda LPAD,x
     and #(BTN_LEFT|BTN_RIGHT)
     beq @fall
     inc DAS,x
@@ -611,7 +657,7 @@ ps_active:
     bcc @fall
     lda #(DAS_DELAY-DAS_RATE)
     sta DAS,x
-    lda PAD,x
+    lda LPAD,x
     and #BTN_LEFT
     beq :+
     lda #$FF
@@ -632,7 +678,7 @@ ps_active:
     bcs @landed
     lda #0
     sta GROUNDED,x
-    lda PAD,x
+    lda LPAD,x
     and #BTN_DOWN
     beq @tick
     lda DROPT,x
@@ -644,18 +690,37 @@ ps_active:
     dec DROPT,x
     bne @done
     inc IPY,x
-    lda PAD,x
+    lda LPAD,x
     and #BTN_DOWN
     beq :+
     lda #FALL_FAST
     bne :++
 :
+.if LEVEL_PIECES
+    lda FALLN
+.else
     lda #FALL_NORMAL
+.endif
 :
     sta DROPT,x
+.if LOCK_DELAY = 0
+    ; no lock delay: a piece that cannot fall further locks on the frame it got there
+    lda IPX,x
+    sta tx
+    ldy IPY,x
+    iny
+    sty ty
+    lda IORI,x
+    sta tori
+    jsr piece_fits
+    bcs @lock
+.endif
 @done:
     jmp update_sprite_pos
 @landed:
+.if LOCK_DELAY = 0
+    jmp @lock               ; it cannot fall (spawned or moved onto a stack): it locks at once
+.else
     lda GROUNDED,x
     bne :+
     lda #1
@@ -663,7 +728,8 @@ ps_active:
     lda #LOCK_DELAY
     sta LOCKT,x
 :
-    lda PAD,x
+.endif
+    lda LPAD,x
     and #BTN_DOWN
     bne @lock
     dec LOCKT,x

@@ -7,6 +7,7 @@
 
 pub mod battle;
 pub mod endless;
+pub mod gravity;
 pub mod ladder;
 pub mod runner;
 pub mod shard;
@@ -18,6 +19,7 @@ pub use crate::game::deal::{DEFAULT_COLORS, PieceSource, QueuePieces, RandomPiec
 pub use crate::game::player::{Decision, FireReason, OpponentView, Player, View};
 pub use battle::{BattleRecord, BattleTiming, SideRecord, play_battle};
 pub use endless::{EndlessOutcome, EndlessRecord, MoveRecord, play_endless, play_endless_streaming};
+pub use gravity::{Clock, UnderGravity};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{

@@ -64,6 +64,10 @@ pub struct EndlessRun {
     /// Fingerprint of the bot configuration and queue the run used (CRC32), so slices of different runs
     /// do not merge.
     pub config_crc: u32,
+    /// The game's clock the bot played on (`sim endless --frames-per-row`, `--gravity-curve`); absent:
+    /// no time limit on its presses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 /// One endless game.

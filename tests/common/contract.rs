@@ -123,6 +123,23 @@ pub struct Contract {
     pub color_bits: u8,
     /// `OTHER_BITS`: the other byte of each cell holds its link bits instead of 0.
     pub other_bits: bool,
+    /// `FALL_FRAMES` (1..=99): frames per row of gravity at level 0.
+    pub fall_frames: u8,
+    /// `FALL_STEP` (0..=99): frames per row the gravity loses each level (needs `level_pieces` > 0).
+    pub fall_step: u8,
+    /// `FALL_MIN` (1..=`fall_frames`): the fastest gravity the curve reaches.
+    pub fall_min: u8,
+    /// `FALL_FAST` (1..=`fall_min`): frames per row with Down held.
+    pub fall_fast: u8,
+    /// `LEVEL_PIECES` (0..=255): the level byte ($0070) rises every this many pieces; 0: it stays 0.
+    pub level_pieces: u8,
+    /// `LOCK_DELAY` (0..=255): frames a landed piece waits before it locks; 0: it locks on the frame it
+    /// cannot fall further.
+    pub lock_delay: u8,
+    /// `LOCK_MOVES`: the pad moves and turns a landed piece while it waits; false: it ignores them.
+    pub lock_moves: bool,
+    /// `INPUT_LAG` (0..=8): frames between a press and its effect on the falling piece.
+    pub input_lag: u8,
 }
 
 /// Why a build did not produce a ROM.
@@ -175,6 +192,14 @@ impl Contract {
         pose_late: 0,
         color_bits: 0,
         other_bits: false,
+        fall_frames: 30,
+        fall_step: 0,
+        fall_min: 30,
+        fall_fast: 2,
+        level_pieces: 0,
+        lock_delay: 16,
+        lock_moves: true,
+        input_lag: 0,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -290,6 +315,41 @@ impl Contract {
 
     /// Mixed into the seed of `random_extended`'s second generator.
     const EXTENDED_SALT: u64 = 0xE87E_4DED_0000_0001;
+
+    /// `random_extended(seed)` (the same values) with the timing axes drawn too (gravity, its curve by
+    /// level, soft drop, lock delay and moves during it, input lag), from a third Xoshiro256++ seeded with
+    /// `seed ^ TIMING_SALT`. Kept apart from `random_extended`, whose draws the calibration classes
+    /// play: calibration does not learn the timing yet.
+    pub fn random_timing(seed: u64) -> Contract {
+        let mut c = Contract::random_extended(seed);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ Self::TIMING_SALT);
+        c.fall_frames = [30, 30, 20, 12, 8, 4, 2, 1][rng.random_range(0..8)];
+        if rng.random_bool(0.5) {
+            c.level_pieces = rng.random_range(1..=32);
+            c.fall_step = rng.random_range(0..=4).min(c.fall_frames - 1);
+            c.fall_min = if c.fall_step == 0 { c.fall_frames } else { rng.random_range(1..=c.fall_frames.min(8)) };
+        } else {
+            c.fall_min = c.fall_frames;
+        }
+        c.fall_fast = rng.random_range(1..=c.fall_min.min(4));
+        c.lock_delay = [0, 0, 1, 2, 8, 16, 16, 32][rng.random_range(0..8)];
+        c.lock_moves = rng.random_bool(0.5);
+        c.input_lag = [0, 0, 1, 2, 4, 8][rng.random_range(0..6)];
+        c
+    }
+
+    /// Mixed into the seed of `random_timing`'s third generator.
+    const TIMING_SALT: u64 = 0x7141_E000_0000_0002;
+
+    /// Frames per row of gravity for the `k`-th piece of a game (1-based, both players counted):
+    /// level `(k - 1) / level_pieces`, `fall_step` frames faster per level, never below `fall_min`.
+    pub fn gravity_of_piece(&self, k: u32) -> u8 {
+        if self.level_pieces == 0 {
+            return self.fall_frames;
+        }
+        let level = ((k - 1) / self.level_pieces as u32).min(255);
+        (self.fall_frames as u32).saturating_sub(self.fall_step as u32 * level).max(self.fall_min as u32) as u8
+    }
 
     /// The colour codes, lowest first.
     pub fn colours(&self) -> [u8; 6] {
@@ -435,6 +495,24 @@ impl Contract {
         if self.x_base > 64 || self.y_base > 64 {
             return Err(format!("X_BASE = {} / Y_BASE = {}: both must be 0..64", self.x_base, self.y_base));
         }
+        if !(1..=99).contains(&self.fall_frames) {
+            return Err(format!("FALL_FRAMES = {} is outside 1..99", self.fall_frames));
+        }
+        if !(1..=self.fall_frames).contains(&self.fall_min) {
+            return Err(format!("FALL_MIN = {} must be 1..FALL_FRAMES ({})", self.fall_min, self.fall_frames));
+        }
+        if !(1..=self.fall_min).contains(&self.fall_fast) {
+            return Err(format!("FALL_FAST = {} must be 1..FALL_MIN ({})", self.fall_fast, self.fall_min));
+        }
+        if self.fall_step > 99 {
+            return Err(format!("FALL_STEP = {} is outside 0..99", self.fall_step));
+        }
+        if self.input_lag > 8 {
+            return Err(format!("INPUT_LAG = {} is outside 0..8", self.input_lag));
+        }
+        if self.fall_step > 0 && self.level_pieces == 0 {
+            return Err(format!("FALL_STEP = {} needs LEVEL_PIECES > 0", self.fall_step));
+        }
         Ok(())
     }
 
@@ -469,6 +547,14 @@ impl Contract {
             ("POSE_LATE", self.pose_late.to_string()),
             ("COLOR_BITS", self.color_bits.to_string()),
             ("OTHER_BITS", u8::from(self.other_bits).to_string()),
+            ("FALL_FRAMES", self.fall_frames.to_string()),
+            ("FALL_STEP", self.fall_step.to_string()),
+            ("FALL_MIN", self.fall_min.to_string()),
+            ("FALL_FAST", self.fall_fast.to_string()),
+            ("LEVEL_PIECES", self.level_pieces.to_string()),
+            ("LOCK_DELAY", self.lock_delay.to_string()),
+            ("LOCK_MOVES", u8::from(self.lock_moves).to_string()),
+            ("INPUT_LAG", self.input_lag.to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }

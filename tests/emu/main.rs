@@ -19,6 +19,7 @@ mod labcart_crosscheck;
 mod labcart_game;
 mod labcart_nuisance;
 mod labcart_render;
+mod labcart_timing;
 mod labcart_variants;
 mod matches;
 mod no_ram_writes;
