@@ -53,7 +53,11 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Chain(args) => cli::chain::run(args),
-        Command::Play(args) => cli::play::run(args),
+        // `play --emulator NAME` starts that emulator with its script and serves it.
+        Command::Play(args) => match args.emulator {
+            Some(emulator) if !args.print_config => cli::serve::run_with_emulator(args, emulator),
+            _ => cli::play::run(args),
+        },
         Command::Serve(args) => cli::serve::run(args),
         Command::Sim(args) => cli::sim::run(args),
         Command::Replay(args) => cli::replay::run(args),

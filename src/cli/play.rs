@@ -129,7 +129,7 @@ pub struct PlayArgs {
     /// Play in another emulator instead of the built-in one: start it with its script (plugins/) and
     /// serve it as `puyobot serve` does (docs/plugins.md).
     #[arg(long, value_enum)]
-    pub emulator: Option<super::serve::Emulator>,
+    pub emulator: Option<Emulator>,
     /// Start the window with the sound muted (overrides audio.mute; the mute key turns it back on).
     #[arg(long)]
     pub mute: bool,
@@ -359,7 +359,14 @@ pub fn identify(cfg: &Config, image: &RomImage) -> anyhow::Result<(String, Addre
     Ok((name, map))
 }
 
-/// Runs `puyobot play`.
+/// The emulators `play --emulator` can start (`puyobot serve` plays through them: `cli::serve`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emulator {
+    /// FCEUX 2.6 with LuaSocket (`plugins/fceux.lua`).
+    Fceux,
+}
+
+/// Runs `puyobot play` (`main` sends `play --emulator` to `cli::serve` instead).
 pub fn run(args: &PlayArgs) -> anyhow::Result<()> {
     run_with(args, Players::Bots)
 }
@@ -423,9 +430,6 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     if args.print_config {
         print!("{}{}", super::config_file::provenance(file.as_deref()), cfg.to_toml());
         return Ok(());
-    }
-    if let Some(emulator) = args.emulator {
-        return super::serve::run_with_emulator(args, emulator);
     }
     check_flags(args, &cfg, players)?;
     check_outputs(args)?;

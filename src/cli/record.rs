@@ -26,6 +26,12 @@ pub struct RecordArgs {
 /// Runs `puyobot record`.
 pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
     super::output::check_file("--out", &args.out)?;
+    if args.play.emulator.is_some() {
+        anyhow::bail!(
+            "--emulator: `record` plays in puyobot's own emulator; to record a game in another emulator, run \
+             `puyobot play --emulator fceux --record FILE`"
+        );
+    }
     let mut play = args.play.clone();
     play.record = Some(args.out.clone());
     if !args.bot && play.mode.is_none() {

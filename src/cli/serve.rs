@@ -17,14 +17,7 @@ use crate::play::serve::Served;
 use crate::play::{Limits, seats_for};
 use crate::trace::TraceRecorder;
 
-use super::play::{PlayArgs, Players};
-
-/// The emulators `play --emulator` can start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Emulator {
-    /// FCEUX 2.6 with LuaSocket (`plugins/fceux.lua`).
-    Fceux,
-}
+use super::play::{Emulator, PlayArgs, Players};
 
 /// The FCEUX script, built in so that `play --emulator fceux` works from any folder.
 pub const FCEUX_SCRIPT: &str = include_str!("../../plugins/fceux.lua");

@@ -171,17 +171,41 @@ fn detect_impl(
             }
         }
     }
-    let longest = found_all.iter().map(|(p, _)| p.chains).max().unwrap_or(0);
-    for (found, range) in found_all {
+    let columns = Columns { heights: &heights, lo, hi };
+    trials + extend_longest(found_all, &states, &columns, rules, opts, fast, &mut visit)
+}
+
+/// The columns a key can reach, `lo..=hi`, and every column's height.
+struct Columns<'a> {
+    heights: &'a [usize; WIDTH],
+    lo: usize,
+    hi: usize,
+}
+
+/// Tries extension keys on the triggers `found` within `extend_slack` links of the longest, each from its
+/// recorded chain states; returns the trials made.
+fn extend_longest(
+    found: Vec<(Potential, Range<usize>)>,
+    states: &[ChainState],
+    columns: &Columns,
+    rules: &Rules,
+    opts: DetectOptions,
+    fast: bool,
+    visit: &mut impl FnMut(&Potential),
+) -> u32 {
+    let (heights, span) = (columns.heights, (columns.lo, columns.hi));
+    let longest = found.iter().map(|(p, _)| p.chains).max().unwrap_or(0);
+    let mut trials = 0;
+    for (found, range) in found {
         if found.chains.saturating_add(opts.extend_slack) < longest {
             continue;
         }
         let chain = &states[range];
         let (Some(first), Some(last)) = (chain.first(), chain.last()) else { continue };
         trials += if fast {
-            extend_fast(chain, &heights, found, rules, opts, opts.extend_depth, (lo, hi), &mut visit)
+            extend_fast(chain, heights, found, rules, opts, opts.extend_depth, span, visit)
         } else {
-            extend(&first.field, &last.field, &heights, found, rules, opts, opts.extend_depth, (lo, hi), &mut visit)
+            extend(&first.field, &last.field, heights, found, rules, opts, opts.extend_depth, span, visit)
         };
     }
     trials
