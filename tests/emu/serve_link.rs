@@ -48,7 +48,8 @@ impl Engine {
             std::io::Read::read_to_string(&mut o, &mut out).expect("stdout");
         }
         let status = self.child.wait().expect("wait");
-        let err: Vec<String> = self.stderr.try_iter().collect();
+        // Every line up to the reader's end of file: lines still on their way when the child exits count too.
+        let err: Vec<String> = self.stderr.iter().collect();
         (status.success(), out, err.join("\n"))
     }
 }
