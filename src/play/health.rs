@@ -47,6 +47,9 @@ pub enum Fact {
     Mode,
     /// The game options asked for (`--items`, `--colors`): the game deals what was asked.
     Options,
+    /// The game's timing as measured: gravity (frames per row), the lock delay, the input lag. Plans that
+    /// keep failing while every encoding holds point here.
+    Timing,
 }
 
 impl Fact {
@@ -59,6 +62,7 @@ impl Fact {
             Fact::Movement => "movement",
             Fact::Mode => "mode",
             Fact::Options => "options",
+            Fact::Timing => "timing",
         }
     }
 
@@ -75,6 +79,7 @@ impl Fact {
             }
             Fact::Mode => "the menus reaching the mode asked for",
             Fact::Options => "the game options asked for (--items, --colors)",
+            Fact::Timing => "the game's timing (gravity in frames per row, the lock delay, the input lag)",
         }
     }
 
@@ -107,6 +112,11 @@ impl Fact {
                  [options.items] / [options.colors] of the address file (the byte, its values and the line the \
                  option is on)"
             }
+            Fact::Timing => {
+                "record a trace (`puyobot record`) and run `puyobot calibrate` on it: it reports the frames per row, \
+                 the lock delay and the input lag it measured; a game this fast may need a lower --speed setting to \
+                 be read, or a slower game setting"
+            }
         }
     }
 }
@@ -120,6 +130,7 @@ impl std::fmt::Display for Fact {
             Fact::Movement => "movement",
             Fact::Mode => "mode",
             Fact::Options => "options",
+            Fact::Timing => "timing",
         })
     }
 }
