@@ -222,10 +222,10 @@ fn in_battle_the_chain_bot_fires_a_small_chain_when_nuisance_is_coming() {
     let mut v = view(&f, pair(0, 4), pair(4, 3), &rules);
     let mut bot = Bot::new("chain", &AiConfig::default(), 1).expect("bot");
     // Quiet opponent: build on.
-    v.opponent = Some(OpponentView { field: &them, pending_nuisance: 0, incoming_from_chain: 0 });
+    v.opponent = Some(OpponentView { field: &them, nuisance_on_them: 0, incoming_from_chain: 0 });
     assert_eq!(bot.plan(&v).expect("plan").fired, None);
     // Nuisance on its way: fire the 2-chain to make room.
-    v.opponent = Some(OpponentView { field: &them, pending_nuisance: 0, incoming_from_chain: 12 });
+    v.opponent = Some(OpponentView { field: &them, nuisance_on_them: 0, incoming_from_chain: 12 });
     let plan = bot.plan(&v).expect("plan");
     assert_eq!(plan.chain.chains, 2);
     assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Answer));
@@ -297,7 +297,7 @@ fn the_late_look_replaces_the_sampled_search_from_its_threshold_on() {
         let mut bot = Bot::new("chain", config, 7).expect("bot");
         let mut v = view(&field, pair(0, 1), pair(2, 3), &rules);
         if battle {
-            v.opponent = Some(puyobot::sim::OpponentView { field: &them, pending_nuisance: 0, incoming_from_chain: 0 });
+            v.opponent = Some(puyobot::sim::OpponentView { field: &them, nuisance_on_them: 0, incoming_from_chain: 0 });
         }
         bot.plan(&v).expect("plan")
     };

@@ -27,7 +27,7 @@ fn pieces_until_top_out(field: &Field, seed: u64, n: usize) -> Option<usize> {
             field: &field,
             current: deal.piece(i),
             next: deal.piece(i + 1),
-            pending_nuisance: 0,
+            nuisance_on_me: 0,
             revealed: &[],
             opponent: None,
             rules: &rules,
@@ -97,7 +97,7 @@ fn a_build_whose_key_is_in_hand_is_not_stuck() {
             field: &field,
             current: pair(0, 2),
             next: pair(1, 0),
-            pending_nuisance: 0,
+            nuisance_on_me: 0,
             revealed: &[],
             opponent: None,
             rules: &rules,
@@ -130,7 +130,7 @@ fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
         field: &field,
         current: pair(3, 1), // yellow-green
         next: pair(0, 3),    // red-yellow
-        pending_nuisance: 0,
+        nuisance_on_me: 0,
         revealed: &[],
         opponent: None,
         rules: &rules,
@@ -193,7 +193,7 @@ fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
             field: &field,
             current: pair(1, 0), // green-red
             next: pair(0, 0),    // red-red
-            pending_nuisance: 0,
+            nuisance_on_me: 0,
             revealed: &[],
             opponent: None,
             rules: &rules,
@@ -261,7 +261,7 @@ fn a_build_the_search_finds_again_is_not_stuck() {
                 field: &field,
                 current: pair(a, b),
                 next: pair(c, d),
-                pending_nuisance: 0,
+                nuisance_on_me: 0,
                 revealed: &[],
                 opponent: None,
                 rules: &rules,

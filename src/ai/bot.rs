@@ -234,7 +234,7 @@ mod tests {
                 field: &field,
                 current,
                 next,
-                pending_nuisance: 0,
+                nuisance_on_me: 0,
                 opponent: None,
                 rules: &rules,
                 pieces_played: k as u32,

@@ -100,7 +100,7 @@ impl IgnitionPolicy {
     /// Whether a build keeping a potential of `potential` links rides out a danger that is only the
     /// height of the field (see [`IgnitionPolicy::danger_keep_chain`]): endless, under `danger_puyos`.
     pub fn keeps_build_in_danger(&self, view: &View<'_>, potential: Option<u32>) -> bool {
-        let incoming = view.pending_nuisance;
+        let incoming = view.nuisance_on_me;
         view.opponent.is_none()
             && self.danger_keep_chain > 0
             && potential.is_some_and(|p| p >= self.danger_keep_chain)
@@ -129,7 +129,7 @@ impl IgnitionPolicy {
         if chain.chains >= self.required_chain(view.field) {
             return Some(Reason::Threshold);
         }
-        let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
+        let incoming = view.nuisance_on_me + view.opponent.map_or(0, |o| o.incoming_from_chain);
         // Endless only: in a battle a short pop in danger also answers nuisance.
         let long_enough = view.opponent.is_some() || chain.chains >= self.danger_min_chain;
         if long_enough && in_danger(view.field, incoming, view.rules, self) {
@@ -188,7 +188,7 @@ mod tests {
             field: &field,
             current: pair,
             next: pair,
-            pending_nuisance: 0,
+            nuisance_on_me: 0,
             opponent: None,
             rules: &rules,
             pieces_played: 40,
@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(four.should_fire(&view, &one_link), None);
         assert_eq!(four.should_fire(&view, &four_links), Some(Reason::Danger));
         // In a battle any chain still fires in danger.
-        let opponent = crate::game::OpponentView { field: &field, pending_nuisance: 0, incoming_from_chain: 0 };
+        let opponent = crate::game::OpponentView { field: &field, nuisance_on_them: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         assert_eq!(four.should_fire(&battle, &one_link), Some(Reason::Danger));
     }

@@ -20,7 +20,7 @@ pub struct View<'a> {
     /// runs only, empty wherever the game's own information is all there is.
     pub revealed: &'a [Piece],
     /// Nuisance waiting to fall on this player after this piece.
-    pub pending_nuisance: u32,
+    pub nuisance_on_me: u32,
     /// The opponent, in a battle.
     pub opponent: Option<OpponentView<'a>>,
     /// The rules in force.
@@ -41,7 +41,7 @@ impl<'a> View<'a> {
             current,
             next,
             revealed: &[],
-            pending_nuisance: 0,
+            nuisance_on_me: 0,
             opponent: None,
             rules,
             pieces_played: 0,
@@ -55,8 +55,8 @@ impl<'a> View<'a> {
 pub struct OpponentView<'a> {
     /// The opponent's field.
     pub field: &'a Field,
-    /// Nuisance waiting to fall on the opponent.
-    pub pending_nuisance: u32,
+    /// Nuisance waiting to fall on the opponent (sent by this player).
+    pub nuisance_on_them: u32,
     /// Nuisance the opponent's running chain will still send.
     pub incoming_from_chain: u32,
 }

@@ -70,14 +70,14 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
     let cpu_before = thread_cpu_ns();
     let opponent = r.view.opponent.as_ref().map(|o| OpponentView {
         field: &o.field,
-        pending_nuisance: o.nuisance_on_them,
+        nuisance_on_them: o.nuisance_on_them,
         incoming_from_chain: o.chain_to_me,
     });
     let view = View {
         field: &r.view.own.field,
         current: r.current,
         next: r.next,
-        pending_nuisance: r.view.nuisance_on_me,
+        nuisance_on_me: r.view.nuisance_on_me,
         opponent,
         rules: &r.rules,
         pieces_played: r.pieces_played,

@@ -97,10 +97,10 @@ impl Side {
             field: &self.field,
             current,
             next,
-            pending_nuisance: self.pending,
+            nuisance_on_me: self.pending,
             opponent: Some(OpponentView {
                 field: &theirs.field,
-                pending_nuisance: theirs.pending,
+                nuisance_on_them: theirs.pending,
                 incoming_from_chain: incoming,
             }),
             rules,

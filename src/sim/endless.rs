@@ -96,7 +96,7 @@ pub fn play_endless_streaming(
             current,
             next,
             revealed: &revealed,
-            pending_nuisance: 0,
+            nuisance_on_me: 0,
             opponent: None,
             rules,
             pieces_played: i as u32,

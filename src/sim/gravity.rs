@@ -112,7 +112,7 @@ mod tests {
                 current: piece,
                 next: piece,
                 revealed: &[],
-                pending_nuisance: 0,
+                nuisance_on_me: 0,
                 opponent: None,
                 rules: &rules,
                 pieces_played: i,

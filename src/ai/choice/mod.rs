@@ -142,7 +142,7 @@ impl<'a> Facts<'a> {
         let (view, policy) = (self.obs.view, self.policy);
         matches!(self.eval, Evaluation::Chain(_))
             && (policy.keeps_build_in_danger(view, self.potential)
-                || (in_danger(view.field, view.pending_nuisance, view.rules, policy)
+                || (in_danger(view.field, view.nuisance_on_me, view.rules, policy)
                     && policy.keeps_build_in_danger(view, self.standing())))
     }
 
@@ -271,7 +271,7 @@ mod tests {
         let no_plan = IgnitionPolicy { plan_fire: false, ..policy.clone() };
         assert_eq!(obs.eval_context(Some(&no_plan)).fire_at, None);
         // A battle never plans fires, and never takes the late look.
-        let opponent = OpponentView { field: &f, pending_nuisance: 0, incoming_from_chain: 0 };
+        let opponent = OpponentView { field: &f, nuisance_on_them: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         let obs = Observation::new(&battle, PiecePosition::spawn(&rules), &look, 1);
         assert_eq!(obs.eval_context(Some(&policy)), EvalContext { battle: true, extend_keys: Some(1), fire_at: None });
@@ -288,7 +288,7 @@ mod tests {
         let obs = Observation::new(&view, PiecePosition::spawn(&rules), &configured, 1);
         assert_eq!(obs.look, configured.for_puyos(full.count()));
         assert_ne!(obs.look, configured);
-        let opponent = OpponentView { field: &full, pending_nuisance: 0, incoming_from_chain: 0 };
+        let opponent = OpponentView { field: &full, nuisance_on_them: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         assert_eq!(Observation::new(&battle, PiecePosition::spawn(&rules), &configured, 1).look, configured);
     }

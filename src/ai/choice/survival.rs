@@ -33,7 +33,7 @@ impl Survival {
     /// not ride it out.
     pub fn danger(facts: &Facts<'_>) -> bool {
         let view = facts.obs.view;
-        let incoming = view.pending_nuisance + view.opponent.map_or(0, |o| o.incoming_from_chain);
+        let incoming = view.nuisance_on_me + view.opponent.map_or(0, |o| o.incoming_from_chain);
         in_danger(view.field, incoming, view.rules, facts.policy) && !facts.keeps_build()
     }
 }

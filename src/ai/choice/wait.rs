@@ -93,7 +93,7 @@ mod tests {
             let facts_off = super::super::Facts { policy: &off, ..facts.clone() };
             assert_eq!(WaitForLonger.apply(&facts_off, verdict.clone()), verdict);
         });
-        let opponent = OpponentView { field: &f, pending_nuisance: 0, incoming_from_chain: 0 };
+        let opponent = OpponentView { field: &f, nuisance_on_them: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         with_facts(&battle, &policy(), &two_ply(), |facts| {
             let verdict = Verdict::Fire { pick: facts.result.best, reason: FireReason::Threshold };
