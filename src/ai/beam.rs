@@ -50,7 +50,7 @@ fn expand(frontier: &[Node], piece: Piece, eval: &Evaluation, rules: &Rules, opt
             }
             let line = n.line.then(&n.field, &s, eval);
             let fired = line.bonus > n.line.bonus;
-            out.push(Node { root: n.root, field, line, value: line.value(&field, eval, rules), fired });
+            out.push(Node { root: n.root, field, line, value: line.value(&field, eval, rules, &opts.moves), fired });
         }
     }
     out

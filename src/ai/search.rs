@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::eval::Evaluation;
 use crate::game::movegen::{self, InputPath, MoveRules, PiecePosition};
-use crate::game::{ChainSummary, Color, Field, Pair, Piece, Placement, Rules};
+use crate::game::{ChainSummary, Color, Field, Pair, Piece, Placement, Rules, WIDTH};
 
 /// Value of a line that tops out (lower when it tops out sooner).
 pub const DEATH: f64 = -1.0e12;
@@ -243,10 +243,17 @@ impl Line {
         Line { waste: self.waste + waste, bonus: self.bonus + bonus, fires }
     }
 
-    /// The value of ending the line on `field`.
+    /// The value of ending the line on `field`, for a player whose pairs move by `moves`: under a clock,
+    /// columns gravity has cut off from the spawn cost what [`Evaluation::unreachable_column`] says.
     #[inline]
-    pub fn value(self, field: &Field, eval: &Evaluation, rules: &Rules) -> f64 {
-        eval.evaluate(field, self.waste, rules) + self.bonus
+    pub fn value(self, field: &Field, eval: &Evaluation, rules: &Rules, moves: &MoveRules) -> f64 {
+        let value = eval.evaluate(field, self.waste, rules) + self.bonus;
+        if moves.timing.is_none() {
+            return value;
+        }
+        let reached = movegen::reach(field, PiecePosition::spawn(rules), moves);
+        let cut_off = WIDTH as u32 - reached.count_ones();
+        value + eval.unreachable_column() * cut_off as f64
     }
 }
 
@@ -284,7 +291,7 @@ fn best_reply(
 /// The value of a leaf: its evaluation, or with samples the mean over sampled pairs of the best reply.
 fn leaf(field: &Field, samples: &[Piece], line: Line, eval: &Evaluation, rules: &Rules, opts: &SearchOptions) -> f64 {
     if samples.is_empty() {
-        return line.value(field, eval, rules);
+        return line.value(field, eval, rules, &opts.moves);
     }
     let spawn = PiecePosition::spawn(rules);
     let mut total = 0.0;
@@ -296,7 +303,7 @@ fn leaf(field: &Field, samples: &[Piece], line: Line, eval: &Evaluation, rules: 
             if f.is_game_over(rules) {
                 continue;
             }
-            let v = line.then(field, &s, eval).value(&f, eval, rules);
+            let v = line.then(field, &s, eval).value(&f, eval, rules, &opts.moves);
             if v > best {
                 best = v;
             }

@@ -307,6 +307,57 @@ pub fn step(field: &Field, piece: Piece, from: PiecePosition, step: Step, rules:
     walker.apply(from, step)
 }
 
+/// Every column, as a [`reach`] mask.
+pub const ALL_COLUMNS: u8 = (1 << WIDTH) - 1;
+
+/// The columns (bit `x - 1` for column `x`) a pair can still be moved into before it locks on `field` under
+/// the rules' clock, straight sideways from `start` with one press per column after one press spent on a
+/// turn (most placements need one): the future's room to manoeuvre. A tall column between the spawn and an
+/// edge cuts the edge off once gravity brings the pair below its top sooner than the presses get there;
+/// the evaluation of a searched field counts what is cut off. Without a clock ([`MoveRules::timing`]
+/// `None`) every column counts as reachable.
+pub fn reach(field: &Field, start: PiecePosition, rules: &MoveRules) -> u8 {
+    let Some(timing) = rules.timing else { return ALL_COLUMNS };
+    let any_pair = Piece::Pair(super::Pair::new(super::Color::ALL[0], super::Color::ALL[0]));
+    let walker = Walker { occupied: field.occupied(), piece: any_pair, rules };
+    let start = PiecePosition { orientation: Orientation::Up, ..start };
+    if !(1..=WIDTH as u8).contains(&start.x) || start.y as usize >= HEIGHT || !walker.fits(start) {
+        return 0;
+    }
+    let mut mask = 1u8 << (start.x - 1);
+    for dir in [Step::Left, Step::Right] {
+        let (mut p, mut landed) = (start, walker.resting(start).then_some(0u32));
+        // The first press is taken by a turn.
+        let (mut presses, mut gravity_until) = (1u32, 0u32);
+        loop {
+            // Gravity up to the press, judged `margin` frames late, as the timed walk does.
+            let done = timing.press_done(presses);
+            let judged = done + timing.margin as u32;
+            for fall in timing.rows_by(gravity_until) + 1..=timing.rows_by(judged) {
+                if walker.resting(p) {
+                    break;
+                }
+                p.y += 1;
+                if walker.resting(p) {
+                    landed = Some(timing.fall_frame(fall));
+                }
+            }
+            if !timing.in_time(done, landed) {
+                break;
+            }
+            let Some(q) = walker.apply(p, dir) else { break };
+            landed = match (walker.resting(q), landed) {
+                (false, _) => None,
+                (true, Some(l)) if walker.resting(p) => Some(l),
+                (true, _) => Some(done),
+            };
+            mask |= 1 << (q.x - 1);
+            (p, presses, gravity_until) = (q, presses + 1, judged);
+        }
+    }
+    mask
+}
+
 /// True when locking `piece` at `a` and at `b` gives the same field (a one-colour pair mirrored).
 pub fn same_outcome(piece: Piece, a: Placement, b: Placement) -> bool {
     let key = |p: Placement| placement_key(piece, PiecePosition { x: p.x, y: 1, orientation: p.orientation }).1;
@@ -393,5 +444,27 @@ mod tests {
         assert_eq!(generate(&f, pair(0, 1), start, &MoveRules::default()).len(), 22);
         assert_eq!(generate(&f, pair(2, 2), start, &MoveRules::default()).len(), 11);
         assert_eq!(placements(&f, pair(0, 1), start, &MoveRules::default()).len(), 22);
+    }
+
+    #[test]
+    fn reach_counts_the_columns_gravity_leaves_in_reach() {
+        use crate::game::{Cell, timing::LockDelay};
+        let rules = Rules::puyo1();
+        let start = PiecePosition::spawn(&rules);
+        let mut f = Field::new();
+        for y in 3..HEIGHT {
+            f.set(2, y, Cell::Nuisance); // column 2 stands to row 3
+        }
+        assert_eq!(reach(&f, start, &MoveRules::default()), ALL_COLUMNS, "no clock: everything counts");
+        let clock =
+            |fpr, lock| MoveRules { timing: Some(Timing { lock, ..Timing::spawned(fpr) }), ..MoveRules::default() };
+        let slow = clock(30, LockDelay::None);
+        assert_eq!(reach(&Field::new(), start, &slow), ALL_COLUMNS);
+        assert_eq!(reach(&f, start, &slow), ALL_COLUMNS, "30 frames a row: over column 2 in time");
+        // 2 frames a row: the turn and the first move are done by frame 4 (+2 in hand), 3 rows down: the
+        // pair cannot pass over column 2 to column 1, and nothing stops it going right.
+        let fast = clock(2, LockDelay::None);
+        assert_eq!(reach(&f, start, &fast), 0b111100, "column 2 is in the way, column 1 behind it");
+        assert_eq!(reach(&Field::new(), start, &fast), ALL_COLUMNS);
     }
 }

@@ -59,6 +59,19 @@ impl Evaluation {
         }
     }
 
+    /// What each column a future pair can no longer be moved into costs a field (see
+    /// [`crate::game::movegen::reach`]; only under a clock, so play without one is untouched): about four
+    /// links of a chain for the chain builder, as much as a danger-zone column for the others. A column cut
+    /// off by gravity is a column the next pieces cannot use, and the spawn columns fill up from there.
+    pub fn unreachable_column(&self) -> f64 {
+        match self {
+            Evaluation::Classic(w) => -8.0 * w.links,
+            Evaluation::Chain(e) => -4.0 * e.weights().chain,
+            Evaluation::Flat => 0.0,
+            Evaluation::Survival => -30.0,
+        }
+    }
+
     /// What a searched line gains by a piece whose chain is `chain`, played on a field of `puyos` puyos:
     /// `(puyos wasted, bonus)`. A chain the ignition policy would fire there ([`EvalContext::fire_at`]) is a
     /// planned fire, worth its links, not waste; any other pop wastes its puyos.
