@@ -390,6 +390,11 @@ impl MotionLearner {
         }
     }
 
+    /// True when some movement still possible puts the other puyo `rel` of X / Y at orientation `value`.
+    pub fn accepts_lock(&self, value: u8, rel: Relative) -> bool {
+        value <= 3 && self.space.alive().any(|c| Motion::lock_accepts(c, value, rel))
+    }
+
     /// The colour codes contradict X / Y following `tracks`: rules it out; false (nothing changed) when it
     /// is the only answer left.
     pub fn exclude_tracks(&mut self, tracks: XyTracks) -> bool {
