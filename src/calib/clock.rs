@@ -171,7 +171,9 @@ impl PlayerClock {
 
     /// The piece fell a row on this frame.
     fn fell(&mut self, frame: u64, reach: u64) {
-        if let Some(t0) = self.last_fall.filter(|_| !self.moved_since_fall) {
+        // Moves and turns between the two falls do not disqualify them: the Y byte grows only on a fall
+        // (a frame whose turn changed the orientation is never counted as one).
+        if let Some(t0) = self.last_fall {
             let since = t0.saturating_sub(reach);
             let interval = frame - t0;
             if self.down_free_since(since) {
@@ -315,7 +317,14 @@ impl ClockReport {
         Some(t)
     }
 
-    /// One line for the HUD and the text report.
+    /// The HUD panel's short line: `G` frames per row of gravity, `LK` lock delay, `LAG` input lag (`?`
+    /// where not measured), e.g. `G30 LK16 LAG0`.
+    pub fn hud_line(&self) -> String {
+        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
+        format!("G{} LK{} LAG{}", opt(self.frames_per_row), opt(self.lock_delay), opt(self.input_lag))
+    }
+
+    /// One line for the text report.
     pub fn line(&self) -> String {
         let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
         let range = self.frames_per_row_range.map_or(String::new(), |[lo, hi]| format!(" ({lo}..{hi})"));

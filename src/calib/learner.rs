@@ -11,9 +11,9 @@ use crate::memmap::raw::{View, pos};
 use crate::memmap::schema::{AddressFile, LockSignal};
 
 use super::bases::{Bases, LockRead};
+use super::clock::{ClockLearner, ClockReport};
 use super::codes::Mapping;
 use super::colours::{ColourLearner, KnownCodes, PairLock};
-use super::clock::{ClockLearner, ClockReport};
 use super::control::{ControlWatch, TimingLearner};
 use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
 use super::kicks::KickLearner;
@@ -349,7 +349,8 @@ impl Learner {
         }
         // (X / Y on a filled cell, the movement accepts it)
         let fit = |c: &LockSeen| {
-            pair_cells(c, a, b).map(|(t, _, rel)| (t == (c.x as usize, c.y as usize), self.motion.accepts_lock(c.o, rel)))
+            pair_cells(c, a, b)
+                .map(|(t, _, rel)| (t == (c.x as usize, c.y as usize), self.motion.accepts_lock(c.o, rel)))
         };
         let old = LockSeen { late: None, ..l.clone() };
         match (fit(&late), fit(&old)) {

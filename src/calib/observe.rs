@@ -243,9 +243,7 @@ impl Observer {
         self.poses.truncate(window + 1);
         // A turn press that has just left the window without explaining a turn was refused, if the
         // piece could move all along and still shows the same orientation.
-        if let (Some(&(_, new)), Some(Some((x, y, o, field)))) =
-            (self.pads.get(window), self.poses.get(window))
-        {
+        if let (Some(&(_, new)), Some(Some((x, y, o, field)))) = (self.pads.get(window), self.poses.get(window)) {
             let button = match (new & pad::A != 0, new & pad::B != 0) {
                 (true, false) => Some(TurnButton::A),
                 (false, true) => Some(TurnButton::B),
