@@ -307,3 +307,58 @@ impl Observer {
         Some(b)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(x: u8, y: u8, o: u8, active: bool) -> View {
+        View { x, y, o, active, cell_bytes: 2, ..View::default() }
+    }
+
+    /// The events of a piece turned with A on its frame 2, the turn showing `shows` frames later.
+    fn turn_after(lag: u32, shows: u32) -> Vec<Event> {
+        let mut obs = Observer::default();
+        obs.set_input_lag(lag);
+        let mut events = obs.step(view(3, 1, 0, false), 0);
+        for f in 1..12u32 {
+            let o = if f >= 2 + 1 + shows { 1 } else { 0 };
+            events.extend(obs.step(view(3, 1, o, true), if f == 2 { pad::A } else { 0 }));
+        }
+        events
+    }
+
+    fn turn_button(events: &[Event]) -> Option<Option<TurnButton>> {
+        events.iter().find_map(|e| if let Event::Turn(t) = e { Some(t.button) } else { None })
+    }
+
+    #[test]
+    fn a_press_explains_a_turn_the_input_lag_later() {
+        assert_eq!(turn_button(&turn_after(0, 0)), Some(Some(TurnButton::A)));
+        // Four frames late: without the lag the press has left the window and counts as refused.
+        let unlagged = turn_after(0, 4);
+        assert_eq!(turn_button(&unlagged), Some(None));
+        assert!(unlagged.iter().any(|e| matches!(e, Event::TurnRefused(_))));
+        let lagged = turn_after(3, 4);
+        assert_eq!(turn_button(&lagged), Some(Some(TurnButton::A)));
+        assert!(!lagged.iter().any(|e| matches!(e, Event::TurnRefused(_))));
+    }
+
+    #[test]
+    fn a_lock_keeps_the_pose_its_own_frame_showed() {
+        let mut obs = Observer::default();
+        obs.step(view(3, 1, 0, false), 0);
+        obs.step(view(3, 11, 0, true), 0);
+        // The pair turned and fell on the frame it locked.
+        obs.step(view(3, 12, 1, false), 0);
+        let mut cells = [[0u8; crate::memmap::raw::MAX_CELL_BYTES]; crate::memmap::raw::CELLS];
+        cells[0][0] = 1;
+        cells[1][0] = 2;
+        let filled = View { cells, ..view(3, 12, 1, false) };
+        let events = obs.step(filled, 0);
+        let lock = events.iter().find_map(|e| if let Event::Lock(l) = e { Some(l.clone()) } else { None });
+        let lock = lock.expect("the lock is seen once the field changes");
+        assert_eq!((lock.x, lock.y, lock.o), (3, 11, 0));
+        assert_eq!(lock.late, Some((3, 12, 1)));
+    }
+}
