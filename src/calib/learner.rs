@@ -340,9 +340,13 @@ impl Learner {
     /// often); the last movable frame's pose is then stale. While the bases are learned the lock frame's
     /// pose (the game's last word) is taken; after, the pose that puts X / Y on a filled cell and fits the
     /// movement still possible, the lock frame's first. `None` when both fit as well and disagree: the
-    /// lock says nothing certain.
+    /// lock says nothing certain; so too when the lock frame shows an orientation value never seen while
+    /// a piece could move (it has no number of its own yet, and the last movable frame's is stale).
     fn lock_pose(&self, l: &LockSeen, a: Cell, b: Cell) -> Option<LockSeen> {
         let Some((x, y, o)) = l.late else { return Some(l.clone()) };
+        if !self.motion.index_seen(o) {
+            return None;
+        }
         let late = LockSeen { x, y, o, late: None, ..l.clone() };
         if !self.bases.settled() {
             return Some(late);

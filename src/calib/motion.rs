@@ -323,6 +323,12 @@ impl MotionLearner {
         }
     }
 
+    /// True when the model's number `index` belongs to a raw value seen on a movable frame (a number
+    /// handed out for a value not seen yet may go to another value later).
+    pub fn index_seen(&self, index: u8) -> bool {
+        (index as usize) < self.values.len()
+    }
+
     /// The raw orientation value the model numbers `index`.
     pub fn ori_raw(&self, index: u8) -> u8 {
         self.values.get(index as usize).copied().unwrap_or(index)

@@ -12,7 +12,7 @@ use puyobot::memmap::AddressSource;
 
 /// Drawn timing sets tried on top of the fixed ones (`PUYOBOT_TIMING_VARIANTS` overrides). The second set
 /// of the default seed (gravity 2, no lock delay, input lag 8: a press acts four rows after it is made)
-/// settles with two orientation values unseen; see docs/lab/clock.md.
+/// does not settle within the pieces watched; see docs/lab/clock.md.
 const DEFAULT_DRAWN: u64 = 1;
 /// The seed of the drawn sets (`PUYOBOT_TIMING_SEED` overrides); printed so a failure can be replayed.
 const DEFAULT_SEED: u64 = 0x71AE_0054;
