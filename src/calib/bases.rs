@@ -150,6 +150,11 @@ impl Bases {
         }
     }
 
+    /// True when the bases are trusted or every lock so far agreed on one shift.
+    pub fn settled(&self) -> bool {
+        self.trusted || self.offsets.settled()
+    }
+
     /// The X byte's value in column 1 and the Y byte's in row 0.
     pub fn xy_bases(&self) -> (u8, u8) {
         ((self.shift.0 + 1) as u8, self.shift.1 as u8)
@@ -229,7 +234,7 @@ mod tests {
     fn a_lock_that_moves_the_shift_comes_back_with_the_waiting_ones_read_anew() {
         let cells = |x: u8, y: u8| {
             let f = Box::new([[0u8; crate::memmap::raw::MAX_CELL_BYTES]; crate::memmap::raw::CELLS]);
-            LockSeen { pivot: 1, child: 2, x, y, o: 0, before: f.clone(), after: f }
+            LockSeen { pivot: 1, child: 2, x, y, o: 0, late: None, before: f.clone(), after: f }
         };
         // The start file says X 1 / Y 0; the cartridge's Y is the row + 2.
         let mut b = Bases::new(1, 0, false);

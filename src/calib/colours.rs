@@ -534,7 +534,7 @@ mod tests {
         let mut after = before;
         after[idx(3, 13)][0] = p;
         after[idx(3, 12)][0] = c;
-        LockSeen { pivot: p, child: c, x: 3, y: 13, o: 2, before: Box::new(before), after: Box::new(after) }
+        LockSeen { pivot: p, child: c, x: 3, y: 13, o: 2, late: None, before: Box::new(before), after: Box::new(after) }
     }
 
     #[test]
@@ -589,6 +589,7 @@ mod tests {
             x: 3,
             y: 12,
             o: 2,
+            late: None,
             before: Box::new(before),
             after: Box::new([[0u8; 4]; CELLS]),
         };

@@ -167,7 +167,7 @@ mod tests {
         let mut after = before;
         after[idx(3, 12)][1] = a;
         after[idx(3, 13)][1] = b;
-        LockSeen { pivot: a, child: b, x: 3, y: 13, o: 0, before: Box::new(before), after: Box::new(after) }
+        LockSeen { pivot: a, child: b, x: 3, y: 13, o: 0, late: None, before: Box::new(before), after: Box::new(after) }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::memmap::raw::{View, pos};
 use crate::memmap::schema::{AddressFile, LockSignal};
 
 use super::bases::{Bases, LockRead};
+use super::clock::{ClockLearner, ClockReport};
 use super::codes::Mapping;
 use super::colours::{ColourLearner, KnownCodes, PairLock};
 use super::control::{ControlWatch, TimingLearner};
@@ -53,6 +54,8 @@ pub struct Learner {
     next: NextLearner,
     /// The pose lag and lock signal the frames showed.
     timing: TimingLearner,
+    /// The game's clock per player: gravity, soft drop, lock delay, input lag, spawn delay.
+    clock: ClockLearner,
     /// Contradictions, in the order they were found.
     found: Contradictions,
     /// Pieces seen, when it settled, the bound.
@@ -83,6 +86,7 @@ impl Learner {
             kicks: KickLearner::default(),
             next: NextLearner::default(),
             timing: TimingLearner::default(),
+            clock: ClockLearner::default(),
             found: Contradictions::default(),
             progress: Progress::new(MAX_PIECES),
         };
@@ -191,6 +195,9 @@ impl Learner {
             if let Some(prev) = self.players[i].observer.view() {
                 self.colours.recoded_cells(prev, &view, &known);
             }
+            // Presses are matched with their effects the game's input lag later.
+            let lag = self.clock.input_lag().unwrap_or(0) as u32;
+            self.players[i].observer.set_input_lag(lag);
             let events = self.players[i].observer.step(view, pad);
             for e in &events {
                 self.event(e);
@@ -198,7 +205,7 @@ impl Learner {
             let known = self.known();
             if let Some(view) = self.players[i].observer.view() {
                 let seen = PlayerFrame { player: i, frame: self.progress.frames, view, pad, timing, events: &events };
-                let watchers: [&mut dyn FactLearner; 2] = [&mut self.next, &mut self.timing];
+                let watchers: [&mut dyn FactLearner; 3] = [&mut self.next, &mut self.timing, &mut self.clock];
                 for w in watchers {
                     w.observe(&seen, &known, &mut self.found);
                 }
@@ -241,6 +248,17 @@ impl Learner {
     /// Frames after the timer reaches 0 before a new piece's bytes are written, as seen most often.
     pub fn pose_lag(&self) -> u32 {
         self.timing.pose_lag()
+    }
+
+    /// Player `player`'s measured timing (gravity of the latest piece, soft drop, lock delay, input lag,
+    /// spawn delay; `None` fields where not measured).
+    pub fn clock(&self, player: usize) -> ClockReport {
+        self.clock.report(player)
+    }
+
+    /// Every player's measured timing, in address-file order.
+    pub fn clocks(&self) -> Vec<ClockReport> {
+        (0..self.players.len()).map(|i| self.clock.report(i)).collect()
     }
 
     /// What marks a lock, as seen: the field when it gained cells before the timer turned at least twice.
@@ -300,6 +318,10 @@ impl Learner {
             return;
         }
         let (a, b) = (pos(ch[0]), pos(ch[1]));
+        let Some(l) = &self.lock_pose(l, a, b) else {
+            log::debug!("calibration: a lock whose pose changed on its last frame fits both poses; not read");
+            return;
+        };
         match self.bases.lock(l, a, b) {
             LockRead::Read => {}
             LockRead::Wait => return,
@@ -311,6 +333,37 @@ impl Learner {
         self.motion.lock(l.o, rel, &mut self.found);
         self.colours.add_lock(PairLock { o: l.o, rel, pivot: l.pivot, child: l.child, tracked, other });
         self.check_mappings();
+    }
+
+    /// The pose a lock that filled cells `a` and `b` is read with. A turn or a fall made on the frame the
+    /// piece locked shows only in the lock frame's bytes (a fast gravity or no lock delay does that
+    /// often); the last movable frame's pose is then stale. While the bases are learned the lock frame's
+    /// pose (the game's last word) is taken; after, the pose that puts X / Y on a filled cell and fits the
+    /// movement still possible, the lock frame's first. `None` when both fit as well and disagree: the
+    /// lock says nothing certain; so too when the lock frame shows an orientation value never seen while
+    /// a piece could move (it has no number of its own yet, and the last movable frame's is stale).
+    fn lock_pose(&self, l: &LockSeen, a: Cell, b: Cell) -> Option<LockSeen> {
+        let Some((x, y, o)) = l.late else { return Some(l.clone()) };
+        if !self.motion.index_seen(o) {
+            return None;
+        }
+        let late = LockSeen { x, y, o, late: None, ..l.clone() };
+        if !self.bases.settled() {
+            return Some(late);
+        }
+        // (X / Y on a filled cell, the movement accepts it)
+        let fit = |c: &LockSeen| {
+            pair_cells(c, a, b)
+                .map(|(t, _, rel)| (t == (c.x as usize, c.y as usize), self.motion.accepts_lock(c.o, rel)))
+        };
+        let old = LockSeen { late: None, ..l.clone() };
+        match (fit(&late), fit(&old)) {
+            (Some((true, true)), _) => Some(late),
+            (_, Some((true, true))) => Some(old),
+            (Some((_, true)), Some((_, true))) => None,
+            (Some((_, true)), _) => Some(late),
+            _ => Some(old),
+        }
     }
 
     /// The X / Y bases moved: what was read with the old ones (the pairs' locks, the movement, the kicks) is

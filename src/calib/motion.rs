@@ -323,6 +323,12 @@ impl MotionLearner {
         }
     }
 
+    /// True when the model's number `index` belongs to a raw value seen on a movable frame (a number
+    /// handed out for a value not seen yet may go to another value later).
+    pub fn index_seen(&self, index: u8) -> bool {
+        (index as usize) < self.values.len()
+    }
+
     /// The raw orientation value the model numbers `index`.
     pub fn ori_raw(&self, index: u8) -> u8 {
         self.values.get(index as usize).copied().unwrap_or(index)
@@ -388,6 +394,11 @@ impl MotionLearner {
             self.reset();
             self.space.restrict(|c| Motion::lock_accepts(c, value, rel));
         }
+    }
+
+    /// True when some movement still possible puts the other puyo `rel` of X / Y at orientation `value`.
+    pub fn accepts_lock(&self, value: u8, rel: Relative) -> bool {
+        value <= 3 && self.space.alive().any(|c| Motion::lock_accepts(c, value, rel))
     }
 
     /// The colour codes contradict X / Y following `tracks`: rules it out; false (nothing changed) when it

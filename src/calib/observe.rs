@@ -10,7 +10,8 @@ use crate::memmap::raw::{RawField, View};
 
 use super::motion::TurnButton;
 
-/// Frames back in which a new press may explain a change (the game may react a frame or two late).
+/// Frames back in which a new press may explain a change (the game may react a frame or two late), beyond
+/// the game's input lag once measured ([`Observer::set_input_lag`]).
 const PRESS_WINDOW: usize = 3;
 
 /// Frames after a lock within which the pair's cells must appear in the field.
@@ -69,6 +70,10 @@ pub struct LockSeen {
     pub y: u8,
     /// Orientation byte.
     pub o: u8,
+    /// X, Y, orientation on the frame the lock showed (the first one the piece could not move), when
+    /// they differ from the last movable frame's: a turn or a fall made on the lock's own frame shows
+    /// only there.
+    pub late: Option<(u8, u8, u8)>,
     /// The field on the last movable frame.
     pub before: Box<RawField>,
     /// The field on the first later frame in which at least two cells differ in one cell byte (or when
@@ -145,12 +150,25 @@ pub struct Observer {
     /// The field on the piece's first movable frame: what its lock changed is measured from it (an item
     /// whose lock the timer marks only later has changed the field by then).
     spawn_field: Option<Box<RawField>>,
+    /// The game's input lag as measured: a press explains a change this many frames later than it would
+    /// without lag.
+    lag: usize,
 }
 
 impl Observer {
     /// The last frame's view.
     pub fn view(&self) -> Option<&View> {
         self.prev.as_ref()
+    }
+
+    /// Sets the game's input lag: presses are matched with changes up to this many frames later.
+    pub fn set_input_lag(&mut self, frames: u32) {
+        self.lag = (frames as usize).min(super::clock::MAX_LAG as usize);
+    }
+
+    /// Frames back in which a new press may explain a change.
+    fn window(&self) -> usize {
+        PRESS_WINDOW + self.lag
     }
 
     /// Feeds one frame: the player's bytes at its start and the pad held during it.
@@ -187,13 +205,14 @@ impl Observer {
             if view.active && !prev.active {
                 out.push(self.spawn(&view));
             } else if view.active && prev.active && view.o != prev.o {
+                let window = self.window();
                 out.push(Event::Turn(TurnSeen {
                     from: prev.o,
                     to: view.o,
                     xy: (prev.x, prev.y),
                     xy_after: (view.x, view.y),
                     button: self.take_turn_button(),
-                    sideways: self.pads.iter().take(PRESS_WINDOW).any(|&(h, _)| h & (pad::LEFT | pad::RIGHT) != 0),
+                    sideways: self.pads.iter().take(window).any(|&(h, _)| h & (pad::LEFT | pad::RIGHT) != 0),
                     field: Box::new(prev.cells),
                 }));
             } else if !view.active && prev.active {
@@ -205,6 +224,8 @@ impl Observer {
                         x: prev.x,
                         y: prev.y,
                         o: prev.o,
+                        late: ((view.x, view.y, view.o) != (prev.x, prev.y, prev.o))
+                            .then_some((view.x, view.y, view.o)),
                         before: self.spawn_field.take().unwrap_or_else(|| Box::new(prev.cells)),
                         after: Box::new(prev.cells),
                     },
@@ -217,13 +238,12 @@ impl Observer {
         let last_held = self.pads.front().map_or(0, |&(h, _)| h);
         self.pads.push_front((pad_held, pad_held & !last_held));
         self.poses.push_front(view.active.then(|| (view.x, view.y, view.o, Box::new(view.cells))));
-        self.pads.truncate(PRESS_WINDOW + 1);
-        self.poses.truncate(PRESS_WINDOW + 1);
+        let window = self.window();
+        self.pads.truncate(window + 1);
+        self.poses.truncate(window + 1);
         // A turn press that has just left the window without explaining a turn was refused, if the
         // piece could move all along and still shows the same orientation.
-        if let (Some(&(_, new)), Some(Some((x, y, o, field)))) =
-            (self.pads.get(PRESS_WINDOW), self.poses.get(PRESS_WINDOW))
-        {
+        if let (Some(&(_, new)), Some(Some((x, y, o, field)))) = (self.pads.get(window), self.poses.get(window)) {
             let button = match (new & pad::A != 0, new & pad::B != 0) {
                 (true, false) => Some(TurnButton::A),
                 (false, true) => Some(TurnButton::B),
@@ -265,7 +285,8 @@ impl Observer {
     /// The one rotation button newly pressed in the last frames, consumed so one press explains one turn.
     fn take_turn_button(&mut self) -> Option<TurnButton> {
         let mut found: Option<(usize, TurnButton)> = None;
-        for (i, &(_, new)) in self.pads.iter().enumerate().take(PRESS_WINDOW) {
+        let window = self.window();
+        for (i, &(_, new)) in self.pads.iter().enumerate().take(window) {
             let a = new & pad::A != 0;
             let b = new & pad::B != 0;
             let this = match (a, b) {
@@ -284,5 +305,60 @@ impl Observer {
             p.1 &= !(pad::A | pad::B);
         }
         Some(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(x: u8, y: u8, o: u8, active: bool) -> View {
+        View { x, y, o, active, cell_bytes: 2, ..View::default() }
+    }
+
+    /// The events of a piece turned with A on its frame 2, the turn showing `shows` frames later.
+    fn turn_after(lag: u32, shows: u32) -> Vec<Event> {
+        let mut obs = Observer::default();
+        obs.set_input_lag(lag);
+        let mut events = obs.step(view(3, 1, 0, false), 0);
+        for f in 1..12u32 {
+            let o = if f >= 2 + 1 + shows { 1 } else { 0 };
+            events.extend(obs.step(view(3, 1, o, true), if f == 2 { pad::A } else { 0 }));
+        }
+        events
+    }
+
+    fn turn_button(events: &[Event]) -> Option<Option<TurnButton>> {
+        events.iter().find_map(|e| if let Event::Turn(t) = e { Some(t.button) } else { None })
+    }
+
+    #[test]
+    fn a_press_explains_a_turn_the_input_lag_later() {
+        assert_eq!(turn_button(&turn_after(0, 0)), Some(Some(TurnButton::A)));
+        // Four frames late: without the lag the press has left the window and counts as refused.
+        let unlagged = turn_after(0, 4);
+        assert_eq!(turn_button(&unlagged), Some(None));
+        assert!(unlagged.iter().any(|e| matches!(e, Event::TurnRefused(_))));
+        let lagged = turn_after(3, 4);
+        assert_eq!(turn_button(&lagged), Some(Some(TurnButton::A)));
+        assert!(!lagged.iter().any(|e| matches!(e, Event::TurnRefused(_))));
+    }
+
+    #[test]
+    fn a_lock_keeps_the_pose_its_own_frame_showed() {
+        let mut obs = Observer::default();
+        obs.step(view(3, 1, 0, false), 0);
+        obs.step(view(3, 11, 0, true), 0);
+        // The pair turned and fell on the frame it locked.
+        obs.step(view(3, 12, 1, false), 0);
+        let mut cells = [[0u8; crate::memmap::raw::MAX_CELL_BYTES]; crate::memmap::raw::CELLS];
+        cells[0][0] = 1;
+        cells[1][0] = 2;
+        let filled = View { cells, ..view(3, 12, 1, false) };
+        let events = obs.step(filled, 0);
+        let lock = events.iter().find_map(|e| if let Event::Lock(l) = e { Some(l.clone()) } else { None });
+        let lock = lock.expect("the lock is seen once the field changes");
+        assert_eq!((lock.x, lock.y, lock.o), (3, 11, 0));
+        assert_eq!(lock.late, Some((3, 12, 1)));
     }
 }

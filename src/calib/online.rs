@@ -113,6 +113,12 @@ impl OnlineCalibration {
         self.learner.state().hud_line(self.learner.pieces())
     }
 
+    /// Player `player`'s measured timing as the HUD panel's short line (see
+    /// [`super::clock::ClockReport::hud_line`]).
+    pub fn timing_hud_line(&self, player: usize) -> String {
+        self.learner.clock(player).hud_line()
+    }
+
     /// True when calibration failed (not settled within the bound); cheap, no report is built.
     pub fn failed(&self) -> bool {
         self.learner.failed()

@@ -24,6 +24,8 @@ use super::learner::Learner;
 const TIMING: PressTiming = PressTiming { hold: 2, patience: 20, hold_while_waiting: false, effect: Effect::ByButton };
 /// Frames the pair may take to reach open space.
 const DESCEND_FRAMES: u32 = 150;
+/// The opening's first pieces that land by gravity rather than a held Down (the lock delay shows).
+const GRAVITY_LANDINGS: u32 = 2;
 /// Columns (of the X byte) the opening drops its pieces in, in turn.
 const COLUMNS: [u8; 5] = [1, 6, 2, 5, 4];
 /// The probe: a full circle with A, then B and A once each.
@@ -135,8 +137,12 @@ impl OpeningPolicy {
                     if v.x > 4 {
                         return self.start_press(pad::LEFT, &v);
                     }
-                    // Soft drop only out of the top rows: lower, a held Down could lock a resting pair.
-                    return if v.y < 2 { pad::DOWN } else { 0 };
+                    // Soft drop only out of the top rows: lower, a held Down could lock a resting pair. Not at
+                    // all when the pair falls fast or the game sees the pad late: the Down would still act
+                    // when the pair is far lower.
+                    let clock = learner.clock(self.player);
+                    let slow = clock.frames_per_row.is_none_or(|f| f > 8) && clock.input_lag.is_none_or(|l| l < 2);
+                    return if v.y < 2 && slow { pad::DOWN } else { 0 };
                 }
                 Stage::Probe { done } => {
                     if done >= PROBE.len() {
@@ -167,6 +173,9 @@ impl OpeningPolicy {
                     }
                     return self.start_press(if v.x > target { pad::LEFT } else { pad::RIGHT }, &v);
                 }
+                // The first pieces land by gravity (no Down: Down locks at once), so the clock learner sees
+                // how long a landed pair waits before it locks.
+                Stage::Drop if self.pieces <= GRAVITY_LANDINGS => return 0,
                 Stage::Drop => return pad::DOWN,
                 Stage::KickUpright { presses } => {
                     let Some(c) = learner.movement() else { return pad::DOWN };

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::CalibrateMode;
+use super::clock::ClockReport;
 use super::learner::Learner;
 use super::state::{CalibrationState, ReportState};
 
@@ -103,6 +104,8 @@ pub struct CalibrationReport {
     pub lock_signal: String,
     /// Orientation values pieces spawned with.
     pub spawn_orientations: Vec<u8>,
+    /// The game's clock as measured, per player in address-file order (see [`ClockReport`]).
+    pub timing: Vec<ClockReport>,
     /// The next pair's bytes.
     pub next_pair: NextPairReport,
     /// Contradictions found (each sent the learner back to learning a fact).
@@ -145,6 +148,7 @@ impl Learner {
             pose_lag: self.pose_lag(),
             lock_signal: self.lock_signal().name().to_string(),
             spawn_orientations: m.spawn_orientations(),
+            timing: self.clocks(),
             next_pair: self.next().report(),
             contradictions: self.contradictions().iter().cloned().chain(kicks.conflicts(&known)).collect(),
             unsettled,
@@ -209,6 +213,9 @@ impl CalibrationReport {
             None => n.table.clone(),
         };
         s += &format!("  next pair bytes: {table}; valid {} frames after a spawn\n", n.lag);
+        for (i, t) in self.timing.iter().enumerate() {
+            s += &format!("  timing of player {}: {}\n", i + 1, t.line());
+        }
         for c in &self.contradictions {
             s += &format!("  contradiction: {c}\n");
         }

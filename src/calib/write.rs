@@ -134,6 +134,11 @@ impl Learner {
             f.timing.next_lag = lag;
             f.timing.pose_lag = self.pose_lag();
             f.timing.lock_signal = self.lock_signal();
+            let clock = self.clock(0);
+            f.timing.frames_per_row = clock.frames_per_row_range.map(|[fastest, _]| fastest);
+            f.timing.soft_drop = clock.soft_drop;
+            f.timing.lock_delay = clock.lock_delay;
+            f.timing.input_lag = clock.input_lag;
             f.timing.source = learned(&format!(
                 "the next pair's bytes change {lag} frames after a spawn at the latest; a new piece's bytes are \
                  written {} frames after the spawn-delay timer reaches 0; locks are marked by the {}",

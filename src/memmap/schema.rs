@@ -374,6 +374,19 @@ pub struct Timing {
     /// 0 while the lock resolves; the lock is the field gaining two or more cells, or the timer).
     #[serde(default)]
     pub lock_signal: LockSignal,
+    /// Frames per row of gravity calibration measured on the first player (its fastest piece): a record for
+    /// people. Nothing reads it to play: the game's clock is measured again every piece.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames_per_row: Option<u16>,
+    /// Frames per row with Down held, as measured (a record, like `frames_per_row`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_drop: Option<u16>,
+    /// Frames from landing to the lock (0: none), as measured (a record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_delay: Option<u16>,
+    /// Frames from a press to its effect beyond the frame it is held in, as measured (a record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_lag: Option<u16>,
     /// Where this comes from.
     #[serde(default = "timing_source")]
     pub source: String,
@@ -409,7 +422,17 @@ fn timing_source() -> String {
 
 impl Default for Timing {
     fn default() -> Timing {
-        Timing { next_lag: 0, pose_lag: 0, lock_signal: LockSignal::Timer, source: timing_source(), verified: false }
+        Timing {
+            next_lag: 0,
+            pose_lag: 0,
+            lock_signal: LockSignal::Timer,
+            frames_per_row: None,
+            soft_drop: None,
+            lock_delay: None,
+            input_lag: None,
+            source: timing_source(),
+            verified: false,
+        }
     }
 }
 

@@ -213,6 +213,12 @@ impl Seat {
         self.moves = moves;
     }
 
+    /// The game's clock for the pieces from now on, as measured (`None`: not measured, the untimed walk):
+    /// the search's reachable placements and the driver's plan take it from the seat's movement rules.
+    pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
+        self.moves.timing = timing;
+    }
+
     /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
     pub fn set_next_lag(&mut self, lag: u32) {
         self.piece.next_lag = lag;

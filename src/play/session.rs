@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::calib::{CalibrateMode, CalibrationReport, Frame, KnownCodes, Learner, OnlineCalibration, SeatControl};
 use crate::driver::Lock;
 use crate::emu::{EmuError, Machine};
+use crate::game::timing::Timing;
 use crate::game::{MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
@@ -328,8 +329,15 @@ impl<M: Machine> Session<M> {
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = r.decoder.map().movement.a_rotates == Turn::Counterclockwise;
         let ctx = FrameContext { rules: &r.rules, wait_for_bot: self.settings.wait_for_bots, frame_start };
+        let clocks: Vec<_> =
+            (0..self.seats.len()).map(|i| self.calib.online.as_ref().map(|c| c.learner().clock(i))).collect();
         for (i, seat) in self.seats.iter_mut().enumerate() {
             let Some(view) = views.get(i) else { continue };
+            // The game's clock as measured for this player (the latest piece's gravity): the bot's
+            // question and the driver's plan at the next spawn take it; unmeasured, the untimed walk.
+            let profile = crate::driver::SpeedProfile::new(seat.speed());
+            let press = Timing::press_cost(profile.hold, profile.gap);
+            seat.set_timing(clocks.get(i).copied().flatten().and_then(|c| c.timing(press)));
             let opening = match self.calib.online.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {
                     SeatControl::Opening { buttons, active } => Some((buttons, active)),

@@ -208,6 +208,9 @@ fn draw_panel(out: &mut [u8], c: Canvas, x: i32, y: i32, p: &HudPlayer, pad1: u8
         line(out, &[(&format!("SCORE {score}"), TEXT)]);
     }
     line(out, &[(&format!("MAX CHAIN {}", p.largest_chain), TEXT)]);
+    if let Some(t) = &p.timing {
+        line(out, &[(t, DIM)]);
+    }
 }
 
 fn draw_status(out: &mut [u8], c: Canvas, info: &HudInfo, status: &WindowStatus) {

@@ -165,6 +165,9 @@ pub struct HudPlayer {
     pub expected_chain: u32,
     /// How long the bot's last decision took, in milliseconds.
     pub think_ms: f32,
+    /// The game's clock as calibration measured it for this player (`G` frames per row of gravity, `LK`
+    /// lock delay, `LAG` input lag; `?` not measured), when calibration is on.
+    pub timing: Option<String>,
     /// Where the bot intends to place its current piece, drawn as outlined
     /// 16×16 squares over the picture while the ghost overlay is on.
     pub ghost: Vec<GhostCell>,

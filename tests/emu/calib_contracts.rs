@@ -37,7 +37,7 @@ fn drawn(count_var: &str, default: u64) -> Vec<Contract> {
 }
 
 /// Build `c` into the test scratch dir as `name`.nes; None (with a message) when ca65 is missing.
-fn build(c: &Contract, name: &str) -> Option<PathBuf> {
+pub(crate) fn build(c: &Contract, name: &str) -> Option<PathBuf> {
     c.validate().unwrap_or_else(|e| panic!("drawn contract invalid: {e}: {c}"));
     println!("{name}: {c}");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("calib_contracts-builds");
@@ -58,7 +58,7 @@ fn learn(lab: &mut Lab, file: &str, pieces: u32, until_settled: bool) -> Calibra
 }
 
 /// The report names exactly the contract's values; `Err` says what differs.
-fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
+pub(crate) fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
     let mut bad = Vec::new();
     if r.state != ReportState::Settled || r.pieces_to_settle.is_none_or(|p| p > 10) {
         bad.push(format!("state {} after {:?} pieces", r.state, r.pieces_to_settle));
@@ -186,6 +186,7 @@ fn check_json(c: &Contract, what: &str, j: &Value) {
         pose_lag: 0,
         lock_signal: "timer".into(),
         spawn_orientations: Vec::new(),
+        timing: Vec::new(),
         next_pair: Default::default(),
         contradictions: Vec::new(),
         unsettled: Vec::new(),

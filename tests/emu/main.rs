@@ -9,6 +9,7 @@ mod common;
 mod calib_contracts;
 mod calib_labcart;
 mod calib_play;
+mod calib_timing;
 mod contract_classes;
 mod cpu_report;
 mod fault_recovery;

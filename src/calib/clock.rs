@@ -1,0 +1,534 @@
+//! The game's clock, measured per player from what the pose bytes do (nothing is taken from the
+//! cartridge's numbers, and the level byte is not needed):
+//! - **gravity**: frames between two one-row falls of a piece while Down was not held (re-measured every
+//!   piece: it changes with the level);
+//! - **soft drop**: the same while Down was held all along;
+//! - **lock delay**: frames from the frame a piece fell into the row it locked in to its lock, when Down
+//!   was not held (0: it locked on the very frame it got there); whether moves and turns still work
+//!   while it waits (a move or turn seen after it landed and before it locked);
+//! - **input lag**: frames from a new Left / Right press to the X byte moving that way (or A / B to the
+//!   orientation byte changing), minus the one frame every press takes;
+//! - **auto-repeat**: frames between moves while Left / Right stays held (only seen when it is held long);
+//! - **spawn delay**: frames from a lock to the next piece's first movable frame (the shortest seen: a
+//!   chain makes it longer).
+//!
+//! Only the order of frames is used, never a byte's value range: a fall is the Y byte growing by one
+//! while the orientation byte stays, whatever the bases, and whichever puyo X / Y follow. Pose bytes
+//! written a few frames late shift every change alike, so the differences measured do not move.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::emu::pad;
+use crate::game::timing::{LockDelay, Timing};
+
+use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
+
+/// The longest input lag looked for, in frames: a press whose effect comes later is not matched.
+pub const MAX_LAG: u32 = 8;
+
+/// Frames of a press beyond the lag within which its effect is looked for.
+const EFFECT_SLACK: u64 = 4;
+
+/// Counts of the values seen of one measurement.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Tally(BTreeMap<u16, u32>);
+
+impl Tally {
+    fn add(&mut self, v: u64) {
+        *self.0.entry(v.min(u16::MAX as u64) as u16).or_default() += 1;
+    }
+
+    /// The value seen most often (the smaller on a tie).
+    fn mode(&self) -> Option<u16> {
+        self.0.iter().max_by_key(|&(v, c)| (*c, std::cmp::Reverse(*v))).map(|(v, _)| *v)
+    }
+
+    fn min(&self) -> Option<u16> {
+        self.0.keys().next().copied()
+    }
+
+    fn count(&self) -> u32 {
+        self.0.values().sum()
+    }
+}
+
+/// A new press waiting for its effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pending {
+    frame: u64,
+    button: u8,
+}
+
+/// One player's clock, followed frame by frame.
+#[derive(Clone, Debug, Default)]
+pub struct PlayerClock {
+    /// X, Y, orientation and whether the piece could move, on the frame before.
+    prev: Option<(u8, u8, u8, bool)>,
+    /// The pad of the frame before.
+    prev_pad: u8,
+    /// The last frame Down was held.
+    last_down: Option<u64>,
+    /// The first frame of the run of frames Down is held in (None while not held).
+    down_since: Option<u64>,
+    /// The last frame Left or Right was not held.
+    last_no_side: u64,
+    /// The frame the piece under way last fell a row.
+    last_fall: Option<u64>,
+    /// The frame the piece under way last moved sideways.
+    last_move: Option<u64>,
+    /// The piece under way moved or turned after its last fall.
+    moved_since_fall: bool,
+    /// Gravity intervals of the piece under way.
+    piece_gravity: Tally,
+    /// The frame of the last lock (for the spawn delay).
+    lock_frame: Option<u64>,
+    /// New presses waiting for their effect.
+    pending: Vec<Pending>,
+    /// Gravity of the latest piece that showed it, and the range seen.
+    gravity_now: Option<u16>,
+    gravity_range: Option<(u16, u16)>,
+    gravity_pieces: u32,
+    gravity: Tally,
+    soft: Tally,
+    lock: Tally,
+    lag: Tally,
+    spawn: Tally,
+    repeat: Tally,
+    /// Moves or turns seen between a piece's landing and its lock.
+    moved_grounded: u32,
+}
+
+impl PlayerClock {
+    /// The input lag as measured, or the longest looked for while none is measured.
+    fn lag_bound(&self) -> u64 {
+        self.lag.mode().map_or(MAX_LAG as u64, |l| l as u64)
+    }
+
+    /// True when Down was not held in any frame from `from` on.
+    fn down_free_since(&self, from: u64) -> bool {
+        self.last_down.is_none_or(|d| d < from)
+    }
+
+    /// Feeds one frame: `frame` its number, the pose (X, Y, orientation, movable) and the pad held in it.
+    pub fn step(&mut self, frame: u64, pose: (u8, u8, u8, bool), pad_held: u8) {
+        let (x, y, o, active) = pose;
+        let reach = self.lag_bound() + 2;
+        if let Some((px, py, po, pactive)) = self.prev {
+            if active && !pactive {
+                self.spawned(frame);
+            } else if active && pactive {
+                if y == py.wrapping_add(1) && o == po {
+                    self.fell(frame, reach);
+                }
+                if o != po {
+                    self.effect(frame, &[pad::A, pad::B], None);
+                    self.moved_since_fall |= self.last_fall.is_some();
+                } else if x != px {
+                    let button = if x < px { pad::LEFT } else { pad::RIGHT };
+                    self.effect(frame, &[button], Some(button));
+                    self.moved_since_fall |= self.last_fall.is_some();
+                }
+            } else if !active && pactive {
+                self.locked(frame, y > py && o == po, reach);
+            }
+        }
+        // The pad held in this frame.
+        let new = pad_held & !self.prev_pad;
+        if active {
+            for b in [pad::LEFT, pad::RIGHT, pad::A, pad::B] {
+                if new & b != 0 {
+                    self.pending.push(Pending { frame, button: b });
+                }
+            }
+        }
+        let window = self.lag_bound() + EFFECT_SLACK;
+        self.pending.retain(|p| frame <= p.frame + window);
+        if pad_held & pad::DOWN != 0 {
+            self.last_down = Some(frame);
+            self.down_since.get_or_insert(frame);
+        } else {
+            self.down_since = None;
+        }
+        if pad_held & (pad::LEFT | pad::RIGHT) == 0 {
+            self.last_no_side = frame;
+        }
+        self.prev_pad = pad_held;
+        self.prev = Some((x, y, o, active));
+    }
+
+    fn spawned(&mut self, frame: u64) {
+        if let Some(l) = self.lock_frame.take() {
+            self.spawn.add(frame - l);
+        }
+        self.last_fall = None;
+        self.last_move = None;
+        self.moved_since_fall = false;
+        self.piece_gravity = Tally::default();
+        self.pending.clear();
+    }
+
+    /// The piece fell a row on this frame.
+    fn fell(&mut self, frame: u64, reach: u64) {
+        // Moves and turns between the two falls do not disqualify them: the Y byte grows only on a fall
+        // (a frame whose turn changed the orientation is never counted as one).
+        if let Some(t0) = self.last_fall {
+            let since = t0.saturating_sub(reach);
+            let interval = frame - t0;
+            if self.down_free_since(since) {
+                self.piece_gravity.add(interval);
+                self.gravity.add(interval);
+                let g = self.piece_gravity.min().unwrap_or(interval as u16);
+                if self.gravity_now.is_none() || self.piece_gravity.count() == 1 {
+                    self.gravity_pieces += 1;
+                }
+                self.gravity_now = Some(g);
+                self.gravity_range = Some(match self.gravity_range {
+                    None => (g, g),
+                    Some((lo, hi)) => (lo.min(g), hi.max(g)),
+                });
+            } else if self.down_since.is_some_and(|d| d <= since) && self.last_down == Some(frame - 1) {
+                self.soft.add(interval);
+            }
+        }
+        self.last_fall = Some(frame);
+        self.moved_since_fall = false;
+    }
+
+    /// The X or orientation byte changed: the press it answers is a sample of the input lag (only when one
+    /// press of those buttons waited, so the effect is not shared); a move while Left / Right stayed held
+    /// and no press waited is an auto-repeat.
+    fn effect(&mut self, frame: u64, buttons: &[u8], side: Option<u8>) {
+        let waiting: Vec<Pending> = self.pending.iter().filter(|p| buttons.contains(&p.button)).copied().collect();
+        self.pending.retain(|p| !buttons.contains(&p.button));
+        if let [p] = waiting[..] {
+            self.lag.add(frame - p.frame - 1);
+        } else if waiting.is_empty()
+            && let (Some(b), Some(m)) = (side, self.last_move)
+            && self.prev_pad & b != 0
+            && self.last_no_side < m
+        {
+            self.repeat.add(frame - m);
+        }
+        if side.is_some() {
+            self.last_move = Some(frame);
+        }
+    }
+
+    /// The piece locked on this frame; `fell_now`: its Y grew by one on this very frame.
+    fn locked(&mut self, frame: u64, fell_now: bool, reach: u64) {
+        self.lock_frame = Some(frame);
+        self.pending.clear();
+        if fell_now {
+            if self.down_free_since(frame.saturating_sub(reach + 1)) {
+                self.lock.add(0);
+            }
+            return;
+        }
+        let Some(landed) = self.last_fall else { return };
+        if self.moved_since_fall {
+            self.moved_grounded += 1;
+            return;
+        }
+        if self.down_free_since(landed.saturating_sub(reach)) {
+            self.lock.add(frame - landed);
+        }
+    }
+
+    /// What was measured so far.
+    pub fn report(&self) -> ClockReport {
+        ClockReport {
+            frames_per_row: self.gravity_now,
+            frames_per_row_range: self.gravity_range.map(|(lo, hi)| [lo, hi]),
+            soft_drop: self.soft.mode(),
+            lock_delay: self.lock.mode(),
+            lock_moves: (self.moved_grounded > 0).then_some(true),
+            input_lag: self.lag.mode(),
+            auto_repeat: self.repeat.mode(),
+            spawn_delay: self.spawn.min(),
+            samples: ClockSamples {
+                gravity: self.gravity.count(),
+                gravity_pieces: self.gravity_pieces,
+                soft_drop: self.soft.count(),
+                lock: self.lock.count(),
+                input_lag: self.lag.count(),
+                spawn: self.spawn.count(),
+            },
+        }
+    }
+}
+
+/// How many times each timing fact was measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClockSamples {
+    /// Gravity intervals (two falls in a row with Down not held).
+    pub gravity: u32,
+    /// Pieces that showed their gravity.
+    pub gravity_pieces: u32,
+    /// Soft-drop intervals.
+    pub soft_drop: u32,
+    /// Locks without Down held.
+    pub lock: u32,
+    /// Presses matched with their effect.
+    pub input_lag: u32,
+    /// Spawns after a lock.
+    pub spawn: u32,
+}
+
+/// One player's measured timing: the JSON `calibration.timing` entry (`null` where not measured).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClockReport {
+    /// Frames per row of gravity of the latest piece that showed it.
+    pub frames_per_row: Option<u16>,
+    /// The fastest and slowest gravity seen, in frames per row.
+    pub frames_per_row_range: Option<[u16; 2]>,
+    /// Frames per row with Down held.
+    pub soft_drop: Option<u16>,
+    /// Frames from landing to the lock (0: none).
+    pub lock_delay: Option<u16>,
+    /// Moves or turns were seen working while a landed piece waited (`null`: not seen).
+    pub lock_moves: Option<bool>,
+    /// Frames from a press to its effect beyond the frame it is held in.
+    pub input_lag: Option<u16>,
+    /// Frames between moves while Left / Right stays held (`null`: not seen).
+    pub auto_repeat: Option<u16>,
+    /// Frames from a lock to the next piece's first movable frame (the shortest seen).
+    pub spawn_delay: Option<u16>,
+    /// How many times each was measured.
+    pub samples: ClockSamples,
+}
+
+impl ClockReport {
+    /// The movement search's timing for a piece just spawned, once the gravity is measured (`None` before:
+    /// the untimed search). What is not measured yet is taken at its most demanding: no lock delay, a soft
+    /// drop as slow as gravity, and the longest input lag looked for until one press was matched.
+    pub fn timing(&self, press_frames: u16) -> Option<Timing> {
+        let fpr = self.frames_per_row?.max(1);
+        let mut t = Timing::spawned(fpr);
+        t.soft_drop = self.soft_drop.unwrap_or(fpr).clamp(1, fpr);
+        t.lock = match self.lock_delay {
+            None | Some(0) => LockDelay::None,
+            Some(n) => LockDelay::Frames { frames: n, moves: self.lock_moves.unwrap_or(false) },
+        };
+        t.input_lag = self.input_lag.unwrap_or(MAX_LAG as u16);
+        t.press_frames = press_frames.max(1);
+        t.margin = 2;
+        Some(t)
+    }
+
+    /// The HUD panel's short line: `G` frames per row of gravity, `LK` lock delay, `LAG` input lag (`?`
+    /// where not measured), e.g. `G30 LK16 LAG0`.
+    pub fn hud_line(&self) -> String {
+        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
+        format!("G{} LK{} LAG{}", opt(self.frames_per_row), opt(self.lock_delay), opt(self.input_lag))
+    }
+
+    /// One line for the text report.
+    pub fn line(&self) -> String {
+        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
+        let range = self.frames_per_row_range.map_or(String::new(), |[lo, hi]| format!(" ({lo}..{hi})"));
+        let lock = match self.lock_delay {
+            None => "?".to_string(),
+            Some(0) => "none".to_string(),
+            Some(n) => format!("{n}f{}", if self.lock_moves == Some(true) { " moves" } else { "" }),
+        };
+        format!(
+            "gravity {}f/row{range}, soft drop {}, lock {lock}, input lag {}, spawn delay {}",
+            opt(self.frames_per_row),
+            opt(self.soft_drop),
+            opt(self.input_lag),
+            opt(self.spawn_delay)
+        )
+    }
+}
+
+/// Every player's clock.
+#[derive(Clone, Debug, Default)]
+pub struct ClockLearner {
+    players: Vec<PlayerClock>,
+}
+
+impl ClockLearner {
+    /// Player `player`'s measurements (all `null` for a player not seen).
+    pub fn report(&self, player: usize) -> ClockReport {
+        self.players.get(player).map(PlayerClock::report).unwrap_or_default()
+    }
+
+    /// Every seen player's measurements, in address-file order.
+    pub fn reports(&self) -> Vec<ClockReport> {
+        self.players.iter().map(PlayerClock::report).collect()
+    }
+
+    /// The input lag measured on any player (the longest), if any.
+    pub fn input_lag(&self) -> Option<u16> {
+        self.players.iter().filter_map(|p| p.lag.mode()).max()
+    }
+}
+
+impl FactLearner for ClockLearner {
+    fn observe(&mut self, seen: &PlayerFrame<'_>, _known: &Known, _found: &mut Contradictions) {
+        if self.players.len() <= seen.player {
+            self.players.resize_with(seen.player + 1, PlayerClock::default);
+        }
+        let v = seen.view;
+        self.players[seen.player].step(seen.frame, (v.x, v.y, v.o, v.active), seen.pad);
+    }
+
+    fn reset(&mut self) {
+        *self = ClockLearner::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A synthetic game: one player's frames from a small model of a falling pair.
+    struct Game {
+        clock: PlayerClock,
+        frame: u64,
+        x: u8,
+        y: u8,
+        o: u8,
+    }
+
+    impl Game {
+        fn new() -> Game {
+            Game { clock: PlayerClock::default(), frame: 0, x: 3, y: 1, o: 0 }
+        }
+
+        fn feed(&mut self, active: bool, pad: u8) {
+            self.frame += 1;
+            self.clock.step(self.frame, (self.x, self.y, self.o, active), pad);
+        }
+
+        /// `frames` frames of spawn delay, then a piece at the top.
+        fn spawn(&mut self, frames: u32) {
+            for _ in 0..frames {
+                self.feed(false, 0);
+            }
+            (self.x, self.y, self.o) = (3, 1, 0);
+        }
+
+        /// A piece falling `rows` rows at `fpr` frames per row (Down held: `down`), then waiting `lock`
+        /// frames on the floor; `press`: a Left pressed on frame `at` of its life with its effect `lag`
+        /// frames later.
+        fn piece(&mut self, fpr: u32, rows: u32, lock: u32, down: bool, press: Option<(u32, u32)>) {
+            let pad_down = if down { pad::DOWN } else { 0 };
+            let mut t = 0;
+            let mut move_at = None;
+            for r in 0..rows {
+                for f in 0..fpr {
+                    let last = r + 1 == rows && f + 1 == fpr && lock == 0;
+                    if f + 1 == fpr {
+                        self.y += 1;
+                    }
+                    if move_at == Some(t) {
+                        self.x -= 1;
+                    }
+                    let mut pad_now = pad_down;
+                    if let Some((at, lag)) = press
+                        && at == t
+                    {
+                        pad_now |= pad::LEFT;
+                        move_at = Some(t + 1 + lag);
+                    }
+                    self.feed(!last, pad_now);
+                    t += 1;
+                }
+            }
+            for f in 0..lock {
+                self.feed(f + 1 < lock, pad_down);
+            }
+        }
+    }
+
+    #[test]
+    fn gravity_lock_delay_and_spawn_delay_are_measured() {
+        let mut g = Game::new();
+        g.spawn(10);
+        g.piece(30, 11, 16, false, None);
+        g.spawn(12);
+        g.piece(30, 11, 16, false, None);
+        let r = g.clock.report();
+        assert_eq!(r.frames_per_row, Some(30));
+        assert_eq!(r.lock_delay, Some(16));
+        // The lock frame and the 12 frames of delay after it.
+        assert_eq!(r.spawn_delay, Some(13));
+        assert_eq!(r.samples.gravity_pieces, 2);
+    }
+
+    #[test]
+    fn gravity_is_measured_again_every_piece() {
+        let mut g = Game::new();
+        for fpr in [30, 20, 8, 2] {
+            g.spawn(10);
+            g.piece(fpr, 11, 1, false, None);
+            assert_eq!(g.clock.report().frames_per_row, Some(fpr as u16));
+        }
+        let r = g.clock.report();
+        assert_eq!(r.frames_per_row_range, Some([2, 30]));
+        assert_eq!(r.lock_delay, Some(1));
+    }
+
+    #[test]
+    fn no_lock_delay_is_a_lock_on_the_landing_frame() {
+        let mut g = Game::new();
+        g.spawn(10);
+        g.piece(4, 11, 0, false, None);
+        let r = g.clock.report();
+        assert_eq!((r.frames_per_row, r.lock_delay), (Some(4), Some(0)));
+        assert_eq!(r.timing(2).map(|t| t.lock), Some(LockDelay::None));
+    }
+
+    #[test]
+    fn soft_drop_counts_apart_from_gravity() {
+        let mut g = Game::new();
+        g.spawn(10);
+        g.piece(2, 11, 1, true, None);
+        let r = g.clock.report();
+        assert_eq!(r.soft_drop, Some(2));
+        assert_eq!(r.frames_per_row, None, "a piece soft-dropped all the way shows no gravity");
+        // Down locks at once: no lock-delay sample.
+        assert_eq!(r.lock_delay, None);
+        assert_eq!(r.timing(2), None);
+    }
+
+    #[test]
+    fn input_lag_is_the_frames_from_press_to_effect() {
+        for lag in [0, 3] {
+            let mut g = Game::new();
+            for _ in 0..2 {
+                g.spawn(10);
+                g.piece(10, 11, 16, false, Some((5, lag)));
+            }
+            let r = g.clock.report();
+            assert_eq!(r.input_lag, Some(lag as u16), "lag {lag}");
+            assert_eq!(r.samples.input_lag, 2);
+            assert_eq!(r.frames_per_row, Some(10));
+            let t = r.timing(2).expect("gravity measured");
+            assert_eq!((t.input_lag, t.press_frames, t.frames_per_row), (lag as u16, 2, 10));
+        }
+    }
+
+    #[test]
+    fn a_piece_that_moves_after_landing_shows_moves_during_the_lock_delay() {
+        let mut c = PlayerClock::default();
+        let mut f = 0;
+        let mut feed = |c: &mut PlayerClock, pose: (u8, u8, u8, bool), pad: u8| {
+            f += 1;
+            c.step(f, pose, pad);
+        };
+        feed(&mut c, (3, 1, 0, false), 0);
+        feed(&mut c, (3, 1, 0, true), 0);
+        feed(&mut c, (3, 2, 0, true), 0);
+        feed(&mut c, (3, 3, 0, true), pad::LEFT);
+        feed(&mut c, (2, 3, 0, true), 0);
+        feed(&mut c, (2, 3, 0, false), 0);
+        let r = c.report();
+        assert_eq!(r.lock_moves, Some(true));
+        assert_eq!(r.lock_delay, None, "a moved piece's wait is not a lock-delay sample");
+        assert_eq!(r.input_lag, Some(0));
+    }
+}
