@@ -257,6 +257,7 @@ fn check(
         faults,
         progress: &(),
         pad_log: true,
+        flight: None,
     };
     crate::interrupt::install();
     let run = games::run(&plan, None)?;
