@@ -255,7 +255,10 @@ fn fill(dir: &Path, report: &BugReport<'_>, flight: &FlightRecorder) -> anyhow::
             match write_address_folder(&dir.join("addresses"), report.rom, learner, source, borrowed) {
                 Ok(_) => Some("addresses/".to_string()),
                 // Calibration that learned too little to write an address file: the report says what it knew.
-                Err(e) => Some(format!("not written: {e:#}")),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(dir.join("addresses"));
+                    Some(format!("not written: {e:#}"))
+                }
             }
         }
         _ => None,

@@ -259,7 +259,9 @@ mod tests {
                 held.push(ring.held_bytes());
             }
         }
-        assert!(held.windows(2).all(|w| w[1] <= w[0] + 2 * RAM_SIZE), "memory grew: {held:?}");
+        // After 5 000 frames and after 20 000 the same bound holds: the start, the tail and one open segment.
+        let (least, most) = (held.iter().min().unwrap(), held.iter().max().unwrap());
+        assert!(*most < 2 * *least, "memory grew with the run: {held:?}");
         assert!(ring.dropped() > 17_000, "{}", ring.dropped());
         let dir = tempdir("long");
         let files = ring.write(&dir, &header(), &ram_of(20_000)).unwrap();
