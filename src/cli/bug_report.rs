@@ -11,19 +11,19 @@ use crate::emu::RomImage;
 use crate::memmap::AddressSource;
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::play::RunError;
+use crate::play::Summary;
 use crate::play::flight::{BugReport, FlightRecorder, StopReason, write_bundle};
-use crate::play::games::Outcome;
 
 use super::play::{PlayArgs, Players, trace_header};
 
 /// The recorder of a headless run, or `None` when bug reports are off (`--no-bug-report`,
 /// `play.bug_report = false`) or the run is a match of several games (each from its own power-on; one
 /// game is replayed with `--games 1 --seed S+k`).
-pub fn recorder(args: &PlayArgs, cfg: &Config, image: &RomImage) -> Option<FlightRecorder> {
+pub fn recorder(args: &PlayArgs, cfg: &Config, image: &RomImage, players: Players) -> Option<FlightRecorder> {
     if !cfg.play.bug_report || args.games.is_some_and(|n| n > 1) {
         return None;
     }
-    let header = trace_header(args, cfg, image, Players::Bots, true);
+    let header = trace_header(args, cfg, image, players, true);
     Some(FlightRecorder::new(cfg.lab.bug_report_frames.max(1), header))
 }
 
@@ -39,12 +39,11 @@ pub fn folder(cfg: &Config) -> PathBuf {
 /// Why a run that ended with a report stopped short, and the stop's message; `None` for a run that did
 /// what it was asked (reached its limit, or a 2-player game found its winner).
 pub fn stop_of_outcome(
-    out: &Outcome,
+    s: &Summary,
     flight: &FlightRecorder,
     cfg: &Config,
     args: &PlayArgs,
 ) -> Option<(StopReason, String)> {
-    let s = &out.summary;
     if s.interrupted {
         return Some((StopReason::Interrupt, "interrupted (Ctrl-C or SIGTERM)".into()));
     }
@@ -74,12 +73,17 @@ pub fn stop_of_outcome(
 
 /// The reason of a run that ended with an error.
 pub fn stop_of_error(e: &anyhow::Error) -> StopReason {
-    match e.downcast_ref::<RunError>() {
-        Some(RunError::Calibration(_)) => StopReason::Calibration,
-        Some(RunError::Stalled(_)) => StopReason::Stall,
-        Some(RunError::Health(_)) => StopReason::Health("check".into()),
-        Some(RunError::Menu(_)) => StopReason::Menu,
-        Some(RunError::Emu(_)) => StopReason::Emulator,
+    e.downcast_ref::<RunError>().map_or(StopReason::Error, stop_of_run_error)
+}
+
+/// The reason of a run that ended with a [`RunError`].
+pub fn stop_of_run_error(e: &RunError) -> StopReason {
+    match e {
+        RunError::Calibration(_) => StopReason::Calibration,
+        RunError::Stalled(_) => StopReason::Stall,
+        RunError::Health(_) => StopReason::Health("check".into()),
+        RunError::Menu(_) => StopReason::Menu,
+        RunError::Emu(_) => StopReason::Emulator,
         _ => StopReason::Error,
     }
 }

@@ -106,7 +106,8 @@ fn load_trace(path: &Path) -> anyhow::Result<Recorded> {
             anyhow::anyhow!("{file}: header key `{FIRST_FRAME_KEY}`: {v:?}, expected a whole number of frames")
         })?,
     };
-    let stop = header.get("stop").map(|r| (r.to_string(), header.get("stop_message").unwrap_or("").to_string()));
+    let message = header.get_text("stop_message").and_then(Result::ok).unwrap_or_default();
+    let stop = header.get("stop").map(|r| (r.to_string(), message));
     // A run that stopped on a failure found it after its last frame: run one frame more than the file
     // holds, so the run again meets the failure rather than the frame limit. An interrupt has no such frame.
     let past_stop = u64::from(stop.as_ref().is_some_and(|(r, _)| r != "interrupt"));

@@ -240,7 +240,8 @@ fn fill(dir: &Path, report: &BugReport<'_>, flight: &FlightRecorder) -> anyhow::
     let ring = flight.ring.lock().unwrap_or_else(|e| e.into_inner());
     let mut header = flight.header.clone();
     header.set("stop", &report.reason.slug());
-    header.set("stop_message", &report.message);
+    // Escaped, not flattened: `replay` compares the message of the run again with this one, line breaks and all.
+    header.set_text("stop_message", &report.message);
     let traces: Vec<WrittenTrace> = if ring.frames() > 0 {
         let final_ram = notes.as_ref().map_or([0u8; 2048], |n| *n.final_ram);
         ring.write(dir, &header, &final_ram)?
