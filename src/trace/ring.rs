@@ -210,8 +210,11 @@ mod tests {
         TraceHeader::for_rom(&crate::emu::rom::labcart().unwrap())
     }
 
+    /// One frame as read back: its pads and RAM.
+    type Frame = ([u8; 2], [u8; RAM_SIZE]);
+
     /// Reads a file back as (pads, RAM) per frame.
-    fn read(path: &Path) -> (TraceHeader, Vec<([u8; 2], [u8; RAM_SIZE])>) {
+    fn read(path: &Path) -> (TraceHeader, Vec<Frame>) {
         let mut r = TraceReader::open(path).unwrap();
         let h = r.header().clone();
         let mut out = Vec::new();
