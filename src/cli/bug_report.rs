@@ -7,24 +7,23 @@ use std::path::PathBuf;
 
 use crate::calib::{CalibrateMode, LearnedRom};
 use crate::config::Config;
-use crate::emu::RomImage;
 use crate::memmap::AddressSource;
 use crate::memmap::catalog::{ModeFiles, source_from_setting};
 use crate::play::RunError;
 use crate::play::Summary;
 use crate::play::flight::{BugReport, FlightRecorder, StopReason, write_bundle};
 
-use super::play::{PlayArgs, Players, trace_header};
+use crate::trace::TraceHeader;
 
 /// The recorder of a headless run, or `None` when bug reports are off (`--no-bug-report`,
 /// `play.bug_report = false`) or the run is a match of several games (each from its own power-on; one
-/// game is replayed with `--games 1 --seed S+k`).
-pub fn recorder(args: &PlayArgs, cfg: &Config, image: &RomImage, players: Players) -> Option<FlightRecorder> {
-    if !cfg.play.bug_report || args.games.is_some_and(|n| n > 1) {
+/// game is replayed with `--games 1 --seed S+k`). `header` makes the run's trace header (as `--record`
+/// writes it), only when there is a recorder.
+pub fn recorder(cfg: &Config, games: Option<u32>, header: impl FnOnce() -> TraceHeader) -> Option<FlightRecorder> {
+    if !cfg.play.bug_report || games.is_some_and(|n| n > 1) {
         return None;
     }
-    let header = trace_header(args, cfg, image, players, true);
-    Some(FlightRecorder::new(cfg.lab.bug_report_frames.max(1), header))
+    Some(FlightRecorder::new(cfg.lab.bug_report_frames.max(1), header()))
 }
 
 /// The folder bug reports go to: `play.bug_report_dir`, or `bug-reports` in the data folder.
@@ -42,7 +41,7 @@ pub fn stop_of_outcome(
     s: &Summary,
     flight: &FlightRecorder,
     cfg: &Config,
-    args: &PlayArgs,
+    pieces: Option<u32>,
 ) -> Option<(StopReason, String)> {
     if s.interrupted {
         return Some((StopReason::Interrupt, "interrupted (Ctrl-C or SIGTERM)".into()));
@@ -61,7 +60,7 @@ pub fn stop_of_outcome(
         ));
     }
     let most = s.players.iter().map(|p| p.pieces).max().unwrap_or(0);
-    if let Some(asked) = args.pieces
+    if let Some(asked) = pieces
         && s.game_over
         && s.winner.is_none()
         && most < asked

@@ -528,7 +528,7 @@ fn run_headless_command(
     };
     let options = cfg.game_options();
     let progress = output::Bar(progress);
-    let flight = bug_report::recorder(args, cfg, image, Players::Bots);
+    let flight = bug_report::recorder(cfg, args.games, || trace_header(args, cfg, image, Players::Bots, true));
     let plan = Plan {
         options: &options,
         image,
@@ -554,7 +554,8 @@ fn run_headless_command(
             return Err(e);
         }
     };
-    let stop = flight.as_ref().and_then(|f| bug_report::stop_of_outcome(&out.summary, f, cfg, args).map(|s| (f, s)));
+    let stop =
+        flight.as_ref().and_then(|f| bug_report::stop_of_outcome(&out.summary, f, cfg, args.pieces).map(|s| (f, s)));
     let bundle = stop.and_then(|(f, (reason, message))| {
         let report = serde_json::from_str(&out.json).ok();
         bug_report::write(f, &ctx, reason, &message, report)

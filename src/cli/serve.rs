@@ -208,7 +208,8 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
     eprintln!("{emulator} connected from {peer}: {name}, {mode}");
     let remote = pending.welcome(&drive, &format!("{name}, {mode}"))?;
     listener.refuse_others(format!("{emulator} from {peer}"));
-    let flight = super::bug_report::recorder(args, &cfg, &image, players);
+    let flight =
+        super::bug_report::recorder(&cfg, args.games, || super::play::trace_header(args, &cfg, &image, players, true));
     let machine = TraceRecorder::new(remote, trace);
     let machine = match &flight {
         Some(f) => machine.with_ring(f.ring()),
@@ -237,7 +238,7 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
         f.note(&session);
         let stop = match &served.error {
             Some(e) => Some((super::bug_report::stop_of_run_error(e), e.to_string())),
-            None => super::bug_report::stop_of_outcome(&served.summary, f, &cfg, args),
+            None => super::bug_report::stop_of_outcome(&served.summary, f, &cfg, args.pieces),
         };
         let ctx = super::bug_report::Context { cfg: &cfg, rom: &rom, borrowed: &borrowed };
         stop.and_then(|(reason, message)| {
