@@ -56,6 +56,11 @@ pub struct PlaySettings {
     /// absent = leave the game's option as it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colors: Option<u8>,
+    /// When a run stops short (a health or calibration failure, a stall, an interrupt, a top-out before
+    /// the pieces asked for), write a bug-report bundle (`--no-bug-report` turns it off).
+    pub bug_report: bool,
+    /// The folder bug reports go to (`--bug-report-dir`); empty = `bug-reports` in the data folder.
+    pub bug_report_dir: String,
 }
 
 impl Default for PlaySettings {
@@ -73,6 +78,8 @@ impl Default for PlaySettings {
             unknown_rom_addresses: String::new(),
             items: None,
             colors: None,
+            bug_report: true,
+            bug_report_dir: String::new(),
         }
     }
 }
@@ -90,11 +97,18 @@ pub struct LabSettings {
     /// Pad faults injected between the session and the console, e.g. `"drop=0.05,delay=2,extra=0.01"`
     /// (`--faults`); empty = none. See [`crate::emu::faults::FaultSpec::parse`].
     pub faults: String,
+    /// Frames a bug report keeps from the start of a run, and again from its end (the traces' bound).
+    pub bug_report_frames: u64,
 }
 
 impl Default for LabSettings {
     fn default() -> Self {
-        LabSettings { threaded_bots: true, stop_at_game_over: true, faults: String::new() }
+        LabSettings {
+            threaded_bots: true,
+            stop_at_game_over: true,
+            faults: String::new(),
+            bug_report_frames: crate::play::flight::DEFAULT_FRAMES,
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use crate::memmap::{AddressFile, AddressSource};
 use crate::play::games::{self, Plan, TraceFile};
 use crate::play::{Limits, Session, seats_for};
 
-use super::output;
+use super::{bug_report, output};
 use crate::trace::format::MAX_META_LEN;
 use crate::trace::{RunInfo, RunPlace, TraceHeader, TraceRecorder, TraceWriter};
 
@@ -126,6 +126,13 @@ pub struct PlayArgs {
     /// again. `puyobot replay FILE` watches or checks it, `puyobot calibrate FILE` learns from it.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Do not write a bug report when the run stops short (sets play.bug_report = false; see
+    /// docs/calibration.md, "When it stops: the bug report").
+    #[arg(long)]
+    pub no_bug_report: bool,
+    /// The folder bug reports go to (default: bug-reports/ in the data folder; sets play.bug_report_dir).
+    #[arg(long, value_name = "DIR")]
+    pub bug_report_dir: Option<PathBuf>,
     /// Play in another emulator instead of the built-in one: start it with its script (plugins/) and
     /// serve it as `puyobot serve` does (docs/plugins.md).
     #[arg(long, value_enum)]
@@ -191,6 +198,12 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
     }
     if let Some(f) = &args.faults {
         cfg.lab.faults = f.clone();
+    }
+    if args.no_bug_report {
+        cfg.play.bug_report = false;
+    }
+    if let Some(d) = &args.bug_report_dir {
+        cfg.play.bug_report_dir = d.display().to_string();
     }
     if let Some(b) = &args.p1_ai {
         cfg.bots.p1 = b.clone();
@@ -381,6 +394,26 @@ pub(super) fn trace_writer(
     headless: bool,
 ) -> anyhow::Result<Option<TraceWriter<std::io::BufWriter<std::fs::File>>>> {
     let Some((flag, path)) = recording(args)? else { return Ok(None) };
+    let header = trace_header(args, cfg, image, players, headless);
+    if header.metadata_len() > MAX_META_LEN {
+        bail!(
+            "{flag} {}: the configuration is {} bytes of TOML, and a trace header holds at most {MAX_META_LEN}",
+            path.display(),
+            cfg.to_toml().len()
+        );
+    }
+    Ok(Some(TraceWriter::create(path, &header)?))
+}
+
+/// The trace header of the run: the cartridge, and the run as [`RunInfo`] (what `puyobot replay` needs
+/// to run it again). `--record` and the bug report's traces share it.
+pub(super) fn trace_header(
+    args: &PlayArgs,
+    cfg: &Config,
+    image: &RomImage,
+    players: Players,
+    headless: bool,
+) -> TraceHeader {
     let mut header = TraceHeader::for_rom(image);
     header.set("mode", cfg.play.mode.name());
     header.set("menu", if cfg.play.menu { "script" } else { "person" });
@@ -403,14 +436,7 @@ pub(super) fn trace_writer(
         .into(),
     };
     run.write_to(&mut header);
-    if header.metadata_len() > MAX_META_LEN {
-        bail!(
-            "{flag} {}: the configuration is {} bytes of TOML, and a trace header holds at most {MAX_META_LEN}",
-            path.display(),
-            run.config.len()
-        );
-    }
-    Ok(Some(TraceWriter::create(path, &header)?))
+    header
 }
 
 /// Finishes a recording and says where it went.
@@ -502,6 +528,7 @@ fn run_headless_command(
     };
     let options = cfg.game_options();
     let progress = output::Bar(progress);
+    let flight = bug_report::recorder(cfg, args.games, || trace_header(args, cfg, image, Players::Bots, true));
     let plan = Plan {
         options: &options,
         image,
@@ -513,10 +540,26 @@ fn run_headless_command(
         faults,
         progress: &progress,
         pad_log: false,
+        flight: flight.as_ref(),
     };
     let out = games::run(&plan, trace);
     progress.0.finish_and_clear();
-    let out = out?;
+    let ctx = bug_report::Context { cfg, rom, borrowed };
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            if let Some(f) = &flight {
+                bug_report::write(f, &ctx, bug_report::stop_of_error(&e), &super::error_text(&e), None);
+            }
+            return Err(e);
+        }
+    };
+    let stop =
+        flight.as_ref().and_then(|f| bug_report::stop_of_outcome(&out.summary, f, cfg, args.pieces).map(|s| (f, s)));
+    let bundle = stop.and_then(|(f, (reason, message))| {
+        let report = serde_json::from_str(&out.json).ok();
+        bug_report::write(f, &ctx, reason, &message, report)
+    });
     if let (Some(stats), Some((_, path))) = (out.trace, recording(args)?) {
         eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
     }
@@ -525,7 +568,7 @@ fn run_headless_command(
     if only && !args.json {
         print!("{}", summary.calibration.to_text());
     } else if args.json {
-        println!("{}", out.json);
+        println!("{}", bug_report::json_with(&out.json, bundle.as_ref()));
     } else {
         print!("{}", summary.to_text());
         println!("ram hash {}  faults injected {}", out.ram_hash, out.faults.total());

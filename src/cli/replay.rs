@@ -85,6 +85,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             rec.games
         );
     }
+    if (clip.is_some() || watch) && rec.first_frame > 0 {
+        bail!(
+            "{}: it starts at frame {} of its run (the tail of a bug report), and the window and --gif play from              power-on; watch the bundle's start.trace, or check this one with --headless",
+            args.file.display(),
+            rec.first_frame
+        );
+    }
     let (cfg, image) = recorded_game(args, &rec)?;
     let log = std::mem::take(&mut rec.pads);
     if let Some((out, (from, to))) = clip {
@@ -257,20 +264,34 @@ fn check(
         faults,
         progress: &(),
         pad_log: true,
+        flight: None,
     };
     crate::interrupt::install();
-    let run = games::run(&plan, None)?;
+    let run = match games::run(&plan, None) {
+        Ok(run) => run,
+        // A bug report's run that stopped with an error: the same error again is the stop reproduced.
+        Err(e) => match &rec.stop {
+            Some((reason, message)) if super::error_text(&e) == *message => {
+                eprintln!("reproduced: the run stops again as recorded ({reason}): {message}");
+                return Ok(());
+            }
+            _ => return Err(e),
+        },
+    };
     if run.summary.interrupted {
         bail!("interrupted before the end of the replay: nothing was checked");
     }
-    let again = &run.pads;
+    // A bug report's tail holds the run's last frames: compare them with the same frames of this run.
+    let first = rec.first_frame as usize;
+    let again = run.pads.get(first..).unwrap_or(&[]);
     if let Some(f) = (0..log.len().max(again.len())).find(|&i| log.get(i) != again.get(i)) {
         bail!(
-            "the replay diverged at frame {f}: the file has pads {}, this run pressed {} ({} vs {} frames)",
+            "the replay diverged at frame {}: the file has pads {}, this run pressed {} ({} vs {} frames)",
+            first + f,
             pads_text(log.get(f)),
             pads_text(again.get(f)),
-            log.len(),
-            again.len()
+            first + log.len(),
+            run.pads.len()
         );
     }
     match &rec.ram_hash {
@@ -281,6 +302,9 @@ fn check(
         None => {
             eprintln!("{} has no end record: the pads matched, the final RAM hash was not checked", args.file.display())
         }
+    }
+    if let Some((reason, message)) = &rec.stop {
+        eprintln!("reproduced: the same frames and RAM up to the recorded stop ({reason}): {message}");
     }
     if args.json {
         println!("{}", run.json);
@@ -299,6 +323,13 @@ fn check(
 /// The check of a trace nothing can play again (a window run, a person's keys): feeds its pads to a fresh
 /// console and compares RAM with the trace's at the start of every frame, then the final RAM hash.
 fn check_playback(args: &ReplayArgs, rec: &Recorded, image: &RomImage) -> anyhow::Result<()> {
+    if rec.first_frame > 0 {
+        bail!(
+            "{}: it starts at frame {} of its run, and only a headless run of the bots can be run again to              reach it; `puyobot calibrate` reads it, and the bundle's start.trace plays back from power-on",
+            args.file.display(),
+            rec.first_frame
+        );
+    }
     let mut reader = crate::trace::TraceReader::open(&args.file)?;
     let mut emu = Emu::new(image, true)?;
     let mut frames = 0u64;

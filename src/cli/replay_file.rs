@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use crate::emu::replay::Replay;
-use crate::trace::{MAGIC, RunInfo, TraceEnd, TraceReader};
+use crate::trace::{FIRST_FRAME_KEY, MAGIC, RunInfo, TraceEnd, TraceReader};
 
 /// How `replay --headless` checks a recording.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,12 @@ pub struct Recorded {
     pub games: u32,
     /// Whether the file is a trace (its RAM can be compared frame by frame).
     pub is_trace: bool,
+    /// The run's frame of the file's frame 0: 0 from power-on, more for a bug report's tail
+    /// (`first_frame` in the header).
+    pub first_frame: u64,
+    /// How the recorded run stopped short, for a bug report's trace: the reason and the stop's message
+    /// (`stop` and `stop_message` in the header).
+    pub stop: Option<(String, String)>,
 }
 
 /// Reads `path`: a trace when it starts with the trace magic, else a TOML replay file. A truncated trace
@@ -69,6 +75,8 @@ pub fn load(path: &Path) -> anyhow::Result<Recorded> {
         check: Check::Rerun { frames: replay.frames, pieces: replay.pieces, games: replay.games },
         games: replay.games.unwrap_or(1),
         is_trace: false,
+        first_frame: 0,
+        stop: None,
     })
 }
 
@@ -92,10 +100,22 @@ fn load_trace(path: &Path) -> anyhow::Result<Recorded> {
         }
         None => None,
     };
+    let first_frame = match header.get(FIRST_FRAME_KEY) {
+        None => 0,
+        Some(v) => v.parse::<u64>().map_err(|_| {
+            anyhow::anyhow!("{file}: header key `{FIRST_FRAME_KEY}`: {v:?}, expected a whole number of frames")
+        })?,
+    };
+    let message = header.get_text("stop_message").and_then(Result::ok).unwrap_or_default();
+    let stop = header.get("stop").map(|r| (r.to_string(), message));
+    // A run that stopped on a failure found it after its last frame: run one frame more than the file
+    // holds, so the run again meets the failure rather than the frame limit. An interrupt has no such frame.
+    let past_stop = u64::from(stop.as_ref().is_some_and(|(r, _)| r != "interrupt"));
+    let held = first_frame + pads.len() as u64;
     let check = match &run {
         Some(r) if r.reruns() => Check::Rerun {
             // The trace holds the frames the run played, also when an interrupt or a cut stopped it early.
-            frames: Some(r.frames.map_or(pads.len() as u64, |f| f.min(pads.len() as u64))),
+            frames: Some(r.frames.map_or(held + past_stop, |f| f.min(held + past_stop))),
             pieces: r.pieces,
             games: r.games,
         },
@@ -110,5 +130,7 @@ fn load_trace(path: &Path) -> anyhow::Result<Recorded> {
         check,
         games: 1,
         is_trace: true,
+        first_frame,
+        stop,
     })
 }

@@ -208,7 +208,13 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
     eprintln!("{emulator} connected from {peer}: {name}, {mode}");
     let remote = pending.welcome(&drive, &format!("{name}, {mode}"))?;
     listener.refuse_others(format!("{emulator} from {peer}"));
+    let flight =
+        super::bug_report::recorder(&cfg, args.games, || super::play::trace_header(args, &cfg, &image, players, true));
     let machine = TraceRecorder::new(remote, trace);
+    let machine = match &flight {
+        Some(f) => machine.with_ring(f.ring()),
+        None => machine,
+    };
     let options = crate::play::GameOptions { seats: seat_cfg, ..cfg.game_options() };
     let mut session = options.session(machine, map, seats, &image.hash.sha1).build()?;
     let limits = match args.games {
@@ -228,8 +234,20 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
     }
     let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
     let borrowed = super::play::mode_files(&cfg, &image)?;
+    let bundle = flight.as_ref().and_then(|f| {
+        f.note(&session);
+        let stop = match &served.error {
+            Some(e) => Some((super::bug_report::stop_of_run_error(e), e.to_string())),
+            None => super::bug_report::stop_of_outcome(&served.summary, f, &cfg, args.pieces),
+        };
+        let ctx = super::bug_report::Context { cfg: &cfg, rom: &rom, borrowed: &borrowed };
+        stop.and_then(|(reason, message)| {
+            let report = serde_json::to_value(&served.summary).ok();
+            super::bug_report::write(f, &ctx, reason, &message, report)
+        })
+    });
     super::play::write_learned(session.calibration().map(|c| c.learner()), args, &cfg, &rom, &borrowed)?;
-    report(&served, args.json);
+    report(&served, args.json, bundle.as_ref());
     if let Some(e) = served.error {
         return Err(e.into());
     }
@@ -244,11 +262,14 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
 }
 
 /// Prints the report: JSON (the headless report with `remote` and, when the run failed, `error`) or text.
-fn report(served: &Served, json: bool) {
+fn report(served: &Served, json: bool, bundle: Option<&std::path::PathBuf>) {
     if json {
         let mut value = serde_json::to_value(&served.summary).unwrap_or_default();
         if let Some(obj) = value.as_object_mut() {
             obj.insert("remote".into(), serde_json::to_value(&served.link).unwrap_or_default());
+            if let Some(b) = bundle {
+                obj.insert("bug_report".into(), b.display().to_string().into());
+            }
             if let Some(e) = &served.error {
                 obj.insert("error".into(), e.to_string().into());
             }

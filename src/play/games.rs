@@ -17,7 +17,8 @@ use crate::emu::{Emu, Machine, RomImage};
 use crate::memmap::AddressFile;
 use crate::trace::{TraceRecorder, TraceStats, TraceWriter};
 
-use super::headless::{HeadlessGame, Limits, run_game};
+use super::flight::FlightRecorder;
+use super::headless::{HeadlessGame, Limits, run_game_kept};
 use super::matches::Tally;
 use super::options::{ColorsReport, ItemsReport};
 use super::report::{CpuFigures, HealthReport, PlayerSummary, Summary};
@@ -64,6 +65,8 @@ pub struct Plan<'a> {
     pub progress: &'a dyn Progress,
     /// Keep the pads of every frame the console receives ([`Outcome::pads`]), for a replay check.
     pub pad_log: bool,
+    /// The flight recorder, fed the frames of the first game and told how it ended.
+    pub flight: Option<&'a FlightRecorder>,
 }
 
 /// What one game leaves once its session is gone.
@@ -114,6 +117,11 @@ pub fn play_game(
     let options = plan.options.with_seed(plan.options.seed().wrapping_add(u64::from(k)));
     let console = TraceRecorder::new(Emu::new(plan.image, true)?, trace);
     let console = if plan.pad_log { console.with_pad_log() } else { console };
+    let flight = plan.flight.filter(|_| k == 0);
+    let console = match flight {
+        Some(f) => console.with_ring(f.ring()),
+        None => console,
+    };
     let machine = FaultyPads::new(console, plan.faults, options.seed());
     let game = HeadlessGame {
         options: &options,
@@ -122,7 +130,11 @@ pub fn play_game(
         rom_sha1: &plan.image.hash.sha1,
         limits: plan.limits,
     };
-    let (mut session, summary) = run_game(machine, &game, observe)?;
+    let (mut session, result) = run_game_kept(machine, &game, observe)?;
+    if let Some(f) = flight {
+        f.note(&session);
+    }
+    let summary = result?;
     let trace = session.machine_mut().inner_mut().finish()?;
     let machine = session.machine();
     Ok(GameRun {

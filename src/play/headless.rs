@@ -92,11 +92,22 @@ pub fn run_game<M: Machine>(
     game: &HeadlessGame<'_>,
     observe: &mut dyn FnMut(&Session<M>),
 ) -> Result<(Session<M>, Summary), RunError> {
+    let (session, result) = run_game_kept(machine, game, observe)?;
+    Ok((session, result?))
+}
+
+/// [`run_game`], keeping the session also when the run fails once it has begun (the flight recorder
+/// reads what calibration learned from it). The outer error is a session that could not be made.
+pub fn run_game_kept<M: Machine>(
+    machine: M,
+    game: &HeadlessGame<'_>,
+    observe: &mut dyn FnMut(&Session<M>),
+) -> Result<(Session<M>, Result<Summary, RunError>), RunError> {
     let o = game.options;
     let seats = super::seats_for(o.mode, game.map, &o.seats).map_err(RunError::Seats)?;
     let mut session = o.session(machine, game.map.clone(), seats, game.rom_sha1).build()?;
-    let summary = run_observed(&mut session, game.limits, game.rom, o.seed(), o.seats.speed, observe)?;
-    Ok((session, summary))
+    let result = run_observed(&mut session, game.limits, game.rom, o.seed(), o.seats.speed, observe);
+    Ok((session, result))
 }
 
 /// Runs until a limit; returns the report. `label` names the ROM in it. A run in which no piece locks for

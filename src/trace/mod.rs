@@ -5,14 +5,18 @@
 //! - [`writer`]: [`TraceWriter`] (frames in, bytes out) and [`TraceRecorder`], a [`crate::emu::Machine`]
 //!   wrapper that records what the console is given and reads RAM, never writes it;
 //! - [`reader`]: [`TraceReader`], frames out one at a time, with what a truncated file still holds;
+//! - [`ring`]: [`TraceRing`], the flight recorder's bounded memory of a run (its start and its last
+//!   frames), written as trace files when a run stops;
 //! - [`run`]: [`RunInfo`], the header keys that let `puyobot replay` run a recorded game again.
 
 pub mod format;
 pub mod reader;
+pub mod ring;
 pub mod run;
 pub mod writer;
 
 pub use format::{MAGIC, TraceError, TraceHeader, VERSION};
 pub use reader::{FrameRef, TraceEnd, TraceReader};
+pub use ring::{FIRST_FRAME_KEY, TraceRing, WrittenTrace};
 pub use run::{RunInfo, RunPlace};
-pub use writer::{TraceRecorder, TraceStats, TraceWriter};
+pub use writer::{RingHandle, TraceRecorder, TraceStats, TraceWriter};

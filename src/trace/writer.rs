@@ -10,6 +10,11 @@ use flate2::write::DeflateEncoder;
 
 use crate::emu::{EmuError, Machine, SaveStates, ram_hash};
 
+use super::ring::TraceRing;
+
+/// A shared handle on a [`TraceRing`]: the recorder fills it, the front end writes it out.
+pub type RingHandle = std::sync::Arc<std::sync::Mutex<TraceRing>>;
+
 use super::format::{
     BLOCK_FRAMES, MAGIC, RAM_SIZE, TAG_BLOCK, TAG_END, TraceError, TraceHeader, VERSION, encode_frame,
 };
@@ -85,6 +90,17 @@ impl<W: Write> TraceWriter<W> {
         Ok(())
     }
 
+    /// Adds `frames` frames already encoded (`format::encode_frame`) as one block of their own, the first of
+    /// them holding the whole RAM (the flight recorder's segments, [`super::ring`]). Not to be mixed with
+    /// [`TraceWriter::push`]: the next pushed frame would be encoded against the wrong RAM.
+    pub(crate) fn push_encoded(&mut self, records: &[u8], frames: usize) -> Result<(), TraceError> {
+        self.flush_block()?;
+        self.block.extend_from_slice(records);
+        self.block_frames = frames;
+        self.stats.frames += frames as u64;
+        self.flush_block()
+    }
+
     /// Writes the frames buffered so far as one block and flushes it to the file.
     pub fn flush_block(&mut self) -> Result<(), TraceError> {
         if self.block_frames == 0 {
@@ -143,6 +159,8 @@ pub struct TraceRecorder<M: Machine, W: Write = BufWriter<File>> {
     /// The pads of every frame, when asked for ([`TraceRecorder::with_pad_log`]).
     pad_log: Option<Vec<[u8; 2]>>,
     writer: Option<TraceWriter<W>>,
+    /// The flight recorder's bounded memory of the run, when one is attached.
+    ring: Option<RingHandle>,
     error: Option<TraceError>,
     finished: Option<TraceStats>,
 }
@@ -159,13 +177,20 @@ impl<M: Machine, W: Write> std::fmt::Debug for TraceRecorder<M, W> {
 impl<M: Machine, W: Write> TraceRecorder<M, W> {
     /// Wraps `inner`, recording to `writer` when there is one.
     pub fn new(inner: M, writer: Option<TraceWriter<W>>) -> Self {
-        TraceRecorder { inner, pads: [0; 2], pad_log: None, writer, error: None, finished: None }
+        TraceRecorder { inner, pads: [0; 2], pad_log: None, writer, ring: None, error: None, finished: None }
     }
 
     /// Also keeps the pads of every frame in memory (two bytes a frame), for a replay check that compares
     /// a run with a file without writing one.
     pub fn with_pad_log(mut self) -> Self {
         self.pad_log = Some(Vec::new());
+        self
+    }
+
+    /// Also hands every frame to the flight recorder's ring (see [`super::ring`]), which the caller keeps
+    /// a handle on to write it out when the run stops, whatever becomes of this machine.
+    pub fn with_ring(mut self, ring: RingHandle) -> Self {
+        self.ring = Some(ring);
         self
     }
 
@@ -232,6 +257,10 @@ impl<M: Machine, W: Write> Machine for TraceRecorder<M, W> {
             log::error!("recording stopped: {e}");
             self.error = Some(e);
             self.writer = None;
+        }
+        if let Some(ring) = &self.ring {
+            // A poisoned lock only means another thread panicked while holding it; the frames are still good.
+            ring.lock().unwrap_or_else(|e| e.into_inner()).push(self.pads, self.inner.ram());
         }
         self.inner.clock_frame()?;
         if let Some(log) = &mut self.pad_log {

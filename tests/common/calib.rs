@@ -90,6 +90,8 @@ pub fn play_outcome(rom: &Path, addresses: &Path, args: &[&str]) -> (bool, Optio
         .args(PINNED)
         .args(if args.windows(2).any(|w| w == ["--mode", "endless"]) { &[][..] } else { &PINNED_P2[..] })
         .args(args)
+        // The bug reports of the runs that stop go to the build's scratch folder, not the user's data folder.
+        .env("PUYOBOT_DATA_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("calib-data"))
         .output()
         .expect("run puyobot");
     (out.status.success(), serde_json::from_slice(&out.stdout).ok(), String::from_utf8_lossy(&out.stderr).to_string())

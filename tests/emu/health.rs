@@ -18,6 +18,8 @@ fn play(args: &[&str]) -> (bool, Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
         .args(["play", "--headless", "--json", "--speed", "10", "--fast"])
         .args(args)
+        // The bug report of a run that stops goes to the build's scratch folder.
+        .env("PUYOBOT_DATA_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("health-data"))
         .output()
         .expect("run puyobot");
     let text = String::from_utf8_lossy(&out.stdout).to_string();

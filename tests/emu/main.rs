@@ -13,6 +13,7 @@ mod calib_timing;
 mod contract_classes;
 mod cpu_report;
 mod fault_recovery;
+mod flight_recorder;
 mod health;
 mod items_option;
 mod labcart_contract;
