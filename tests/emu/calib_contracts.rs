@@ -177,6 +177,7 @@ fn check_json(c: &Contract, what: &str, j: &Value) {
         },
         a_rotates: j["a_rotates"].as_str().map(str::to_string),
         xy_tracks: j["xy_tracks"].as_str().map(str::to_string),
+        current_pair: j["current_pair"].as_str().unwrap_or("?").to_string(),
         color_byte_offset: j["color_byte_offset"].as_u64().map(|v| v as u8),
         kicks: puyobot::calib::report::KicksReport {
             sideways: j["kicks"]["sideways"].as_bool(),
