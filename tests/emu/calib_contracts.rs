@@ -83,6 +83,10 @@ fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String> {
     if r.xy_tracks.as_deref() != Some(xy) {
         bad.push(format!("xy_tracks {:?}, built {xy}", r.xy_tracks));
     }
+    let order = if c.pair_swap { "swapped" } else { "as named" };
+    if r.current_pair != order {
+        bad.push(format!("current_pair {:?}, built {order}", r.current_pair));
+    }
     if r.color_byte_offset != Some(c.color_offset) {
         bad.push(format!("color_byte_offset {:?}, built {}", r.color_byte_offset, c.color_offset));
     }
