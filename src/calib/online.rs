@@ -175,7 +175,8 @@ impl OnlineCalibration {
         let specials = self.learner.special_codes();
         let next = (self.learner.next_table(), self.learner.next_lag());
         let l = &self.learner;
-        let reading = (l.colours().colour_mask(), l.pose_lag(), l.lock_signal(), l.xy_bases(), l.pair_order().swapped());
+        let reading =
+            (l.colours().colour_mask(), l.pose_lag(), l.lock_signal(), l.xy_bases(), l.pair_order().swapped());
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
             // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.

@@ -92,7 +92,15 @@ impl Verifier {
                 let mut f = before;
                 if let Ok(summary) = f.play(piece, alt, rules) {
                     let decided = lock.decided;
-                    self.nearby.push(Prediction { before, piece, placement: alt, seen_at: placement, after: f, summary, decided });
+                    self.nearby.push(Prediction {
+                        before,
+                        piece,
+                        placement: alt,
+                        seen_at: placement,
+                        after: f,
+                        summary,
+                        decided,
+                    });
                 }
             }
         }

@@ -341,7 +341,13 @@ mod tests {
         let plan = Some(at(6, Orientation::Left));
         let locks = [
             lock(pair(R, G), at(3, Orientation::Up), pair(R, G), at(3, Orientation::Up), plan),
-            lock(pair(B, Y), at(3, Orientation::Right), pair(B, Y), at(3, Orientation::Right), Some(at(1, Orientation::Up))),
+            lock(
+                pair(B, Y),
+                at(3, Orientation::Right),
+                pair(B, Y),
+                at(3, Orientation::Right),
+                Some(at(1, Orientation::Up)),
+            ),
         ];
         let e = named(&locks);
         assert_eq!(e.fact(Fact::FieldCells), Fact::Timing, "{e:?}");

@@ -430,7 +430,8 @@ impl SeatHealth {
         let pieces: Vec<&PieceRecord> = self.recent.iter().collect();
         let n = pieces.len();
         let count = |f: &dyn Fn(&PieceRecord) -> bool| pieces.iter().filter(|p| f(p)).count();
-        let fail_as = |kind: Kind, fact: Fact, seen: String| Some((Failure { player: player.to_string(), fact, seen }, kind));
+        let fail_as =
+            |kind: Kind, fact: Fact, seen: String| Some((Failure { player: player.to_string(), fact, seen }, kind));
         let fail = |fact: Fact, seen: String| fail_as(Kind::Other, fact, seen);
         // Unreadable pairs first: a lock cannot be predicted, nor a next pair confirmed, without them.
         let unread_current = count(&|p| p.bot_on && !p.current_read);
@@ -666,5 +667,68 @@ mod tests {
         assert_eq!(h.counts().locks_mismatched, 5);
         h.reset();
         assert_eq!(h.counts(), HealthCounts::default());
+    }
+
+    /// Evidence of a red-green pair read upright at column 2 of an empty field but found with its colours
+    /// exchanged (`swapped`), or found as read.
+    fn upright_lock(swapped: bool) -> LockEvidence {
+        use crate::game::{Color, Field, Orientation, Pair, Piece, Placement};
+        let (r, g) = (Color::ALL[0], Color::ALL[1]);
+        let at = Placement::new(2, Orientation::Up);
+        let before = Field::from_rows(&["Y....."]);
+        let mut found = before;
+        let truth = if swapped { Pair::new(g, r) } else { Pair::new(r, g) };
+        found.play(Piece::Pair(truth), at, &Rules::puyo1()).expect("plays");
+        LockEvidence { before, piece: Piece::Pair(Pair::new(r, g)), seen_at: at, decided: None, found }
+    }
+
+    #[test]
+    fn mismatches_too_sparse_for_the_window_still_fail_the_field_cells() {
+        let mut h = SeatHealth::default();
+        for i in 0..39 {
+            // one mismatch every 13 pieces: never two in a window of 12
+            let ok = i % 13 != 0;
+            h.spawned(true, true, true, Some(true), Some(ok));
+            h.asked();
+        }
+        assert_eq!(h.counts().locks_mismatched, 3);
+        let f = h.verdict("P1").expect("three mismatches since settling");
+        assert_eq!(f.fact, Fact::FieldCells);
+        assert!(f.seen.contains("3 of 39 locks since the contract settled"), "{}", f.seen);
+        h.clear_window();
+        assert_eq!(h.verdict("P1"), None, "a fact learned again starts the count again");
+    }
+
+    #[test]
+    fn pairs_that_keep_landing_one_input_away_fail_and_are_explained() {
+        let mut h = SeatHealth::default();
+        for i in 0..12 {
+            if i % 2 == 0 {
+                h.lock_astray(upright_lock(true), true);
+            }
+            h.spawned(true, true, true, Some(true), Some(true));
+            h.asked();
+            if i < 10 {
+                assert_eq!(h.verdict("P1"), None, "piece {i}: a late move now and then is a pad fault");
+            }
+        }
+        let plain = h.verdict("P1").expect("six of twelve");
+        assert_eq!(plain.fact, Fact::Movement, "unexplained, the check's own fact");
+        let f = h.verdict_explained("P1", &Rules::puyo1()).expect("six of twelve");
+        assert_eq!(f.fact, Fact::CurrentPair, "{}", f.seen);
+        assert!(f.seen.contains("current-pair byte order"), "{}", f.seen);
+    }
+
+    #[test]
+    fn mismatches_no_fact_explains_say_so() {
+        let mut h = SeatHealth::default();
+        for _ in 0..3 {
+            // RAM showed the pair where it was read, yet the lock was a mismatch: nothing explains that
+            h.lock_astray(upright_lock(false), false);
+            h.spawned(true, true, true, Some(true), Some(false));
+        }
+        let f = h.verdict_explained("P1", &Rules::puyo1()).expect("three mismatches");
+        assert_eq!(f.fact, Fact::FieldCells);
+        assert!(f.seen.contains("no single fact explains it"), "{}", f.seen);
     }
 }
