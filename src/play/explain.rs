@@ -1,6 +1,6 @@
 //! Which fact explains what the locks showed: when a health check fails, the locks it failed on are
 //! tested against the alternative explanations, and the stop names the one that fits every lock (or says
-//! plainly that none does).
+//! plainly that none does). The fact each explanation points at is health's business (`super::health`).
 //!
 //! Each explanation is a way the contract in use can be wrong, and each predicts the field RAM shows
 //! after a lock from evidence already recorded (the field before, the piece as read, where RAM last showed
@@ -23,8 +23,6 @@ use std::collections::BTreeMap;
 use crate::driver::{Check, verify::compare};
 use crate::game::{Color, Field, Orientation, Pair, Piece, Placement, Rules};
 
-use super::health::Fact;
-
 /// One lock that went other than predicted, as recorded.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LockEvidence {
@@ -40,7 +38,7 @@ pub struct LockEvidence {
     pub found: Field,
 }
 
-/// An explanation of the evidence.
+/// An explanation of the evidence (health maps each to the fact of the contract it points at).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hypothesis {
     /// The byte read as the pivot's holds the child's code, and the other way round.
@@ -59,13 +57,13 @@ impl Hypothesis {
     pub const ALL: [Hypothesis; 4] =
         [Hypothesis::PairBytesSwapped, Hypothesis::Timing, Hypothesis::Movement, Hypothesis::Codes];
 
-    /// The fact of the contract it points at.
-    pub fn fact(self) -> Fact {
+    /// Its short name, for messages.
+    pub fn name(self) -> &'static str {
         match self {
-            Hypothesis::PairBytesSwapped => Fact::CurrentPair,
-            Hypothesis::Timing => Fact::Timing,
-            Hypothesis::Movement => Fact::Movement,
-            Hypothesis::Codes => Fact::FieldCells,
+            Hypothesis::PairBytesSwapped => "current pair",
+            Hypothesis::Timing => "timing",
+            Hypothesis::Movement => "movement",
+            Hypothesis::Codes => "field cells",
         }
     }
 
@@ -111,11 +109,11 @@ pub enum Explanation {
 }
 
 impl Explanation {
-    /// The fact to name: the explanation's, or `fallback` (the check that failed) when none fits.
-    pub fn fact(&self, fallback: Fact) -> Fact {
+    /// The explanation named, when one fits.
+    pub fn named(&self) -> Option<Hypothesis> {
         match self {
-            Explanation::Named { first, .. } => first.fact(),
-            _ => fallback,
+            Explanation::Named { first, .. } => Some(*first),
+            _ => None,
         }
     }
 
@@ -125,7 +123,7 @@ impl Explanation {
             Explanation::Named { first, also } => {
                 let mut s = format!("explained by {} ({locks} locks tested)", first.describe());
                 if !also.is_empty() {
-                    let names: Vec<String> = also.iter().map(|h| format!("{}", h.fact())).collect();
+                    let names: Vec<&str> = also.iter().map(|h| h.name()).collect();
                     s += &format!("; it also fits: {}", names.join(", "));
                 }
                 s
@@ -332,7 +330,6 @@ mod tests {
         ];
         let e = named(&locks);
         assert!(matches!(e, Explanation::Named { first: Hypothesis::PairBytesSwapped, .. }), "{e:?}");
-        assert_eq!(e.fact(Fact::FieldCells), Fact::CurrentPair);
         assert!(e.words(3).contains("current_pivot"), "{}", e.words(3));
     }
 
@@ -350,7 +347,7 @@ mod tests {
             ),
         ];
         let e = named(&locks);
-        assert_eq!(e.fact(Fact::FieldCells), Fact::Timing, "{e:?}");
+        assert_eq!(e.named(), Some(Hypothesis::Timing), "{e:?}");
     }
 
     #[test]
@@ -388,7 +385,7 @@ mod tests {
         let e = named(&locks);
         assert_eq!(e, Explanation::Unexplained);
         assert!(e.words(2).starts_with("no single fact explains it"), "{}", e.words(2));
-        assert_eq!(e.fact(Fact::FieldCells), Fact::FieldCells);
+        assert_eq!(e.named(), None);
         assert_eq!(named(&[]), Explanation::NoEvidence);
     }
 

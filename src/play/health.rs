@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::game::Rules;
 
-use super::explain::{LockEvidence, explain};
+use super::explain::{Hypothesis, LockEvidence, explain};
 
 /// Pieces in the window a verdict looks at.
 pub const WINDOW: usize = 12;
@@ -145,6 +145,16 @@ impl std::fmt::Display for Fact {
             Fact::Options => "options",
             Fact::Timing => "timing",
         })
+    }
+}
+
+/// The fact of the contract an explanation points at.
+fn explained_fact(h: Hypothesis) -> Fact {
+    match h {
+        Hypothesis::PairBytesSwapped => Fact::CurrentPair,
+        Hypothesis::Timing => Fact::Timing,
+        Hypothesis::Movement => Fact::Movement,
+        Hypothesis::Codes => Fact::FieldCells,
     }
 }
 
@@ -398,7 +408,9 @@ impl SeatHealth {
             Kind::Other => return Some(failure),
         };
         let e = explain(&locks, rules);
-        failure.fact = e.fact(failure.fact);
+        if let Some(h) = e.named() {
+            failure.fact = explained_fact(h);
+        }
         let words = e.words(locks.len());
         if !words.is_empty() {
             failure.seen = format!("{}; {words}", failure.seen);
