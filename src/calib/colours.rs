@@ -336,6 +336,13 @@ impl ColourLearner {
         Some((tracked, other))
     }
 
+    /// The current-pair bytes turned out to be the other way round: the kept locks are read so.
+    pub fn exchange_pair_bytes(&mut self) {
+        for l in &mut self.locks {
+            std::mem::swap(&mut l.pivot, &mut l.child);
+        }
+    }
+
     /// Keeps a clean pair lock as evidence (the oldest goes beyond [`KEPT_LOCKS`]).
     pub fn add_lock(&mut self, lock: PairLock) {
         self.locks.push(lock);

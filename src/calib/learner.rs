@@ -21,6 +21,7 @@ use super::layout::{CellLayout, changed};
 use super::motion::{Candidate, MotionLearner, Relative};
 use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer};
+use super::order::PairOrder;
 use super::state::{CalibrationState, Moment, Progress, UnsettledFact};
 use super::{CalibrateMode, Frame};
 
@@ -50,6 +51,8 @@ pub struct Learner {
     motion: MotionLearner,
     /// Whether blocked turns kick.
     kicks: KickLearner,
+    /// Which current-pair byte holds the pivot.
+    order: PairOrder,
     /// The next pair's code table and lag.
     next: NextLearner,
     /// The pose lag and lock signal the frames showed.
@@ -84,6 +87,7 @@ impl Learner {
             bases: Bases::new(start.movement.x_base, start.movement.y_base, movement),
             motion: MotionLearner::new(orientation.then_some(&start.orientation), movement.then_some(&start.movement)),
             kicks: KickLearner::default(),
+            order: PairOrder::default(),
             next: NextLearner::default(),
             timing: TimingLearner::default(),
             clock: ClockLearner::default(),
@@ -234,8 +238,10 @@ impl Learner {
         Some(view)
     }
 
-    /// Numbers the orientation and shifts X / Y (see [`Learner::view_now`]).
+    /// Reads the current pair in the learned byte order, numbers the orientation and shifts X / Y (see
+    /// [`Learner::view_now`]).
     fn normalise(&self, view: &mut View) {
+        self.order.apply(view);
         view.o = self.motion.ori_index(view.o);
         (view.x, view.y) = self.bases.shifted(view.x, view.y);
     }
@@ -381,8 +387,16 @@ impl Learner {
     /// The colour locks contradict X / Y following one puyo: the movement rules it out, or, when that is
     /// the only answer left, the colours are learned again.
     fn check_mappings(&mut self) {
-        for tracks in [crate::memmap::XyTracks::Pivot, crate::memmap::XyTracks::Child] {
+        use crate::memmap::XyTracks::{Child, Pivot};
+        for (tracks, other) in [(Pivot, Child), (Child, Pivot)] {
             if self.colours.mapping(tracks).is_none() && !self.motion.exclude_tracks(tracks) {
+                // The movement pins X / Y to `tracks` (turns showed it) and the colours fit only with the two
+                // current bytes exchanged: the bytes are the other way round (see [`super::order`]).
+                if self.colours.mapping(other).is_some() {
+                    self.order.exchange(&mut self.found);
+                    self.colours.exchange_pair_bytes();
+                    continue;
+                }
                 self.colours.restart_from_last_lock(&mut self.found);
                 return;
             }
@@ -454,6 +468,11 @@ impl Learner {
     /// Forgets what the next bytes showed, to learn them again.
     pub fn relearn_next(&mut self) {
         self.next.reset();
+    }
+
+    /// Which current-pair byte holds the pivot, as learned.
+    pub fn pair_order(&self) -> PairOrder {
+        self.order
     }
 
     /// The settled movement candidate.

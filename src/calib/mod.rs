@@ -33,6 +33,7 @@ pub mod next;
 pub mod observe;
 pub mod offline;
 pub mod online;
+pub mod order;
 pub mod policy;
 pub mod report;
 pub mod state;

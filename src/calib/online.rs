@@ -6,8 +6,9 @@ use crate::memmap::schema::{AddressFile, LockSignal};
 
 use super::{CalibrateMode, CalibrationReport, CalibrationState, Frame, Learner, OpeningPolicy};
 
-/// How the learner reads RAM beyond the codes: colour mask, pose lag, lock signal, X / Y bases.
-type Reading = (u8, u32, LockSignal, (u8, u8));
+/// How the learner reads RAM beyond the codes: colour mask, pose lag, lock signal, X / Y bases, the
+/// current-pair bytes swapped.
+type Reading = (u8, u32, LockSignal, (u8, u8), bool);
 
 /// Pieces per seat the opening spends on the kick test after the contract settles, while a kick fact is
 /// still unknown (a test piece can end without evidence, e.g. when the pair locks before its turn).
@@ -76,7 +77,7 @@ impl OnlineCalibration {
             applied_kicks: (None, None),
             applied_specials: (None, None, None),
             applied_next: (super::next::NextTable::Unknown, 0),
-            applied_reading: (0xFF, 0, LockSignal::Timer, (1, 0)),
+            applied_reading: (0xFF, 0, LockSignal::Timer, (1, 0), false),
         })
     }
 
@@ -180,7 +181,8 @@ impl OnlineCalibration {
         let specials = self.learner.special_codes();
         let next = (self.learner.next_table(), self.learner.next_lag());
         let l = &self.learner;
-        let reading = (l.colours().colour_mask(), l.pose_lag(), l.lock_signal(), l.xy_bases());
+        let reading =
+            (l.colours().colour_mask(), l.pose_lag(), l.lock_signal(), l.xy_bases(), l.pair_order().swapped());
         if self.applied {
             // A fully trusted file is never rewritten; a learned one grows when a new colour shows up, and
             // changes when a kick is first seen (or refused) or a nuisance or item code is first seen.
@@ -192,11 +194,12 @@ impl OnlineCalibration {
             if reread {
                 log::info!(
                     "calibration: reading RAM with what was learned since (colour mask {:#04x}, pose lag {}, locks \
-                     marked by the {}, X / Y bases {:?})",
+                     marked by the {}, X / Y bases {:?}, current-pair bytes {})",
                     reading.0,
                     reading.1,
                     reading.2.name(),
-                    reading.3
+                    reading.3,
+                    l.pair_order().name()
                 );
             }
             if self.applied_colours == 0 || !(grown || kicked || found || next_seen || reread) {

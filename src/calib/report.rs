@@ -92,6 +92,9 @@ pub struct CalibrationReport {
     pub a_rotates: Option<String>,
     /// Which puyo X / Y follow: `"pivot"` / `"child"`.
     pub xy_tracks: Option<String>,
+    /// Which current-pair byte holds the pivot's code: `"as named"` (the one the address file calls
+    /// `current_pivot`) or `"swapped"` (the one it calls `current_child`).
+    pub current_pair: String,
     /// Which byte of a cell holds the colour.
     pub color_byte_offset: Option<u8>,
     /// Kicks seen.
@@ -142,6 +145,7 @@ impl Learner {
             orientation: m.orientation_report(),
             a_rotates,
             xy_tracks,
+            current_pair: self.pair_order().name().to_string(),
             color_byte_offset: known.offset.map(|k| k as u8),
             kicks: kicks.report(&known),
             xy_bases: known.xy_bases.into(),
@@ -194,9 +198,10 @@ impl CalibrationReport {
             opt(o.right)
         );
         s += &format!(
-            "  A turns {}, X/Y follow the {}, colour in cell byte {}\n",
+            "  A turns {}, X/Y follow the {}, current-pair bytes {}, colour in cell byte {}\n",
             self.a_rotates.as_deref().unwrap_or("?"),
             self.xy_tracks.as_deref().unwrap_or("?"),
+            self.current_pair,
             opt(self.color_byte_offset)
         );
         s += &format!(

@@ -159,6 +159,7 @@ impl Learner {
                 p.field.verified = true;
             }
         }
+        self.pair_order().write_into(&mut f, learned);
         f.meta.name = format!("{} (learned)", base.meta.name);
         f.meta.source = learned(&format!("starting from {}", base.meta.source));
         match validate("learned address file", &f) {

@@ -18,6 +18,8 @@ pub struct Prediction {
     pub piece: Piece,
     /// Where it locked.
     pub placement: Placement,
+    /// Where RAM last showed it before the lock (differs from `placement` when it locked one input away).
+    pub seen_at: Placement,
     /// What the model says the field becomes.
     pub after: Field,
     /// What the model says the lock scores.
@@ -90,12 +92,20 @@ impl Verifier {
                 let mut f = before;
                 if let Ok(summary) = f.play(piece, alt, rules) {
                     let decided = lock.decided;
-                    self.nearby.push(Prediction { before, piece, placement: alt, after: f, summary, decided });
+                    self.nearby.push(Prediction {
+                        before,
+                        piece,
+                        placement: alt,
+                        seen_at: placement,
+                        after: f,
+                        summary,
+                        decided,
+                    });
                 }
             }
         }
         let (after, summary, decided) = (lock.after, lock.summary, lock.decided);
-        self.pending = Some(Prediction { before, piece, placement, after, summary, decided });
+        self.pending = Some(Prediction { before, piece, placement, seen_at: placement, after, summary, decided });
         self.pending.as_ref()
     }
 

@@ -18,12 +18,25 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use crate::game::Rules;
+
+use super::explain::{Hypothesis, LockEvidence, explain};
+
 /// Pieces in the window a verdict looks at.
 pub const WINDOW: usize = 12;
 
 /// Failed checks of one kind within the window that make a verdict (a fault or two is noise: a dropped
 /// frame, a pad glitch; three in twelve pieces is a wrong fact).
 pub const FAILURES: usize = 3;
+
+/// Locks among the window's that RAM showed one input away from where it last showed the pair (the
+/// verifier took them as a late move) that fail the check: a pad fault now and then moves a pair on the
+/// frame it locks, but a pair that keeps landing elsewhere than read says a fact is read wrong (the two
+/// current-pair bytes the other way round land every pair of two colours "turned over").
+pub const NEARBY_FAILURES: usize = 6;
+
+/// Locks that went other than predicted kept as evidence for [`crate::play::explain`], per kind.
+const EVIDENCE: usize = WINDOW;
 
 /// Locks in which the same unknown code may show before health fails naming it: calibration learns a
 /// code from the first lock that shows it (a link bit, a colour or item nobody listed), so a code that
@@ -135,6 +148,16 @@ impl std::fmt::Display for Fact {
     }
 }
 
+/// The fact of the contract an explanation points at.
+fn explained_fact(h: Hypothesis) -> Fact {
+    match h {
+        Hypothesis::PairBytesSwapped => Fact::CurrentPair,
+        Hypothesis::Timing => Fact::Timing,
+        Hypothesis::Movement => Fact::Movement,
+        Hypothesis::Codes => Fact::FieldCells,
+    }
+}
+
 /// A failing check: which fact, and what was seen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Failure {
@@ -207,6 +230,19 @@ struct PieceRecord {
     gave_up: bool,
     /// The previous lock could not be judged: it showed codes no table lists.
     lock_unread: bool,
+    /// The previous lock matched only one input away from where RAM last showed the pair.
+    lock_nearby: bool,
+}
+
+/// Which check a verdict comes from, so that the right locks are explained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Locks RAM did not show as predicted.
+    Mismatched,
+    /// Locks RAM showed one input away from the last pose read.
+    Nearby,
+    /// Anything else (no lock evidence).
+    Other,
 }
 
 /// The checks of one seat.
@@ -220,6 +256,15 @@ pub struct SeatHealth {
     unread_pending: bool,
     /// Unknown codes seen in locks that could not be judged, and how often, since the contract settled.
     unread: std::collections::BTreeMap<u8, u32>,
+    /// The lock checked just before the coming spawn matched only one input away.
+    nearby_pending: bool,
+    /// The last locks RAM did not show as predicted.
+    mismatched: VecDeque<LockEvidence>,
+    /// The last locks RAM showed one input away from the last pose read.
+    nearby: VecDeque<LockEvidence>,
+    /// Locks checked and mismatched since the window was last cleared (mismatches too sparse for the
+    /// window still count here).
+    since_clear: (u64, u64),
 }
 
 impl SeatHealth {
@@ -239,6 +284,10 @@ impl SeatHealth {
         self.current = None;
         self.unread_pending = false;
         self.unread.clear();
+        self.nearby_pending = false;
+        self.mismatched.clear();
+        self.nearby.clear();
+        self.since_clear = (0, 0);
     }
 
     /// A piece spawned. `current_read` / `next_read`: its pair and the next one could be decoded;
@@ -264,8 +313,11 @@ impl SeatHealth {
         if let Some(ok) = lock_matched {
             c.locks_checked += 1;
             c.locks_mismatched += u64::from(!ok);
+            self.since_clear.0 += 1;
+            self.since_clear.1 += u64::from(!ok);
         }
         let lock_unread = std::mem::take(&mut self.unread_pending);
+        let lock_nearby = std::mem::take(&mut self.nearby_pending);
         self.current = Some(PieceRecord {
             bot_on,
             current_read,
@@ -273,8 +325,21 @@ impl SeatHealth {
             next_confirmed,
             lock_matched,
             lock_unread,
+            lock_nearby,
             ..Default::default()
         });
+    }
+
+    /// The lock about to be reported by [`SeatHealth::spawned`] went other than predicted: RAM did not show
+    /// the predicted field (`nearby` false), or showed it only for the pair one input away from where RAM
+    /// last showed it (`nearby` true). Kept as evidence for the explanation of a failing check.
+    pub fn lock_astray(&mut self, evidence: LockEvidence, nearby: bool) {
+        let kept = if nearby { &mut self.nearby } else { &mut self.mismatched };
+        kept.push_back(evidence);
+        while kept.len() > EVIDENCE {
+            kept.pop_front();
+        }
+        self.nearby_pending |= nearby;
     }
 
     /// The lock about to be reported by [`SeatHealth::spawned`] could not be judged: RAM differed from the
@@ -329,10 +394,57 @@ impl SeatHealth {
     /// The first fact whose checks fail [`FAILURES`] times or more among the last [`WINDOW`] pieces,
     /// with what was seen; `None` while the checks hold. `player` labels the failure.
     pub fn verdict(&self, player: &str) -> Option<Failure> {
+        self.verdict_of(player).map(|(f, _)| f)
+    }
+
+    /// [`SeatHealth::verdict`], with the locks the failing check failed on tested against the alternative
+    /// explanations ([`crate::play::explain`]): the failure names the fact that explains every one of them,
+    /// or says that no single fact does. `rules` is the rules model the predictions were made with.
+    pub fn verdict_explained(&self, player: &str, rules: &Rules) -> Option<Failure> {
+        let (mut failure, kind) = self.verdict_of(player)?;
+        let locks: Vec<LockEvidence> = match kind {
+            Kind::Mismatched => self.mismatched.iter().copied().collect(),
+            Kind::Nearby => self.nearby.iter().copied().collect(),
+            Kind::Other => return Some(failure),
+        };
+        let e = explain(&locks, rules);
+        if let Some(h) = e.named() {
+            failure.fact = explained_fact(h);
+        }
+        let words = e.words(locks.len());
+        if !words.is_empty() {
+            failure.seen = format!("{}; {words}", failure.seen);
+        }
+        Some(failure)
+    }
+
+    /// The verdict and the check it comes from.
+    fn verdict_of(&self, player: &str) -> Option<(Failure, Kind)> {
+        let v = self.verdict_window(player);
+        if v.is_some() {
+            return v;
+        }
+        // Mismatches too sparse for any window still say the contract does not predict the game: never a
+        // healthy report over them.
+        let (checked, mismatched) = self.since_clear;
+        if mismatched >= FAILURES as u64 {
+            let seen = format!(
+                "the field RAM showed after {mismatched} of {checked} locks since the contract settled was not the \
+                 one predicted"
+            );
+            return Some((Failure { player: player.to_string(), fact: Fact::FieldCells, seen }, Kind::Mismatched));
+        }
+        None
+    }
+
+    /// The checks of the window.
+    fn verdict_window(&self, player: &str) -> Option<(Failure, Kind)> {
         let pieces: Vec<&PieceRecord> = self.recent.iter().collect();
         let n = pieces.len();
         let count = |f: &dyn Fn(&PieceRecord) -> bool| pieces.iter().filter(|p| f(p)).count();
-        let fail = |fact: Fact, seen: String| Some(Failure { player: player.to_string(), fact, seen });
+        let fail_as =
+            |kind: Kind, fact: Fact, seen: String| Some((Failure { player: player.to_string(), fact, seen }, kind));
+        let fail = |fact: Fact, seen: String| fail_as(Kind::Other, fact, seen);
         // Unreadable pairs first: a lock cannot be predicted, nor a next pair confirmed, without them.
         let unread_current = count(&|p| p.bot_on && !p.current_read);
         if unread_current >= FAILURES {
@@ -354,7 +466,8 @@ impl SeatHealth {
         let mismatched = count(&|p| p.lock_matched == Some(false));
         if mismatched >= FAILURES {
             let checked = count(&|p| p.lock_matched.is_some());
-            return fail(
+            return fail_as(
+                Kind::Mismatched,
                 Fact::FieldCells,
                 format!(
                     "the field RAM showed after {mismatched} of the last {checked} locks was not the one predicted"
@@ -386,6 +499,17 @@ impl SeatHealth {
             return fail(
                 Fact::NextPair,
                 format!("{wrong_next} of the last {checked} next pairs read were not the pair that spawned next"),
+            );
+        }
+        let nearby = count(&|p| p.lock_nearby);
+        if nearby >= NEARBY_FAILURES {
+            let checked = count(&|p| p.lock_matched.is_some());
+            return fail_as(
+                Kind::Nearby,
+                Fact::Movement,
+                format!(
+                    "{nearby} of the last {checked} locks showed the pair one input away from where RAM last showed it"
+                ),
             );
         }
         let gave_up = count(&|p| p.gave_up);
@@ -555,5 +679,68 @@ mod tests {
         assert_eq!(h.counts().locks_mismatched, 5);
         h.reset();
         assert_eq!(h.counts(), HealthCounts::default());
+    }
+
+    /// Evidence of a red-green pair read upright at column 2 of an empty field but found with its colours
+    /// exchanged (`swapped`), or found as read.
+    fn upright_lock(swapped: bool) -> LockEvidence {
+        use crate::game::{Color, Field, Orientation, Pair, Piece, Placement};
+        let (r, g) = (Color::ALL[0], Color::ALL[1]);
+        let at = Placement::new(2, Orientation::Up);
+        let before = Field::from_rows(&["Y....."]);
+        let mut found = before;
+        let truth = if swapped { Pair::new(g, r) } else { Pair::new(r, g) };
+        found.play(Piece::Pair(truth), at, &Rules::puyo1()).expect("plays");
+        LockEvidence { before, piece: Piece::Pair(Pair::new(r, g)), seen_at: at, decided: None, found }
+    }
+
+    #[test]
+    fn mismatches_too_sparse_for_the_window_still_fail_the_field_cells() {
+        let mut h = SeatHealth::default();
+        for i in 0..39 {
+            // one mismatch every 13 pieces: never two in a window of 12
+            let ok = i % 13 != 0;
+            h.spawned(true, true, true, Some(true), Some(ok));
+            h.asked();
+        }
+        assert_eq!(h.counts().locks_mismatched, 3);
+        let f = h.verdict("P1").expect("three mismatches since settling");
+        assert_eq!(f.fact, Fact::FieldCells);
+        assert!(f.seen.contains("3 of 39 locks since the contract settled"), "{}", f.seen);
+        h.clear_window();
+        assert_eq!(h.verdict("P1"), None, "a fact learned again starts the count again");
+    }
+
+    #[test]
+    fn pairs_that_keep_landing_one_input_away_fail_and_are_explained() {
+        let mut h = SeatHealth::default();
+        for i in 0..12 {
+            if i % 2 == 0 {
+                h.lock_astray(upright_lock(true), true);
+            }
+            h.spawned(true, true, true, Some(true), Some(true));
+            h.asked();
+            if i < 10 {
+                assert_eq!(h.verdict("P1"), None, "piece {i}: a late move now and then is a pad fault");
+            }
+        }
+        let plain = h.verdict("P1").expect("six of twelve");
+        assert_eq!(plain.fact, Fact::Movement, "unexplained, the check's own fact");
+        let f = h.verdict_explained("P1", &Rules::puyo1()).expect("six of twelve");
+        assert_eq!(f.fact, Fact::CurrentPair, "{}", f.seen);
+        assert!(f.seen.contains("current-pair byte order"), "{}", f.seen);
+    }
+
+    #[test]
+    fn mismatches_no_fact_explains_say_so() {
+        let mut h = SeatHealth::default();
+        for _ in 0..3 {
+            // RAM showed the pair where it was read, yet the lock was a mismatch: nothing explains that
+            h.lock_astray(upright_lock(false), false);
+            h.spawned(true, true, true, Some(true), Some(false));
+        }
+        let f = h.verdict_explained("P1", &Rules::puyo1()).expect("three mismatches");
+        assert_eq!(f.fact, Fact::FieldCells);
+        assert!(f.seen.contains("no single fact explains it"), "{}", f.seen);
     }
 }

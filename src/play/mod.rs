@@ -1,6 +1,7 @@
 //! Playing a game in the emulator: the session (RAM → decode → bots → driver → pads, frame by frame),
 //! the menus, one seat's frame, the game's options, the headless run (one game or a match) and its report.
 
+pub mod explain;
 pub mod flight;
 pub mod games;
 pub mod headless;

@@ -53,8 +53,10 @@ pub struct PlayerSummary {
 /// Whether the contract predicted the game, for the whole run (the `health` object of the JSON).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HealthReport {
-    /// `"healthy"` (calibration settled, or off, and every check holds), `"learning"` (calibration has not
-    /// settled, or is learning a fact again) or `"failed"` (a check failed and the bots stopped).
+    /// `"healthy"` (calibration settled, or off, and every check holds), `"mismatched"` (every check holds
+    /// but a lock or two since the contract settled were not as predicted, too few to name a fact),
+    /// `"learning"` (calibration has not settled, or is learning a fact again) or `"failed"` (a check failed
+    /// and the bots stopped).
     pub state: String,
     /// The checks of each player since the contract in use settled.
     pub players: Vec<PlayerHealth>,
@@ -78,8 +80,12 @@ pub struct PlayerHealth {
 impl HealthReport {
     /// The health of a session's run.
     pub fn of<M: Machine>(s: &Session<M>) -> HealthReport {
+        let mismatched = s.seats.iter().any(|p| p.health.counts().locks_mismatched > 0);
         let state = if s.health_failure().is_some() {
             "failed"
+        } else if s.contract_healthy() && mismatched {
+            // Too few to fail a check, but a contract that mispredicted a lock is not a healthy one.
+            "mismatched"
         } else if s.contract_healthy() {
             "healthy"
         } else {
@@ -122,6 +128,8 @@ impl HealthReport {
         }
         out.state = if states.iter().any(|s| s == "failed") {
             "failed"
+        } else if states.iter().any(|s| s == "mismatched") {
+            "mismatched"
         } else if !states.is_empty() && states.iter().all(|s| s == "healthy") {
             "healthy"
         } else {

@@ -10,6 +10,7 @@ use crate::game::{Cell, HEIGHT, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
 use crate::memmap::PlayerState;
 
+use super::explain::LockEvidence;
 use super::health::SeatHealth;
 use super::judge::{Contract, LockJudge, Unjudged, Verdict};
 use super::thinker::Thinker;
@@ -413,6 +414,21 @@ impl Seat {
     /// held (`None` when there was none, or when the lock could not judge the contract).
     fn judge_last_lock(&mut self, st: &PlayerState) -> Option<bool> {
         let (verdict, pred) = self.judge.judge(st, &self.label)?;
+        let astray = match &verdict {
+            Verdict::Mismatch => Some(false),
+            Verdict::Match if pred.placement != pred.seen_at => Some(true),
+            _ => None,
+        };
+        if let Some(nearby) = astray {
+            let evidence = LockEvidence {
+                before: pred.before,
+                piece: pred.piece,
+                seen_at: pred.seen_at,
+                decided: pred.decided,
+                found: st.field,
+            };
+            self.health.lock_astray(evidence, nearby);
+        }
         match &verdict {
             Verdict::CannotJudge(Unjudged::GuessAgreed) => return None,
             Verdict::CannotJudge(Unjudged::Guessed { code }) => {

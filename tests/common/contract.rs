@@ -140,6 +140,9 @@ pub struct Contract {
     pub lock_moves: bool,
     /// `INPUT_LAG` (0..=8): frames between a press and its effect on the falling piece.
     pub input_lag: u8,
+    /// `PAIR_SWAP`: the current-pair bytes the other way round (the byte the address files call
+    /// `current_pivot` holds the child's code, `current_child` the pivot's).
+    pub pair_swap: bool,
 }
 
 /// Why a build did not produce a ROM.
@@ -200,6 +203,7 @@ impl Contract {
         lock_delay: 16,
         lock_moves: true,
         input_lag: 0,
+        pair_swap: false,
     };
 
     /// Two fixed edge cases, with the code in a cell's first byte (where the walls have their 00):
@@ -283,7 +287,8 @@ impl Contract {
 
     /// `random(seed)` (the same values), plus the axes `random` leaves at their defaults (next-byte
     /// lag and code table, the late mode byte, the power-on ITEM option, orientation and X/Y
-    /// numbering, the spawn-delay byte during resolution, the late pose bytes, the link bits), drawn
+    /// numbering, the spawn-delay byte during resolution, the late pose bytes, the link bits, the
+    /// current-pair byte order), drawn
     /// from a second Xoshiro256++ seeded with `seed ^ EXTENDED_SALT`. When `COLOR_BITS = 1` is drawn,
     /// the codes are drawn again below 16 (the other values stay `random`'s).
     pub fn random_extended(seed: u64) -> Contract {
@@ -310,6 +315,8 @@ impl Contract {
             free.shuffle(&mut rng);
             (c.empty, c.nuisance, c.big, c.carbuncle) = (free[0], free[1], free[2], free[3]);
         }
+        // drawn last, so the values above are those of the draws made before the byte order could vary
+        c.pair_swap = rng.random_bool(0.5);
         c
     }
 
@@ -555,6 +562,7 @@ impl Contract {
             ("LOCK_DELAY", self.lock_delay.to_string()),
             ("LOCK_MOVES", u8::from(self.lock_moves).to_string()),
             ("INPUT_LAG", self.input_lag.to_string()),
+            ("PAIR_SWAP", u8::from(self.pair_swap).to_string()),
         ];
         pairs.into_iter().flat_map(|(k, v)| ["-D".to_string(), format!("{k}={v}")]).collect()
     }
@@ -594,6 +602,7 @@ impl Contract {
             timer_resolve0: self.timer_resolve0,
             pose_late: self.pose_late,
             color_bits: self.color_bits,
+            pair_swap: self.pair_swap,
         }
     }
 }

@@ -145,6 +145,8 @@ pub struct Variant {
     pub pose_late: u8,
     /// 1: the code byte also holds link bits (bits 4..7): `field` keeps bits 0..3.
     pub color_bits: u8,
+    /// The current-pair bytes the other way round: the pivot's code is in the "current child" byte.
+    pub pair_swap: bool,
 }
 
 impl Variant {
@@ -160,6 +162,7 @@ impl Variant {
         timer_resolve0: false,
         pose_late: 0,
         color_bits: 0,
+        pair_swap: false,
     };
     pub const CODES: Variant = Variant { codes: Codes::ALT, ..Variant::CONTRACT };
     pub const ORIENT: Variant = Variant { orients: Orients::ALT, ..Variant::CONTRACT };
@@ -283,8 +286,8 @@ impl Lab {
             x: self.ram(addr::X[p]),
             y: self.ram(addr::Y[p]),
             orient: self.ram(addr::ORIENT[p]),
-            pivot: self.ram(addr::CUR_PIVOT[p]),
-            child: self.ram(addr::CUR_CHILD[p]),
+            pivot: self.ram(if self.v.pair_swap { addr::CUR_CHILD[p] } else { addr::CUR_PIVOT[p] }),
+            child: self.ram(if self.v.pair_swap { addr::CUR_PIVOT[p] } else { addr::CUR_CHILD[p] }),
         }
     }
 

@@ -83,6 +83,10 @@ pub(crate) fn matches(r: &CalibrationReport, c: &Contract) -> Result<(), String>
     if r.xy_tracks.as_deref() != Some(xy) {
         bad.push(format!("xy_tracks {:?}, built {xy}", r.xy_tracks));
     }
+    let order = if c.pair_swap { "swapped" } else { "as named" };
+    if r.current_pair != order {
+        bad.push(format!("current_pair {:?}, built {order}", r.current_pair));
+    }
     if r.color_byte_offset != Some(c.color_offset) {
         bad.push(format!("color_byte_offset {:?}, built {}", r.color_byte_offset, c.color_offset));
     }
@@ -177,6 +181,7 @@ fn check_json(c: &Contract, what: &str, j: &Value) {
         },
         a_rotates: j["a_rotates"].as_str().map(str::to_string),
         xy_tracks: j["xy_tracks"].as_str().map(str::to_string),
+        current_pair: j["current_pair"].as_str().unwrap_or("?").to_string(),
         color_byte_offset: j["color_byte_offset"].as_u64().map(|v| v as u8),
         kicks: puyobot::calib::report::KicksReport {
             sideways: j["kicks"]["sideways"].as_bool(),

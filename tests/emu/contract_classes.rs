@@ -2,7 +2,7 @@
 //! does (next-pair bytes with their own code table or a slide lag, item codes nobody guessed, a nuisance
 //! code equal to a guessed item code, orientation values outside 0..3, a mode byte that does not follow
 //! the menu, a spawn-delay timer at 0 while a lock resolves, pose bytes written late, other X / Y bases,
-//! link bits in the colour byte), each played from the real cartridge's guessed address files with `--calibrate auto`: each
+//! link bits in the colour byte, the current-pair bytes the other way round), each played from the real cartridge's guessed address files with `--calibrate auto`: each
 //! must either play cleanly (0 mismatches after settling, a healthy report, no top-out, both sides placing
 //! pieces in AI vs AI) or stop with an error that names the fact. Never a normal-looking report on a
 //! contract that does not predict the game.
@@ -157,6 +157,52 @@ fn link_bits_in_the_colour_byte_are_masked_out() {
     assert_eq!(mask & 0x0F, 0x0F, "the code bits are kept: {mask:#x}");
     assert_ne!(mask & 0xF0, 0xF0, "link bits were seen and left out: {mask:#x}");
     assert!(j["players"][0]["largest_chain"].as_u64().unwrap() >= 4, "it builds chains: {}", j["players"][0]);
+}
+
+#[test]
+fn current_pair_bytes_the_other_way_round_are_learned() {
+    let Some(rom) = build("pair-swap", &defines(&[("PAIR_SWAP", "1")])) else { return };
+    let j = assert_plays("pair-swap", &play(&rom, "endless", "120"), "endless");
+    assert_eq!(j["calibration"]["current_pair"], "swapped", "{}", j["calibration"]);
+    assert!(j["players"][0]["largest_chain"].as_u64().unwrap() >= 4, "it builds chains: {}", j["players"][0]);
+    let j = assert_plays("pair-swap", &play(&rom, "ai-vs-ai", "200"), "ai-vs-ai");
+    assert_eq!(j["calibration"]["current_pair"], "swapped", "{}", j["calibration"]);
+    assert!(j["winner"].is_string(), "AI vs AI ends with a winner: {}", j["winner"]);
+}
+
+/// The open cartridge's own address files, under a catalogue that names no ROM (every build is unknown).
+fn labcart_folder() -> PathBuf {
+    let out = dir().join("labcart-files");
+    std::fs::create_dir_all(&out).expect("folder");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("addresses").join("labcart");
+    for file in ["1p-endless.toml", "2p.toml", "ai-vs-ai.toml"] {
+        std::fs::copy(root.join(file), out.join(file)).expect("a labcart address file");
+    }
+    let roms = "[[rom]]\nname = \"open test cartridge files\"\ncrc32 = \"00000000\"\n\
+                sha1 = \"0000000000000000000000000000000000000000\"\nsource = \"test\"\nverified = false\n\
+                modes = { endless = \"1p-endless.toml\", vs-human = \"2p.toml\", ai-vs-ai = \"ai-vs-ai.toml\" }\n";
+    std::fs::write(out.join("roms.toml"), roms).expect("roms.toml");
+    out
+}
+
+#[test]
+fn current_pair_bytes_a_file_names_the_wrong_way_round_stop_naming_the_byte_order() {
+    // Calibration off: the file is believed, so the bytes are read the wrong way round. The pairs land
+    // "turned over" (one input from where RAM showed them), and the stop names the byte order, not the
+    // movement or the field cells.
+    let Some(rom) = build("pair-swap-off", &defines(&[("PAIR_SWAP", "1")])) else { return };
+    let folder = labcart_folder();
+    let args = ["--seed", "5", "--mode", "endless", "--pieces", "100", "--calibrate", "off"];
+    let (ok, json, stderr) = play_outcome(&rom, &folder, &args);
+    let r = Run { ok, json, stderr };
+    assert_stops_naming_a_fact("pair-swap off", &r);
+    assert!(r.stderr.contains("health: P1: current pair"), "names the current pair: {}", r.stderr);
+    assert!(r.stderr.contains("current-pair byte order"), "names the byte order: {}", r.stderr);
+    // The same files play the build they were written for.
+    let Some(plain) = build("pair-plain", &[]) else { return };
+    let (ok, json, stderr) = play_outcome(&plain, &folder, &args);
+    assert!(ok, "{stderr}");
+    assert_eq!(json.expect("JSON")["health"]["state"], "healthy");
 }
 
 #[test]

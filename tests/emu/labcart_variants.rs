@@ -45,7 +45,8 @@ fn next(lab: &Lab, p: usize) -> (u8, u8) {
 
 /// The current-pair bytes of player p.
 fn current(lab: &Lab, p: usize) -> (u8, u8) {
-    (lab.ram(addr::CUR_PIVOT[p]), lab.ram(addr::CUR_CHILD[p]))
+    let piece = lab.piece(p);
+    (piece.pivot, piece.child)
 }
 
 #[test]
@@ -475,6 +476,7 @@ fn extended_draws_are_valid_keep_random_and_play() {
             pose_late: 0,
             color_bits: 0,
             other_bits: false,
+            pair_swap: false,
             ..*e
         };
         if e.color_bits == 0 {
@@ -502,6 +504,7 @@ fn extended_draws_are_valid_keep_random_and_play() {
     assert_eq!(distinct(&|c| c.timer_resolve0 as u32), 2);
     assert_eq!(distinct(&|c| c.pose_late as u32), 9);
     assert_eq!(distinct(&|c| c.color_bits as u32 * 2 + c.other_bits as u32), 4);
+    assert_eq!(distinct(&|c| c.pair_swap as u32), 2);
     assert_eq!(Contract::random_extended(11), Contract::random_extended(11), "same seed, same contract");
 
     // a few drawn builds play through the harness with every axis at once

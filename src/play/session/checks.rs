@@ -88,7 +88,8 @@ impl<M: Machine> Session<M> {
         if self.health.stop.is_some() {
             return;
         }
-        let Some(failure) = self.seats.iter().find_map(|s| s.health.verdict(&s.label)) else { return };
+        let rules = &self.reading.rules;
+        let Some(failure) = self.seats.iter().find_map(|s| s.health.verdict_explained(&s.label, rules)) else { return };
         let can_relearn =
             self.calib.online.as_ref().is_some_and(|c| c.learner().mode() == crate::calib::CalibrateMode::Auto)
                 && !self.health.relearned.contains(&failure.fact);
