@@ -90,11 +90,15 @@ pub struct LabSettings {
     /// Pad faults injected between the session and the console, e.g. `"drop=0.05,delay=2,extra=0.01"`
     /// (`--faults`); empty = none. See [`crate::emu::faults::FaultSpec::parse`].
     pub faults: String,
+    /// The game's timing given rather than measured, e.g. `"fall=30,soft=2,lock=16,lag=0"`: the bots and
+    /// the driver play on this clock ([`crate::game::timing::Timing`]'s text form). Empty = none given
+    /// (the untimed walk, or what the session measures). For experiments on builds whose timing is known.
+    pub timing: String,
 }
 
 impl Default for LabSettings {
     fn default() -> Self {
-        LabSettings { threaded_bots: true, stop_at_game_over: true, faults: String::new() }
+        LabSettings { threaded_bots: true, stop_at_game_over: true, faults: String::new(), timing: String::new() }
     }
 }
 
@@ -234,6 +238,7 @@ impl Config {
             key: "lab.faults".into(),
             message,
         })?;
+        self.lab_timing().map_err(|message| ConfigError { file: file.into(), key: "lab.timing".into(), message })?;
         self.keys.resolve().map_err(|e| {
             let action = match &e {
                 KeyBindingError::UnknownKey { action, .. } => action,
@@ -267,7 +272,15 @@ impl Config {
             seed: self.play.seed,
             threaded: self.lab.threaded_bots,
             budget: None,
+            // `validate` has checked it; an unchecked one plays untimed.
+            timing: self.lab_timing().unwrap_or_default(),
         }
+    }
+
+    /// `[lab] timing`, read (`None` when empty).
+    pub fn lab_timing(&self) -> Result<Option<crate::game::timing::Timing>, String> {
+        let text = self.lab.timing.trim();
+        if text.is_empty() { Ok(None) } else { text.parse().map(Some) }
     }
 
     /// What a window's seats are made from: as [`Config::seat_config`], and a bot on a worker thread

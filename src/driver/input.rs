@@ -5,11 +5,18 @@
 //! something else (a lost, late or extra press, a refused move) it re-plans with the same model from the
 //! pose RAM shows: towards the decision's placement while it is reachable, else towards the best-ranked
 //! placement still reachable. Once column and orientation match, it holds Down as the speed setting says.
+//!
+//! With the game's clock ([`MoveRules::timing`]) a re-plan counts the time left: the walk starts from the
+//! pose RAM shows, with the frames left until the next row, the lock delay already spent on a ledge, and
+//! the driver's own pace (its gap between presses, the game's input lag), so it only aims where its
+//! presses still arrive before the pair locks. A press waits its input lag for its effect before it
+//! counts as refused.
 //! Each press goes through the one press executor ([`super::press::Presser`]). It never writes RAM.
 
 use crate::emu::pad;
 use crate::game::Decision;
 use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
+use crate::game::timing::{LockDelay, Timing};
 use crate::game::{Field, Orientation, Piece, Placement, Step};
 use crate::memmap::PlayerState;
 
@@ -72,9 +79,15 @@ fn press_pose(pose: PiecePosition) -> Pose {
 }
 
 /// How the driver presses at a speed setting: held `hold` frames at least and down until RAM shows the
-/// effect, refused `hold + patience` frames after the press.
-fn press_timing(profile: &SpeedProfile) -> PressTiming {
-    PressTiming { hold: profile.hold, patience: profile.patience, hold_while_waiting: true, effect: Effect::Moved }
+/// effect, refused `hold + patience + lag` frames after the press (`lag`: the game's input lag, the frames
+/// before any effect can show).
+fn press_timing(profile: &SpeedProfile, lag: u32) -> PressTiming {
+    PressTiming {
+        hold: profile.hold,
+        patience: profile.patience + lag,
+        hold_while_waiting: true,
+        effect: Effect::Moved,
+    }
 }
 
 /// Counters for reports and tests.
@@ -88,6 +101,8 @@ pub struct DriverStats {
     pub retargets: u64,
     /// Pieces dropped where they were because the game kept refusing what the model allows.
     pub gave_up: u64,
+    /// Presses RAM showed no effect of (refused, lost, or too late for a pair that had locked).
+    pub refused: u64,
 }
 
 /// Drives one player's pad.
@@ -111,6 +126,14 @@ pub struct Driver {
     since_spawn: u32,
     /// Frames spent in the drop phase.
     dropping: u32,
+    /// Controllable frames since RAM last showed the pair's row change (or since it appeared): the time
+    /// gravity has spent on this row, or, on a ledge, the lock delay spent (counted from the last fall,
+    /// never less than the truth).
+    since_row: u32,
+    /// The row RAM showed last frame.
+    last_row: Option<u8>,
+    /// The game's input lag the press patience allows for (from the timing given with the plan).
+    lag: u32,
     refused_this_piece: u32,
     stats: DriverStats,
 }
@@ -120,7 +143,7 @@ impl Driver {
     pub fn new(speed: u8) -> Driver {
         let profile = SpeedProfile::new(speed);
         Driver {
-            presser: Presser::new(press_timing(&profile)),
+            presser: Presser::new(press_timing(&profile, 0)),
             profile,
             decision: None,
             target: None,
@@ -130,6 +153,9 @@ impl Driver {
             last_pose: None,
             since_spawn: 0,
             dropping: 0,
+            since_row: 0,
+            last_row: None,
+            lag: 0,
             refused_this_piece: 0,
             stats: DriverStats::default(),
         }
@@ -143,7 +169,7 @@ impl Driver {
     /// Changes the speed setting (takes effect at once).
     pub fn set_speed(&mut self, speed: u8) {
         self.profile = SpeedProfile::new(speed);
-        self.presser.set_timing(press_timing(&self.profile));
+        self.presser.set_timing(press_timing(&self.profile, self.lag));
     }
 
     /// Counters so far.
@@ -172,6 +198,8 @@ impl Driver {
         self.last_pose = None;
         self.since_spawn = 0;
         self.dropping = 0;
+        self.since_row = 0;
+        self.last_row = None;
         self.refused_this_piece = 0;
     }
 
@@ -193,6 +221,11 @@ impl Driver {
         self.steps = decision.path.clone();
         self.decision = Some(decision);
         self.surroundings = Some(surroundings);
+        let lag = moves.timing.map_or(0, |t| u32::from(t.input_lag));
+        if lag != self.lag {
+            self.lag = lag;
+            self.presser.set_timing(press_timing(&self.profile, lag));
+        }
         self.checked = false;
         self.presser.cancel();
         self.dropping = 0;
@@ -210,6 +243,10 @@ impl Driver {
         let obs = Observation::of(st);
         if obs.controllable {
             self.since_spawn = self.since_spawn.saturating_add(1);
+            if self.last_row.replace(obs.pose.y).is_some_and(|y| y != obs.pose.y) {
+                self.since_row = 0;
+            }
+            self.since_row = self.since_row.saturating_add(1);
         }
         let buttons = self.decide(obs);
         self.presser.end_frame(buttons);
@@ -299,6 +336,7 @@ impl Driver {
             Progress::Refused(p) => {
                 log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
                 self.refused_this_piece += 1;
+                self.stats.refused += 1;
                 if self.refused_this_piece > MAX_REFUSED {
                     self.give_up(pose);
                 } else {
@@ -329,7 +367,8 @@ impl Driver {
     fn replan(&mut self, pose: PiecePosition) {
         self.stats.replans += 1;
         let Some(s) = self.surroundings else { return self.give_up(pose) };
-        let moves = movegen::generate(&s.field, s.piece, pose, &s.moves);
+        let rules = MoveRules { timing: self.time_left(&s, pose), ..s.moves };
+        let moves = movegen::generate(&s.field, s.piece, pose, &rules);
         let Some(m) = self.choose(&moves, s.piece) else { return self.give_up(pose) };
         if self.target.is_some_and(|t| !movegen::same_outcome(s.piece, t, m.placement)) {
             log::debug!("driver: {:?} is out of reach from {pose:?}; going to {}", self.target, m.placement);
@@ -337,6 +376,35 @@ impl Driver {
         }
         self.target = Some(m.placement);
         self.steps = m.path.clone();
+    }
+
+    /// The game's clock as it stands for a walk from `pose` now: gravity's next row comes after the frames
+    /// left on this row, a pair on a ledge has only what is left of its lock delay, and each press costs
+    /// the driver's pace ([`Driver::paced`]). `None` without a timing (the untimed walk).
+    fn time_left(&self, s: &Surroundings, pose: PiecePosition) -> Option<Timing> {
+        let t = self.paced(s.moves.timing?, self.since_spawn);
+        let spent = self.since_row.min(u16::MAX as u32) as u16;
+        if movegen::resting(&s.field, s.piece, pose, &s.moves) {
+            let lock = match t.lock {
+                LockDelay::Frames { frames, moves } if frames > spent => {
+                    LockDelay::Frames { frames: frames - spent, moves }
+                }
+                _ => LockDelay::None,
+            };
+            Some(Timing { lock, ..t })
+        } else {
+            Some(Timing { first_fall: t.frames_per_row.saturating_sub(spent).max(1), ..t })
+        }
+    }
+
+    /// `timing` with this driver's pace for a piece `since_spawn` frames old: a press costs its gap, or
+    /// its input lag and a frame to let go when that is longer (each press waits for its effect before
+    /// the next), and the reaction delay still to come counts as lag before the first.
+    pub fn paced(&self, timing: Timing, since_spawn: u32) -> Timing {
+        let per_press = self.profile.gap.max(u32::from(timing.input_lag) + self.profile.hold + 1);
+        let waiting = (self.profile.reaction + 1).saturating_sub(since_spawn);
+        let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
+        Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
     }
 
     /// The move to make among those reachable: the decision's placement, else the best of its ranking,

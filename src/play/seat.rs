@@ -208,9 +208,21 @@ impl Seat {
         self.driver.stats()
     }
 
-    /// Uses the cartridge's movement rules from now on.
+    /// Uses the cartridge's movement rules from now on (the game's timing, set apart, is kept).
     pub fn set_moves(&mut self, moves: MoveRules) {
-        self.moves = moves;
+        self.moves = MoveRules { timing: self.moves.timing, ..moves };
+    }
+
+    /// Plays on the game's clock from now on: the bot's reachable placements and the driver's plans count
+    /// only presses that arrive before the pair locks ([`MoveRules::timing`]). `None`: the untimed walk
+    /// (the pair is taken to wait at its row).
+    pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
+        self.moves.timing = timing;
+    }
+
+    /// The game's clock the seat plays on, if any.
+    pub fn timing(&self) -> Option<crate::game::timing::Timing> {
+        self.moves.timing
     }
 
     /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
@@ -397,7 +409,10 @@ impl Seat {
 
     /// Asks the bot about the current pair with `next` as the pair after it.
     fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
-        let asking = Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: self.moves };
+        // The bot walks on the driver's pace, from where the piece is in its life now.
+        let timing = self.moves.timing.map(|t| self.driver.paced(t, self.piece.frames));
+        let asking =
+            Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: MoveRules { timing, ..self.moves } };
         if self.bot.ask(view, next, &asking, &mut self.stats) {
             self.health.asked();
         }

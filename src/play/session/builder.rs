@@ -260,6 +260,7 @@ mod tests {
             seed: 1,
             threaded: false,
             budget: None,
+            timing: None,
         };
         let seats = crate::play::seats_for(Mode::Endless, &map, &cfg).expect("seats");
         Session::builder(MockGame::new(1, 4, 7), map, Mode::Endless, seats)
