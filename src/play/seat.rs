@@ -173,6 +173,11 @@ impl Seat {
         }
     }
 
+    /// Controllable frames of the piece under way (0 when none is under control).
+    pub fn piece_frames(&self) -> u32 {
+        if self.piece.was_controllable { self.piece.frames } else { 0 }
+    }
+
     /// Whether the seat has a bot at all.
     pub fn has_bot(&self) -> bool {
         self.bot.thinker.is_some()
@@ -218,6 +223,7 @@ impl Seat {
     /// (the pair is taken to wait at its row).
     pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
         self.moves.timing = timing;
+        self.health.set_timing(timing);
     }
 
     /// The game's clock the seat plays on, if any.
@@ -450,6 +456,7 @@ impl Seat {
         {
             log::debug!("{}: {} locked at {}, decided {}", self.label, pred.piece, pred.placement, d);
             self.stats.off_plan += 1;
+            self.health.off_plan();
         }
         Some(verdict == Verdict::Match)
     }
@@ -478,6 +485,7 @@ impl Seat {
             now.replans.saturating_sub(then.replans),
             now.gave_up > then.gave_up,
         );
+        self.health.refused(now.refused.saturating_sub(then.refused));
     }
 
     /// Counts a top-out once the spawn cell stays filled with no piece under control and the field

@@ -140,6 +140,14 @@ impl<M: Machine> Session<M> {
         self.health.stop.as_ref()
     }
 
+    /// Stops the bots for good with `failure` (an unattended runner's own check failed: a piece that never
+    /// locks, a game over far too soon); the report names it as the health failure.
+    pub fn stop_with(&mut self, failure: Failure) {
+        if self.health.stop.is_none() {
+            self.stop_bots(failure);
+        }
+    }
+
     /// Facts the health check sent back to calibration to learn again, in order.
     pub fn relearned(&self) -> &[Fact] {
         &self.health.relearned
