@@ -273,7 +273,7 @@ impl Driver {
         if !self.checked {
             // The path was planned from the spawn pose: re-plan if RAM shows the pair elsewhere.
             self.checked = true;
-            if !self.path_leads_to_target(pose) {
+            if !self.path_leads_to_target(pose) || !self.target_in_time(pose) {
                 self.replan(pose);
             }
         }
@@ -352,6 +352,17 @@ impl Driver {
         let (Some(s), Some(target)) = (self.surroundings, self.target) else { return false };
         let end = self.steps.iter().try_fold(pose, |p, &step| movegen::step(&s.field, s.piece, p, step, &s.moves));
         end.is_some_and(|e| placement_of(e) == target)
+    }
+
+    /// True when the target can still be reached on the game's clock from `pose` now (always without a
+    /// timing): a plan made for the spawn may be too late for a pair that has fallen or landed since.
+    fn target_in_time(&self, pose: PiecePosition) -> bool {
+        let (Some(s), Some(target)) = (self.surroundings, self.target) else { return true };
+        let Some(timing) = self.time_left(&s, pose) else { return true };
+        let rules = MoveRules { timing: Some(timing), ..s.moves };
+        movegen::generate(&s.field, s.piece, pose, &rules)
+            .iter()
+            .any(|m| movegen::same_outcome(s.piece, m.placement, target))
     }
 
     /// Items have no orientation: RAM may show any, the model says `Up`.
@@ -548,6 +559,80 @@ mod tests {
         assert!(presses > 1 && presses <= MAX_REFUSED as usize + 1, "{presses}");
         assert_eq!(d.stats().gave_up, 1);
         assert_eq!(d.tick(&obs(3, Up)), pad::DOWN);
+    }
+
+    /// Rules on the game's clock `timing` (text form of [`Timing`]).
+    fn timed(timing: &str) -> MoveRules {
+        MoveRules { timing: Some(timing.parse().expect("timing")), ..MoveRules::default() }
+    }
+
+    #[test]
+    fn with_input_lag_a_press_waits_for_its_effect_and_is_made_once() {
+        let mut d = Driver::new(10);
+        d.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), timed("fall=30,lag=3"));
+        assert_eq!(d.tick(&obs(3, Up)), pad::RIGHT);
+        // The game shows the move 3 frames later: the button stays down, no second press, no refusal.
+        let held: Vec<u8> = (0..3).map(|_| d.tick(&obs(3, Up))).collect();
+        assert!(held.iter().all(|&b| b == pad::RIGHT), "{held:?}");
+        assert_eq!(d.tick(&obs(4, Up)), pad::DOWN);
+        let s = d.stats();
+        assert_eq!((s.presses, s.refused, s.replans), (1, 0, 0));
+        // Without the lag allowed for, the same wait would have been called a refusal at last.
+        let mut hasty = Driver::new(10);
+        hasty.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), MoveRules::default());
+        for _ in 0..12 {
+            hasty.tick(&obs(3, Up));
+        }
+        assert!(hasty.stats().refused >= 1);
+    }
+
+    #[test]
+    fn with_no_lock_delay_a_pair_on_the_stack_drops_where_it_is() {
+        // Column 3 stacked up to row 2: the pair spawned at row 1 rests at once and locks on this frame.
+        let mut field = Field::new();
+        for y in 2..14 {
+            field.set(3, y, crate::game::Cell::Nuisance);
+        }
+        let s = PlayerState { field, ..surroundings() };
+        let plan = decision(Placement::new(1, Up), &[Step::Left, Step::Left]);
+        let mut d = Driver::new(10);
+        d.start(plan.clone(), &s, timed("fall=30,lock=none"));
+        let first = d.tick(&PlayerState { field, ..obs(3, Up) });
+        assert_ne!(first, pad::LEFT, "no press can count once it has landed");
+        assert_eq!(d.target(), Some(Placement::new(3, Up)));
+        assert_eq!(d.stats().retargets, 1);
+        // With a lock delay that allows moves, the same pair still goes where it was planned.
+        let mut waits = Driver::new(10);
+        waits.start(plan, &s, timed("fall=30,lock=16"));
+        assert_eq!(waits.tick(&PlayerState { field, ..obs(3, Up) }), pad::LEFT);
+        assert_eq!(waits.target(), Some(Placement::new(1, Up)));
+    }
+
+    #[test]
+    fn with_fast_gravity_a_replan_aims_only_where_time_allows() {
+        // One row a frame, no lock delay: a pair one row above the floor lands before any press arrives.
+        let low = PlayerState { y: 12, ..obs(3, Up) };
+        let plan = decision(Placement::new(1, Up), &[Step::Left, Step::Left]);
+        let mut d = Driver::new(10);
+        d.start(plan.clone(), &surroundings(), timed("fall=1,lock=none"));
+        assert_ne!(d.tick(&low), pad::LEFT);
+        assert_eq!(d.target(), Some(Placement::new(3, Up)));
+        // At 30 frames per row the same pair has the time.
+        let mut slow = Driver::new(10);
+        slow.start(plan, &surroundings(), timed("fall=30,lock=none"));
+        assert_eq!(slow.tick(&low), pad::LEFT);
+        assert_eq!(slow.target(), Some(Placement::new(1, Up)));
+    }
+
+    #[test]
+    fn paced_timing_counts_the_driver_gap_the_lag_and_the_reaction_still_to_come() {
+        let t: Timing = "fall=30,lag=3".parse().unwrap();
+        let slow = Driver::new(5); // reaction 12, gap 8, hold 1
+        let p = slow.paced(t, 0);
+        assert_eq!((p.press_frames, p.input_lag), (8, 3 + 13));
+        assert_eq!(slow.paced(t, 20).input_lag, 3, "after the reaction only the lag");
+        let fast = Driver::new(10); // gap 1: each press waits its lag and a frame to let go
+        assert_eq!(fast.paced(t, 5).press_frames, 5);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::emu::{EmuError, Machine};
 use crate::memmap::{AddressFile, Mode};
 
-use super::health::{EARLY_TOP_OUT_PIECES, Failure, Fact};
+use super::health::{EARLY_TOP_OUT_PIECES, Fact, Failure};
 use super::report::Summary;
 use super::session::{Session, SessionError};
 use super::setup::GameOptions;
@@ -217,7 +217,8 @@ fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     if session.mode != Mode::Endless || !wanted_more || session.health_failure().is_some() {
         return;
     }
-    let Some(s) = session.seats.iter().find(|s| s.bot_on && s.stats.topped_out && s.stats.pieces < EARLY_TOP_OUT_PIECES)
+    let Some(s) =
+        session.seats.iter().find(|s| s.bot_on && s.stats.topped_out && s.stats.pieces < EARLY_TOP_OUT_PIECES)
     else {
         return;
     };
