@@ -27,6 +27,11 @@ use super::speed::SpeedProfile;
 /// steering and drops the pair where it is: the model and the game disagree, so more presses cannot help.
 pub const MAX_REFUSED: u32 = 8;
 
+/// Re-plans per piece before the driver stops steering and drops the pair where it is: a game whose lock
+/// delay starts again on every move lets a pair that keeps ending elsewhere than planned wander for ever,
+/// so the piece is let go and the next one planned afresh.
+pub const MAX_REPLANS: u32 = 12;
+
 /// The button of a step.
 pub fn button(step: Step) -> u8 {
     match step {
@@ -135,6 +140,7 @@ pub struct Driver {
     /// The game's input lag the press patience allows for (from the timing given with the plan).
     lag: u32,
     refused_this_piece: u32,
+    replans_this_piece: u32,
     stats: DriverStats,
 }
 
@@ -157,6 +163,7 @@ impl Driver {
             last_row: None,
             lag: 0,
             refused_this_piece: 0,
+            replans_this_piece: 0,
             stats: DriverStats::default(),
         }
     }
@@ -201,6 +208,7 @@ impl Driver {
         self.since_row = 0;
         self.last_row = None;
         self.refused_this_piece = 0;
+        self.replans_this_piece = 0;
     }
 
     /// Starts carrying out `decision` for the piece falling in `st` (nothing when RAM shows no piece),
@@ -230,6 +238,7 @@ impl Driver {
         self.presser.cancel();
         self.dropping = 0;
         self.refused_this_piece = 0;
+        self.replans_this_piece = 0;
     }
 
     /// The frame (counted from the piece's first controllable frame as 1) on which the driver may first
@@ -377,6 +386,16 @@ impl Driver {
     /// towards the best-ranked placement it can reach.
     fn replan(&mut self, pose: PiecePosition) {
         self.stats.replans += 1;
+        self.replans_this_piece += 1;
+        if self.replans_this_piece == MAX_REPLANS + 1 {
+            return self.give_up_because(pose, &format!("moved the pair off its plan {MAX_REPLANS} times"));
+        }
+        if self.replans_this_piece > MAX_REPLANS {
+            // Let go already: it drops wherever it is now.
+            self.target = Some(placement_of(pose));
+            self.steps.clear();
+            return;
+        }
         let Some(s) = self.surroundings else { return self.give_up(pose) };
         let rules = MoveRules { timing: self.time_left(&s, pose), ..s.moves };
         let moves = movegen::generate(&s.field, s.piece, pose, &rules);
@@ -434,6 +453,11 @@ impl Driver {
 
     /// Stops steering: the pair drops where it is.
     fn give_up(&mut self, pose: PiecePosition) {
+        self.give_up_because(pose, "keeps refusing the presses");
+    }
+
+    /// [`Driver::give_up`], saying why (`what` the game does).
+    fn give_up_because(&mut self, pose: PiecePosition, what: &str) {
         let other = match pose.orientation {
             crate::game::Orientation::Up => "above",
             crate::game::Orientation::Right => "right of",
@@ -441,8 +465,8 @@ impl Driver {
             crate::game::Orientation::Left => "left of",
         };
         log::warn!(
-            "driver: the game keeps refusing the presses from column {}, row {} (the other puyo {other} the \
-             pivot); dropping the pair where it is",
+            "driver: the game {what} from column {}, row {} (the other puyo {other} the pivot); dropping the \
+             pair where it is",
             pose.x,
             pose.y
         );
@@ -633,6 +657,23 @@ mod tests {
         assert_eq!(slow.paced(t, 20).input_lag, 3, "after the reaction only the lag");
         let fast = Driver::new(10); // gap 1: each press waits its lag and a frame to let go
         assert_eq!(fast.paced(t, 5).press_frames, 5);
+    }
+
+    #[test]
+    fn a_pair_that_keeps_leaving_its_plan_is_let_go_where_it_is() {
+        let mut d = Driver::new(10);
+        d.start(
+            decision(Placement::new(6, Up), &[Step::Right, Step::Right, Step::Right]),
+            &surroundings(),
+            MoveRules::default(),
+        );
+        // Each frame RAM shows the pair somewhere the driver did not send it.
+        for k in 0..(MAX_REPLANS as usize + 4) {
+            d.tick(&obs(if k % 2 == 0 { 2 } else { 1 }, Up));
+        }
+        assert_eq!(d.stats().gave_up, 1);
+        let here = d.target().expect("a target");
+        assert_eq!(d.tick(&obs(here.x, Up)), pad::DOWN, "it drops where it is");
     }
 
     #[test]
