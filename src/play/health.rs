@@ -524,6 +524,65 @@ mod tests {
     }
 
     #[test]
+    fn plans_that_keep_failing_name_the_timing_with_what_was_seen() {
+        let mut h = SeatHealth::default();
+        h.set_timing(Some("fall=4,lock=none".parse().unwrap()));
+        for k in 0..12 {
+            healthy_piece(&mut h);
+            h.presses(0, 3, false);
+            if k % 2 == 0 {
+                h.off_plan();
+            }
+        }
+        h.spawned(true, true, true, None, None); // the next piece: the twelfth is judged
+        // A piece off plan now and then (a faulty link) is noise; half of them is the clock.
+        let f = h.verdict("P1").expect("a timing failure");
+        assert_eq!(f.fact, Fact::Timing);
+        assert!(f.seen.contains("6 of the last 12 pieces locked off plan, 36 re-plans"), "{}", f.seen);
+        assert!(f.seen.contains("4 frames per row, lock delay none"), "{}", f.seen);
+        let c = h.counts();
+        assert_eq!((c.off_plan, c.replans), (6, 36));
+        let mut noisy = SeatHealth::default();
+        for k in 0..40 {
+            healthy_piece(&mut noisy);
+            noisy.presses(0, 1, false);
+            if k % 10 == 0 {
+                noisy.off_plan();
+            }
+        }
+        assert_eq!(noisy.verdict("P1"), None);
+        // Re-plan after re-plan names it too, even when the pieces end where planned.
+        let mut busy = SeatHealth::default();
+        for _ in 0..12 {
+            healthy_piece(&mut busy);
+            busy.presses(0, 5, false);
+        }
+        busy.spawned(true, true, true, None, None);
+        assert_eq!(busy.verdict("P1").map(|f| f.fact), Some(Fact::Timing));
+    }
+
+    #[test]
+    fn an_early_top_out_names_the_timing_only_when_plans_failed() {
+        let mut h = SeatHealth::default();
+        for _ in 0..7 {
+            healthy_piece(&mut h);
+        }
+        let plain = h.early_top_out("P1", 7);
+        assert_eq!(plain.fact, Fact::Unexplained);
+        assert!(
+            plain.seen.contains("topped out after 7 pieces") && plain.seen.contains("none is named"),
+            "{}",
+            plain.seen
+        );
+        h.off_plan();
+        h.presses(0, 9, false);
+        let timed = h.early_top_out("P1", 7);
+        assert_eq!(timed.fact, Fact::Timing);
+        assert!(timed.seen.contains("1 pieces locked off plan, 9 re-plans"), "{}", timed.seen);
+        assert!(timed.seen.contains("no timing measured"), "{}", timed.seen);
+    }
+
+    #[test]
     fn clean_pieces_are_healthy_and_counted() {
         let mut h = SeatHealth::default();
         for _ in 0..40 {
