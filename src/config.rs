@@ -99,6 +99,10 @@ pub struct LabSettings {
     pub faults: String,
     /// Frames a bug report keeps from the start of a run, and again from its end (the traces' bound).
     pub bug_report_frames: u64,
+    /// The game's timing given rather than measured, e.g. `"fall=30,soft=2,lock=16,lag=0"`: the bots and
+    /// the driver play on this clock ([`crate::game::timing::Timing`]'s text form). Empty = none given
+    /// (the untimed walk, or what the session measures). For experiments on builds whose timing is known.
+    pub timing: String,
 }
 
 impl Default for LabSettings {
@@ -108,6 +112,7 @@ impl Default for LabSettings {
             stop_at_game_over: true,
             faults: String::new(),
             bug_report_frames: crate::play::flight::DEFAULT_FRAMES,
+            timing: String::new(),
         }
     }
 }
@@ -248,6 +253,7 @@ impl Config {
             key: "lab.faults".into(),
             message,
         })?;
+        self.lab_timing().map_err(|message| ConfigError { file: file.into(), key: "lab.timing".into(), message })?;
         self.keys.resolve().map_err(|e| {
             let action = match &e {
                 KeyBindingError::UnknownKey { action, .. } => action,
@@ -281,7 +287,15 @@ impl Config {
             seed: self.play.seed,
             threaded: self.lab.threaded_bots,
             budget: None,
+            // `validate` has checked it; an unchecked one plays untimed.
+            timing: self.lab_timing().unwrap_or_default(),
         }
+    }
+
+    /// `[lab] timing`, read (`None` when empty).
+    pub fn lab_timing(&self) -> Result<Option<crate::game::timing::Timing>, String> {
+        let text = self.lab.timing.trim();
+        if text.is_empty() { Ok(None) } else { text.parse().map(Some) }
     }
 
     /// What a window's seats are made from: as [`Config::seat_config`], and a bot on a worker thread

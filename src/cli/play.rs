@@ -119,6 +119,10 @@ pub struct PlayArgs {
     /// (overrides lab.faults; seeded by --seed).
     #[arg(long)]
     pub faults: Option<String>,
+    /// Lab: the game's timing given rather than measured, e.g. "fall=4,lock=none,lag=3" (overrides
+    /// lab.timing): the bots and the driver play on it. For builds whose timing is known.
+    #[arg(long, value_name = "TIMING", hide = true)]
+    pub lab_timing: Option<String>,
     /// The same as --record (the name of the flag when replays had their own file format).
     #[arg(long, value_name = "FILE")]
     pub save_inputs: Option<PathBuf>,
@@ -204,6 +208,9 @@ fn merged_config_from(args: &PlayArgs) -> anyhow::Result<(Config, Option<PathBuf
     }
     if let Some(d) = &args.bug_report_dir {
         cfg.play.bug_report_dir = d.display().to_string();
+    }
+    if let Some(t) = &args.lab_timing {
+        cfg.lab.timing = t.clone();
     }
     if let Some(b) = &args.p1_ai {
         cfg.bots.p1 = b.clone();

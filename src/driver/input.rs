@@ -5,11 +5,18 @@
 //! something else (a lost, late or extra press, a refused move) it re-plans with the same model from the
 //! pose RAM shows: towards the decision's placement while it is reachable, else towards the best-ranked
 //! placement still reachable. Once column and orientation match, it holds Down as the speed setting says.
+//!
+//! With the game's clock ([`MoveRules::timing`]) a re-plan counts the time left: the walk starts from the
+//! pose RAM shows, with the frames left until the next row, the lock delay already spent on a ledge, and
+//! the driver's own pace (its gap between presses, the game's input lag), so it only aims where its
+//! presses still arrive before the pair locks. A press waits its input lag for its effect before it
+//! counts as refused.
 //! Each press goes through the one press executor ([`super::press::Presser`]). It never writes RAM.
 
 use crate::emu::pad;
 use crate::game::Decision;
 use crate::game::movegen::{self, Move, MoveRules, PiecePosition};
+use crate::game::timing::{LockDelay, Timing};
 use crate::game::{Field, Orientation, Piece, Placement, Step};
 use crate::memmap::PlayerState;
 
@@ -19,6 +26,11 @@ use super::speed::SpeedProfile;
 /// Presses per piece that RAM may refuse (no effect where the model sees room) before the driver stops
 /// steering and drops the pair where it is: the model and the game disagree, so more presses cannot help.
 pub const MAX_REFUSED: u32 = 8;
+
+/// Re-plans per piece before the driver stops steering and drops the pair where it is: a game whose lock
+/// delay starts again on every move lets a pair that keeps ending elsewhere than planned wander for ever,
+/// so the piece is let go and the next one planned afresh.
+pub const MAX_REPLANS: u32 = 12;
 
 /// The button of a step.
 pub fn button(step: Step) -> u8 {
@@ -72,9 +84,15 @@ fn press_pose(pose: PiecePosition) -> Pose {
 }
 
 /// How the driver presses at a speed setting: held `hold` frames at least and down until RAM shows the
-/// effect, refused `hold + patience` frames after the press.
-fn press_timing(profile: &SpeedProfile) -> PressTiming {
-    PressTiming { hold: profile.hold, patience: profile.patience, hold_while_waiting: true, effect: Effect::Moved }
+/// effect, refused `hold + patience + lag` frames after the press (`lag`: the game's input lag, the frames
+/// before any effect can show).
+fn press_timing(profile: &SpeedProfile, lag: u32) -> PressTiming {
+    PressTiming {
+        hold: profile.hold,
+        patience: profile.patience + lag,
+        hold_while_waiting: true,
+        effect: Effect::Moved,
+    }
 }
 
 /// Counters for reports and tests.
@@ -88,6 +106,8 @@ pub struct DriverStats {
     pub retargets: u64,
     /// Pieces dropped where they were because the game kept refusing what the model allows.
     pub gave_up: u64,
+    /// Presses RAM showed no effect of (refused, lost, or too late for a pair that had locked).
+    pub refused: u64,
 }
 
 /// Drives one player's pad.
@@ -111,7 +131,16 @@ pub struct Driver {
     since_spawn: u32,
     /// Frames spent in the drop phase.
     dropping: u32,
+    /// Controllable frames since RAM last showed the pair's row change (or since it appeared): the time
+    /// gravity has spent on this row, or, on a ledge, the lock delay spent (counted from the last fall,
+    /// never less than the truth).
+    since_row: u32,
+    /// The row RAM showed last frame.
+    last_row: Option<u8>,
+    /// The game's input lag the press patience allows for (from the timing given with the plan).
+    lag: u32,
     refused_this_piece: u32,
+    replans_this_piece: u32,
     stats: DriverStats,
 }
 
@@ -120,7 +149,7 @@ impl Driver {
     pub fn new(speed: u8) -> Driver {
         let profile = SpeedProfile::new(speed);
         Driver {
-            presser: Presser::new(press_timing(&profile)),
+            presser: Presser::new(press_timing(&profile, 0)),
             profile,
             decision: None,
             target: None,
@@ -130,7 +159,11 @@ impl Driver {
             last_pose: None,
             since_spawn: 0,
             dropping: 0,
+            since_row: 0,
+            last_row: None,
+            lag: 0,
             refused_this_piece: 0,
+            replans_this_piece: 0,
             stats: DriverStats::default(),
         }
     }
@@ -143,7 +176,7 @@ impl Driver {
     /// Changes the speed setting (takes effect at once).
     pub fn set_speed(&mut self, speed: u8) {
         self.profile = SpeedProfile::new(speed);
-        self.presser.set_timing(press_timing(&self.profile));
+        self.presser.set_timing(press_timing(&self.profile, self.lag));
     }
 
     /// Counters so far.
@@ -172,7 +205,10 @@ impl Driver {
         self.last_pose = None;
         self.since_spawn = 0;
         self.dropping = 0;
+        self.since_row = 0;
+        self.last_row = None;
         self.refused_this_piece = 0;
+        self.replans_this_piece = 0;
     }
 
     /// Starts carrying out `decision` for the piece falling in `st` (nothing when RAM shows no piece),
@@ -193,10 +229,16 @@ impl Driver {
         self.steps = decision.path.clone();
         self.decision = Some(decision);
         self.surroundings = Some(surroundings);
+        let lag = moves.timing.map_or(0, |t| u32::from(t.input_lag));
+        if lag != self.lag {
+            self.lag = lag;
+            self.presser.set_timing(press_timing(&self.profile, lag));
+        }
         self.checked = false;
         self.presser.cancel();
         self.dropping = 0;
         self.refused_this_piece = 0;
+        self.replans_this_piece = 0;
     }
 
     /// The frame (counted from the piece's first controllable frame as 1) on which the driver may first
@@ -210,6 +252,10 @@ impl Driver {
         let obs = Observation::of(st);
         if obs.controllable {
             self.since_spawn = self.since_spawn.saturating_add(1);
+            if self.last_row.replace(obs.pose.y).is_some_and(|y| y != obs.pose.y) {
+                self.since_row = 0;
+            }
+            self.since_row = self.since_row.saturating_add(1);
         }
         let buttons = self.decide(obs);
         self.presser.end_frame(buttons);
@@ -236,7 +282,7 @@ impl Driver {
         if !self.checked {
             // The path was planned from the spawn pose: re-plan if RAM shows the pair elsewhere.
             self.checked = true;
-            if !self.path_leads_to_target(pose) {
+            if !self.path_leads_to_target(pose) || !self.target_in_time(pose) {
                 self.replan(pose);
             }
         }
@@ -299,6 +345,7 @@ impl Driver {
             Progress::Refused(p) => {
                 log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
                 self.refused_this_piece += 1;
+                self.stats.refused += 1;
                 if self.refused_this_piece > MAX_REFUSED {
                     self.give_up(pose);
                 } else {
@@ -316,6 +363,17 @@ impl Driver {
         end.is_some_and(|e| placement_of(e) == target)
     }
 
+    /// True when the target can still be reached on the game's clock from `pose` now (always without a
+    /// timing): a plan made for the spawn may be too late for a pair that has fallen or landed since.
+    fn target_in_time(&self, pose: PiecePosition) -> bool {
+        let (Some(s), Some(target)) = (self.surroundings, self.target) else { return true };
+        let Some(timing) = self.time_left(&s, pose) else { return true };
+        let rules = MoveRules { timing: Some(timing), ..s.moves };
+        movegen::generate(&s.field, s.piece, pose, &rules)
+            .iter()
+            .any(|m| movegen::same_outcome(s.piece, m.placement, target))
+    }
+
     /// Items have no orientation: RAM may show any, the model says `Up`.
     fn normalised(&self, pose: PiecePosition) -> PiecePosition {
         match self.surroundings.map(|s| s.piece) {
@@ -328,8 +386,19 @@ impl Driver {
     /// towards the best-ranked placement it can reach.
     fn replan(&mut self, pose: PiecePosition) {
         self.stats.replans += 1;
+        self.replans_this_piece += 1;
+        if self.replans_this_piece == MAX_REPLANS + 1 {
+            return self.give_up_because(pose, &format!("moved the pair off its plan {MAX_REPLANS} times"));
+        }
+        if self.replans_this_piece > MAX_REPLANS {
+            // Let go already: it drops wherever it is now.
+            self.target = Some(placement_of(pose));
+            self.steps.clear();
+            return;
+        }
         let Some(s) = self.surroundings else { return self.give_up(pose) };
-        let moves = movegen::generate(&s.field, s.piece, pose, &s.moves);
+        let rules = MoveRules { timing: self.time_left(&s, pose), ..s.moves };
+        let moves = movegen::generate(&s.field, s.piece, pose, &rules);
         let Some(m) = self.choose(&moves, s.piece) else { return self.give_up(pose) };
         if self.target.is_some_and(|t| !movegen::same_outcome(s.piece, t, m.placement)) {
             log::debug!("driver: {:?} is out of reach from {pose:?}; going to {}", self.target, m.placement);
@@ -337,6 +406,35 @@ impl Driver {
         }
         self.target = Some(m.placement);
         self.steps = m.path.clone();
+    }
+
+    /// The game's clock as it stands for a walk from `pose` now: gravity's next row comes after the frames
+    /// left on this row, a pair on a ledge has only what is left of its lock delay, and each press costs
+    /// the driver's pace ([`Driver::paced`]). `None` without a timing (the untimed walk).
+    fn time_left(&self, s: &Surroundings, pose: PiecePosition) -> Option<Timing> {
+        let t = self.paced(s.moves.timing?, self.since_spawn);
+        let spent = self.since_row.min(u16::MAX as u32) as u16;
+        if movegen::resting(&s.field, s.piece, pose, &s.moves) {
+            let lock = match t.lock {
+                LockDelay::Frames { frames, moves } if frames > spent => {
+                    LockDelay::Frames { frames: frames - spent, moves }
+                }
+                _ => LockDelay::None,
+            };
+            Some(Timing { lock, ..t })
+        } else {
+            Some(Timing { first_fall: t.frames_per_row.saturating_sub(spent).max(1), ..t })
+        }
+    }
+
+    /// `timing` with this driver's pace for a piece `since_spawn` frames old: a press costs its gap, or
+    /// its input lag and a frame to let go when that is longer (each press waits for its effect before
+    /// the next), and the reaction delay still to come counts as lag before the first.
+    pub fn paced(&self, timing: Timing, since_spawn: u32) -> Timing {
+        let per_press = self.profile.gap.max(u32::from(timing.input_lag) + self.profile.hold + 1);
+        let waiting = (self.profile.reaction + 1).saturating_sub(since_spawn);
+        let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
+        Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
     }
 
     /// The move to make among those reachable: the decision's placement, else the best of its ranking,
@@ -355,6 +453,11 @@ impl Driver {
 
     /// Stops steering: the pair drops where it is.
     fn give_up(&mut self, pose: PiecePosition) {
+        self.give_up_because(pose, "keeps refusing the presses");
+    }
+
+    /// [`Driver::give_up`], saying why (`what` the game does).
+    fn give_up_because(&mut self, pose: PiecePosition, what: &str) {
         let other = match pose.orientation {
             crate::game::Orientation::Up => "above",
             crate::game::Orientation::Right => "right of",
@@ -362,8 +465,8 @@ impl Driver {
             crate::game::Orientation::Left => "left of",
         };
         log::warn!(
-            "driver: the game keeps refusing the presses from column {}, row {} (the other puyo {other} the \
-             pivot); dropping the pair where it is",
+            "driver: the game {what} from column {}, row {} (the other puyo {other} the pivot); dropping the \
+             pair where it is",
             pose.x,
             pose.y
         );
@@ -480,6 +583,97 @@ mod tests {
         assert!(presses > 1 && presses <= MAX_REFUSED as usize + 1, "{presses}");
         assert_eq!(d.stats().gave_up, 1);
         assert_eq!(d.tick(&obs(3, Up)), pad::DOWN);
+    }
+
+    /// Rules on the game's clock `timing` (text form of [`Timing`]).
+    fn timed(timing: &str) -> MoveRules {
+        MoveRules { timing: Some(timing.parse().expect("timing")), ..MoveRules::default() }
+    }
+
+    #[test]
+    fn with_input_lag_a_press_waits_for_its_effect_and_is_made_once() {
+        let mut d = Driver::new(10);
+        d.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), timed("fall=30,lag=3"));
+        assert_eq!(d.tick(&obs(3, Up)), pad::RIGHT);
+        // The game shows the move 3 frames later: the button stays down, no second press, no refusal.
+        let held: Vec<u8> = (0..3).map(|_| d.tick(&obs(3, Up))).collect();
+        assert!(held.iter().all(|&b| b == pad::RIGHT), "{held:?}");
+        assert_eq!(d.tick(&obs(4, Up)), pad::DOWN);
+        let s = d.stats();
+        assert_eq!((s.presses, s.refused, s.replans), (1, 0, 0));
+        // Without the lag allowed for, the same wait would have been called a refusal at last.
+        let mut hasty = Driver::new(10);
+        hasty.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), MoveRules::default());
+        for _ in 0..12 {
+            hasty.tick(&obs(3, Up));
+        }
+        assert!(hasty.stats().refused >= 1);
+    }
+
+    #[test]
+    fn with_no_lock_delay_a_pair_on_the_stack_drops_where_it_is() {
+        // Column 3 stacked up to row 2: the pair spawned at row 1 rests at once and locks on this frame.
+        let mut field = Field::new();
+        for y in 2..14 {
+            field.set(3, y, crate::game::Cell::Nuisance);
+        }
+        let s = PlayerState { field, ..surroundings() };
+        let plan = decision(Placement::new(1, Up), &[Step::Left, Step::Left]);
+        let mut d = Driver::new(10);
+        d.start(plan.clone(), &s, timed("fall=30,lock=none"));
+        let first = d.tick(&PlayerState { field, ..obs(3, Up) });
+        assert_ne!(first, pad::LEFT, "no press can count once it has landed");
+        assert_eq!(d.target(), Some(Placement::new(3, Up)));
+        assert_eq!(d.stats().retargets, 1);
+        // With a lock delay that allows moves, the same pair still goes where it was planned.
+        let mut waits = Driver::new(10);
+        waits.start(plan, &s, timed("fall=30,lock=16"));
+        assert_eq!(waits.tick(&PlayerState { field, ..obs(3, Up) }), pad::LEFT);
+        assert_eq!(waits.target(), Some(Placement::new(1, Up)));
+    }
+
+    #[test]
+    fn with_fast_gravity_a_replan_aims_only_where_time_allows() {
+        // One row a frame, no lock delay: a pair one row above the floor lands before any press arrives.
+        let low = PlayerState { y: 12, ..obs(3, Up) };
+        let plan = decision(Placement::new(1, Up), &[Step::Left, Step::Left]);
+        let mut d = Driver::new(10);
+        d.start(plan.clone(), &surroundings(), timed("fall=1,lock=none"));
+        assert_ne!(d.tick(&low), pad::LEFT);
+        assert_eq!(d.target(), Some(Placement::new(3, Up)));
+        // At 30 frames per row the same pair has the time.
+        let mut slow = Driver::new(10);
+        slow.start(plan, &surroundings(), timed("fall=30,lock=none"));
+        assert_eq!(slow.tick(&low), pad::LEFT);
+        assert_eq!(slow.target(), Some(Placement::new(1, Up)));
+    }
+
+    #[test]
+    fn paced_timing_counts_the_driver_gap_the_lag_and_the_reaction_still_to_come() {
+        let t: Timing = "fall=30,lag=3".parse().unwrap();
+        let slow = Driver::new(5); // reaction 12, gap 8, hold 1
+        let p = slow.paced(t, 0);
+        assert_eq!((p.press_frames, p.input_lag), (8, 3 + 13));
+        assert_eq!(slow.paced(t, 20).input_lag, 3, "after the reaction only the lag");
+        let fast = Driver::new(10); // gap 1: each press waits its lag and a frame to let go
+        assert_eq!(fast.paced(t, 5).press_frames, 5);
+    }
+
+    #[test]
+    fn a_pair_that_keeps_leaving_its_plan_is_let_go_where_it_is() {
+        let mut d = Driver::new(10);
+        d.start(
+            decision(Placement::new(6, Up), &[Step::Right, Step::Right, Step::Right]),
+            &surroundings(),
+            MoveRules::default(),
+        );
+        // Each frame RAM shows the pair somewhere the driver did not send it.
+        for k in 0..(MAX_REPLANS as usize + 4) {
+            d.tick(&obs(if k % 2 == 0 { 2 } else { 1 }, Up));
+        }
+        assert_eq!(d.stats().gave_up, 1);
+        let here = d.target().expect("a target");
+        assert_eq!(d.tick(&obs(here.x, Up)), pad::DOWN, "it drops where it is");
     }
 
     #[test]

@@ -358,6 +358,11 @@ pub fn reach(field: &Field, start: PiecePosition, rules: &MoveRules) -> u8 {
     mask
 }
 
+/// True when `piece` at `at` cannot fall one row (it rests on the floor or the stack): its lock delay runs.
+pub fn resting(field: &Field, piece: Piece, at: PiecePosition, rules: &MoveRules) -> bool {
+    Walker { occupied: field.occupied(), piece, rules }.resting(at)
+}
+
 /// True when locking `piece` at `a` and at `b` gives the same field (a one-colour pair mirrored).
 pub fn same_outcome(piece: Piece, a: Placement, b: Placement) -> bool {
     let key = |p: Placement| placement_key(piece, PiecePosition { x: p.x, y: 1, orientation: p.orientation }).1;

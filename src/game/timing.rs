@@ -165,6 +165,72 @@ impl Timing {
     }
 }
 
+impl fmt::Display for Timing {
+    /// The form [`Timing::from_str`] reads (the piece's gravity, soft drop, lock and lag; the press cost
+    /// and the margin are the player's, not the game's, and are left out).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "fall={},soft={},lock=", self.frames_per_row, self.soft_drop)?;
+        match self.lock {
+            LockDelay::None => f.write_str("none")?,
+            LockDelay::Frames { frames, moves: true } => write!(f, "{frames}")?,
+            LockDelay::Frames { frames, moves: false } => write!(f, "{frames}:still")?,
+        }
+        write!(f, ",lag={}", self.input_lag)
+    }
+}
+
+impl FromStr for Timing {
+    type Err = String;
+
+    /// `fall=F,soft=S,lock=L,lag=G`, each key optional (the rest as [`Timing::spawned`]`(30)`): F frames
+    /// per row of gravity, S with Down held, L the lock delay in frames (`none`: it locks on the frame it
+    /// lands; `16:still`: 16 frames during which moves and turns do nothing), G frames from a press to
+    /// its effect. E.g. `fall=4,lock=none,lag=3`.
+    fn from_str(text: &str) -> Result<Timing, String> {
+        let mut t = Timing::spawned(30);
+        let mut soft = None;
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((key, value)) = part.split_once('=') else {
+                return Err(format!("timing `{part}`: expected key=value (keys: fall, soft, lock, lag)"));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let frames = |v: &str, range: std::ops::RangeInclusive<u16>| -> Result<u16, String> {
+                match v.parse::<u16>() {
+                    Ok(n) if range.contains(&n) => Ok(n),
+                    _ => Err(format!(
+                        "timing `{key}`: expected a whole number of frames from {} to {}, found `{v}`",
+                        range.start(),
+                        range.end()
+                    )),
+                }
+            };
+            match key {
+                "fall" => t.frames_per_row = frames(value, 1..=255)?,
+                "soft" => soft = Some(frames(value, 1..=255)?),
+                "lag" => t.input_lag = frames(value, 0..=60)?,
+                "lock" => {
+                    t.lock = if value.eq_ignore_ascii_case("none") {
+                        LockDelay::None
+                    } else {
+                        let (n, moves) = match value.split_once(':') {
+                            Some((n, "still")) => (n, false),
+                            Some((_, other)) => {
+                                return Err(format!("timing `lock`: expected N or N:still, found `:{other}`"));
+                            }
+                            None => (value, true),
+                        };
+                        LockDelay::Frames { frames: frames(n, 0..=255)?, moves }
+                    }
+                }
+                _ => return Err(format!("timing `{key}`: unknown key (expected fall, soft, lock or lag)")),
+            }
+        }
+        t.first_fall = t.frames_per_row;
+        t.soft_drop = soft.unwrap_or(2).min(t.frames_per_row);
+        Ok(t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +263,19 @@ mod tests {
         let still = Timing { lock: LockDelay::Frames { frames: 16, moves: false }, ..t };
         assert_eq!(still.lock.window(), 0);
         assert_eq!(Timing::press_cost(1, 1), 2);
+    }
+
+    #[test]
+    fn a_timing_reads_from_its_text_and_prints_back() {
+        let t: Timing = "fall=4,lock=none,lag=3".parse().unwrap();
+        assert_eq!((t.frames_per_row, t.first_fall, t.soft_drop, t.lock, t.input_lag), (4, 4, 2, LockDelay::None, 3));
+        assert_eq!(t.to_string(), "fall=4,soft=2,lock=none,lag=3");
+        let still: Timing = "lock=8:still, soft=1".parse().unwrap();
+        assert_eq!((still.frames_per_row, still.lock), (30, LockDelay::Frames { frames: 8, moves: false }));
+        assert_eq!(still.to_string().parse::<Timing>().unwrap(), still);
+        assert_eq!("".parse::<Timing>().unwrap(), Timing::spawned(30));
+        for bad in ["fall=0", "fall", "lock=8:go", "lag=x", "speed=3"] {
+            assert!(bad.parse::<Timing>().is_err(), "{bad} refused");
+        }
     }
 }

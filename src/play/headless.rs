@@ -7,15 +7,20 @@
 use std::time::{Duration, Instant};
 
 use crate::emu::{EmuError, Machine};
-use crate::memmap::AddressFile;
+use crate::memmap::{AddressFile, Mode};
 
+use super::health::{EARLY_TOP_OUT_PIECES, Fact, Failure};
 use super::report::Summary;
 use super::session::{Session, SessionError};
 use super::setup::GameOptions;
 
-/// Frames without a lock (and without a game over) after which a headless run gives up: 10 minutes of
-/// game time.
-pub const STALL_FRAMES: u64 = 36_000;
+/// Frames without a lock (and without a game over) after which a headless run gives up: 2 minutes of
+/// game time (the longest chain and a restart's menus take a fraction of it).
+pub const STALL_FRAMES: u64 = 7_200;
+
+/// Frames a bot's piece may stay under control before a headless run stops naming it: a minute of game
+/// time, several times what a pair takes to fall the whole field at the slowest gravity a game uses.
+pub const STUCK_PIECE_FRAMES: u32 = 3_600;
 
 /// When a headless run stops.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -167,6 +172,8 @@ pub fn run_observed<M: Machine>(
         {
             return Err(RunError::Menu(e.clone()));
         }
+        check_stuck_piece(session);
+        check_early_top_out(session, limits);
         if session.health_failure().is_some() {
             break; // the report says why; the caller fails after printing it
         }
@@ -190,6 +197,45 @@ pub fn run_observed<M: Machine>(
     summary.stalled = stalled;
     summary.interrupted = interrupted;
     Ok(summary)
+}
+
+/// A bot's piece under control for [`STUCK_PIECE_FRAMES`] frames: the session's facts (the pose bytes,
+/// the control flag, the game's timing) do not describe the game, and more frames will not help. Stops
+/// the bots naming it, with what the seat saw.
+fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
+    let Some(s) = session.seats.iter().find(|s| s.bot_on && s.piece_frames() > STUCK_PIECE_FRAMES) else { return };
+    let d = s.driver_stats();
+    let seen = format!(
+        "a piece stayed under control for {} frames without locking ({} re-plans, {} presses without effect \
+         so far); {}",
+        s.piece_frames(),
+        d.replans,
+        d.refused,
+        match s.timing() {
+            Some(t) => format!("played on {t}"),
+            None => "no timing measured".to_string(),
+        }
+    );
+    let failure = Failure { player: s.label.clone(), fact: Fact::Timing, seen };
+    log::error!("{failure}");
+    session.stop_with(failure);
+}
+
+/// An Endless game over within [`EARLY_TOP_OUT_PIECES`] pieces, when the run asked for more: not a
+/// normal game. Stops naming what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]).
+fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
+    let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
+    if session.mode != Mode::Endless || !wanted_more || session.health_failure().is_some() {
+        return;
+    }
+    let Some(s) =
+        session.seats.iter().find(|s| s.bot_on && s.stats.topped_out && s.stats.pieces < EARLY_TOP_OUT_PIECES)
+    else {
+        return;
+    };
+    let failure = s.health.early_top_out(&s.label, s.stats.pieces);
+    log::error!("{failure}");
+    session.stop_with(failure);
 }
 
 /// Refuses limits a run cannot keep: none at all, no game, or several games without a way to start one.

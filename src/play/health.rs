@@ -8,7 +8,9 @@
 //! - **locks**: the field RAM shows after a lock is the one the rules model predicted;
 //! - **questions**: every piece that spawned could be read (current and next pair) and the bot was asked;
 //! - **next pairs**: the next pair read during a piece is the pair that spawns after it;
-//! - **presses**: the driver's presses moved the pair as the movement model said.
+//! - **presses**: the driver's presses moved the pair as the movement model said;
+//! - **plans**: the pieces lock where the bot decided. A plan that keeps failing (pieces locked off plan,
+//!   re-plan after re-plan) while every encoding holds points at the game's timing.
 //!
 //! A seat's [`SeatHealth`] keeps the totals since the contract settled and a window of the last pieces;
 //! [`SeatHealth::verdict`] names the first fact whose checks fail too often in that window. The session
@@ -38,6 +40,18 @@ pub const NEARBY_FAILURES: usize = 6;
 /// Locks that went other than predicted kept as evidence for [`crate::play::explain`], per kind.
 const EVIDENCE: usize = WINDOW;
 
+/// Pieces of the window that may lock off plan before health fails naming the timing: a faulty pad link
+/// sends one piece in twenty or thirty elsewhere, a wrong timing most of them.
+pub const OFF_PLAN_FAILURES: usize = 6;
+
+/// Re-plans per piece, over a full window, that fail the timing check even when the pieces still end
+/// where planned (the driver keeps catching a pair that does not move as planned).
+pub const REPLANS_PER_PIECE: usize = 4;
+
+/// Pieces an Endless game must last before a top-out counts as a lost game: one that tops out sooner,
+/// when more pieces were asked for, was not played on facts that predict the game.
+pub const EARLY_TOP_OUT_PIECES: u32 = 30;
+
 /// Locks in which the same unknown code may show before health fails naming it: calibration learns a
 /// code from the first lock that shows it (a link bit, a colour or item nobody listed), so a code that
 /// keeps coming back is one it cannot learn.
@@ -63,6 +77,8 @@ pub enum Fact {
     /// The game's timing as measured: gravity (frames per row), the lock delay, the input lag. Plans that
     /// keep failing while every encoding holds point here.
     Timing,
+    /// None of the facts above: the checks held, yet the game went where they did not predict.
+    Unexplained,
 }
 
 impl Fact {
@@ -76,6 +92,7 @@ impl Fact {
             Fact::Mode => "mode",
             Fact::Options => "options",
             Fact::Timing => "timing",
+            Fact::Unexplained => "unexplained",
         }
     }
 
@@ -93,6 +110,7 @@ impl Fact {
             Fact::Mode => "the menus reaching the mode asked for",
             Fact::Options => "the game options asked for (--items, --colors)",
             Fact::Timing => "the game's timing (gravity in frames per row, the lock delay, the input lag)",
+            Fact::Unexplained => "none of the facts checked (every check held, yet the game did not go as predicted)",
         }
     }
 
@@ -130,6 +148,10 @@ impl Fact {
                  the lock delay and the input lag it measured; a game this fast may need a lower --speed setting to \
                  be read, or a slower game setting"
             }
+            Fact::Unexplained => {
+                "record a trace of the run (`puyobot record`) and send it with the report: the checks do not \
+                 say which fact is wrong"
+            }
         }
     }
 }
@@ -144,6 +166,7 @@ impl std::fmt::Display for Fact {
             Fact::Mode => "mode",
             Fact::Options => "options",
             Fact::Timing => "timing",
+            Fact::Unexplained => "unexplained",
         })
     }
 }
@@ -197,6 +220,12 @@ pub struct HealthCounts {
     pub next_checked: u64,
     /// Of those, the ones that spawned as read.
     pub next_confirmed: u64,
+    /// Times RAM disagreed with the driver's plan and it planned again.
+    pub replans: u64,
+    /// Presses RAM showed no effect of.
+    pub presses_refused: u64,
+    /// Locks judged whose piece locked somewhere other than the bot decided.
+    pub off_plan: u64,
 }
 
 impl HealthCounts {
@@ -211,6 +240,9 @@ impl HealthCounts {
         self.presses_as_predicted += o.presses_as_predicted;
         self.next_checked += o.next_checked;
         self.next_confirmed += o.next_confirmed;
+        self.replans += o.replans;
+        self.presses_refused += o.presses_refused;
+        self.off_plan += o.off_plan;
     }
 }
 
@@ -232,6 +264,10 @@ struct PieceRecord {
     lock_unread: bool,
     /// The previous lock matched only one input away from where RAM last showed the pair.
     lock_nearby: bool,
+    /// The piece locked somewhere other than the bot decided.
+    off_plan: bool,
+    /// Re-plans the driver made for the piece.
+    replans: u64,
 }
 
 /// Which check a verdict comes from, so that the right locks are explained.
@@ -265,6 +301,8 @@ pub struct SeatHealth {
     /// Locks checked and mismatched since the window was last cleared (mismatches too sparse for the
     /// window still count here).
     since_clear: (u64, u64),
+    /// The game's timing the seat plays on (named by a timing verdict); kept across resets.
+    timing: Option<crate::game::timing::Timing>,
 }
 
 impl SeatHealth {
@@ -275,7 +313,12 @@ impl SeatHealth {
 
     /// Forgets the window and the totals (the contract was replaced: earlier checks judged the old one).
     pub fn reset(&mut self) {
-        *self = SeatHealth::default();
+        *self = SeatHealth { timing: self.timing, ..SeatHealth::default() };
+    }
+
+    /// The game's timing the seat plays on from now on (`None`: the untimed walk), for the verdicts' text.
+    pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
+        self.timing = timing;
     }
 
     /// Forgets the window, keeping the totals (a fact is being learned again).
@@ -377,8 +420,64 @@ impl SeatHealth {
     pub fn presses(&mut self, presses: u64, replans: u64, gave_up: bool) {
         self.counts.presses += presses;
         self.counts.presses_as_predicted += presses.saturating_sub(replans);
+        self.counts.replans += replans;
         if let Some(p) = self.current.as_mut() {
             p.gave_up |= gave_up;
+            p.replans += replans;
+        }
+    }
+
+    /// Presses of the piece under way that RAM showed no effect of.
+    pub fn refused(&mut self, presses: u64) {
+        self.counts.presses_refused += presses;
+    }
+
+    /// The piece under way (its lock just judged, before the next spawn is told) locked somewhere other
+    /// than the bot decided.
+    pub fn off_plan(&mut self) {
+        self.counts.off_plan += 1;
+        if let Some(p) = self.current.as_mut() {
+            p.off_plan = true;
+        }
+    }
+
+    /// The failure of a game that topped out after `pieces` pieces, sooner than
+    /// [`EARLY_TOP_OUT_PIECES`], when more were asked for: the timing when the plans failed on the way
+    /// (pieces off plan, re-plans), else said plainly that no check explains it.
+    pub fn early_top_out(&self, player: &str, pieces: u32) -> Failure {
+        let c = &self.counts;
+        let plans = format!(
+            "{} pieces locked off plan, {} re-plans, {} presses without effect",
+            c.off_plan, c.replans, c.presses_refused
+        );
+        let start = format!("topped out after {pieces} pieces (fewer than {EARLY_TOP_OUT_PIECES}) with more asked for");
+        let (fact, seen) = if c.off_plan > 0 || c.replans as usize >= pieces as usize {
+            (Fact::Timing, format!("{start}: {plans}; {}", self.timing_text()))
+        } else {
+            (
+                Fact::Unexplained,
+                format!("{start}, while every check held ({plans}): no fact checked explains it, so none is named"),
+            )
+        };
+        Failure { player: player.to_string(), fact, seen }
+    }
+
+    /// The timing played on, in words.
+    fn timing_text(&self) -> String {
+        match self.timing {
+            Some(t) => format!(
+                "played on {} frames per row, lock delay {}, input lag {}",
+                t.frames_per_row,
+                match t.lock {
+                    crate::game::timing::LockDelay::None => "none".to_string(),
+                    crate::game::timing::LockDelay::Frames { frames, moves: true } => format!("{frames} frames"),
+                    crate::game::timing::LockDelay::Frames { frames, moves: false } => {
+                        format!("{frames} frames (no moves)")
+                    }
+                },
+                t.input_lag
+            ),
+            None => "played with no timing measured (the pair taken to wait at its row)".to_string(),
         }
     }
 
@@ -519,6 +618,18 @@ impl SeatHealth {
                 format!("the game refused the presses the movement model allows on {gave_up} of the last {n} pieces"),
             );
         }
+        // Every encoding held: plans that keep failing point at the clock.
+        let off_plan = count(&|p| p.off_plan);
+        let replans: u64 = pieces.iter().map(|p| p.replans).sum();
+        if off_plan >= OFF_PLAN_FAILURES || (n >= WINDOW && replans as usize >= REPLANS_PER_PIECE * n) {
+            return fail(
+                Fact::Timing,
+                format!(
+                    "{off_plan} of the last {n} pieces locked off plan, {replans} re-plans; {}",
+                    self.timing_text()
+                ),
+            );
+        }
         None
     }
 }
@@ -534,6 +645,65 @@ mod tests {
         h.spawned(true, true, true, Some(true), Some(true));
         h.asked();
         h.presses(5, 0, false);
+    }
+
+    #[test]
+    fn plans_that_keep_failing_name_the_timing_with_what_was_seen() {
+        let mut h = SeatHealth::default();
+        h.set_timing(Some("fall=4,lock=none".parse().unwrap()));
+        for k in 0..12 {
+            healthy_piece(&mut h);
+            h.presses(0, 3, false);
+            if k % 2 == 0 {
+                h.off_plan();
+            }
+        }
+        h.spawned(true, true, true, None, None); // the next piece: the twelfth is judged
+        // A piece off plan now and then (a faulty link) is noise; half of them is the clock.
+        let f = h.verdict("P1").expect("a timing failure");
+        assert_eq!(f.fact, Fact::Timing);
+        assert!(f.seen.contains("6 of the last 12 pieces locked off plan, 36 re-plans"), "{}", f.seen);
+        assert!(f.seen.contains("4 frames per row, lock delay none"), "{}", f.seen);
+        let c = h.counts();
+        assert_eq!((c.off_plan, c.replans), (6, 36));
+        let mut noisy = SeatHealth::default();
+        for k in 0..40 {
+            healthy_piece(&mut noisy);
+            noisy.presses(0, 1, false);
+            if k % 10 == 0 {
+                noisy.off_plan();
+            }
+        }
+        assert_eq!(noisy.verdict("P1"), None);
+        // Re-plan after re-plan names it too, even when the pieces end where planned.
+        let mut busy = SeatHealth::default();
+        for _ in 0..12 {
+            healthy_piece(&mut busy);
+            busy.presses(0, 5, false);
+        }
+        busy.spawned(true, true, true, None, None);
+        assert_eq!(busy.verdict("P1").map(|f| f.fact), Some(Fact::Timing));
+    }
+
+    #[test]
+    fn an_early_top_out_names_the_timing_only_when_plans_failed() {
+        let mut h = SeatHealth::default();
+        for _ in 0..7 {
+            healthy_piece(&mut h);
+        }
+        let plain = h.early_top_out("P1", 7);
+        assert_eq!(plain.fact, Fact::Unexplained);
+        assert!(
+            plain.seen.contains("topped out after 7 pieces") && plain.seen.contains("none is named"),
+            "{}",
+            plain.seen
+        );
+        h.off_plan();
+        h.presses(0, 9, false);
+        let timed = h.early_top_out("P1", 7);
+        assert_eq!(timed.fact, Fact::Timing);
+        assert!(timed.seen.contains("1 pieces locked off plan, 9 re-plans"), "{}", timed.seen);
+        assert!(timed.seen.contains("no timing measured"), "{}", timed.seen);
     }
 
     #[test]

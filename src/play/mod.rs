@@ -54,6 +54,9 @@ pub struct SeatConfig {
     /// not wait; [`thinker::window_budget`]); its search is cut then. `None`: every search runs to its
     /// end, its work fixed by the profile (headless runs, which wait for it).
     pub budget: Option<std::time::Duration>,
+    /// The game's timing the seats play on from the start (`[lab] timing`); `None`: untimed until one is
+    /// measured.
+    pub timing: Option<crate::game::timing::Timing>,
 }
 
 /// Makes the seats for `mode`, one per `[[player]]` of the address file, on the pads it names, with the
@@ -85,6 +88,9 @@ pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<
             on,
             cfg.speed,
         ));
+    }
+    for s in &mut seats {
+        s.set_timing(cfg.timing);
     }
     Ok(seats)
 }

@@ -174,6 +174,11 @@ impl Seat {
         }
     }
 
+    /// Controllable frames of the piece under way (0 when none is under control).
+    pub fn piece_frames(&self) -> u32 {
+        if self.piece.was_controllable { self.piece.frames } else { 0 }
+    }
+
     /// Whether the seat has a bot at all.
     pub fn has_bot(&self) -> bool {
         self.bot.thinker.is_some()
@@ -209,15 +214,22 @@ impl Seat {
         self.driver.stats()
     }
 
-    /// Uses the cartridge's movement rules from now on.
+    /// Uses the cartridge's movement rules from now on (the game's timing, set apart, is kept).
     pub fn set_moves(&mut self, moves: MoveRules) {
-        self.moves = moves;
+        self.moves = MoveRules { timing: self.moves.timing, ..moves };
     }
 
-    /// The game's clock for the pieces from now on, as measured (`None`: not measured, the untimed walk):
-    /// the search's reachable placements and the driver's plan take it from the seat's movement rules.
+    /// Plays on the game's clock from now on: the bot's reachable placements and the driver's plans count
+    /// only presses that arrive before the pair locks ([`MoveRules::timing`]). `None`: the untimed walk
+    /// (the pair is taken to wait at its row).
     pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
         self.moves.timing = timing;
+        self.health.set_timing(timing);
+    }
+
+    /// The game's clock the seat plays on, if any.
+    pub fn timing(&self) -> Option<crate::game::timing::Timing> {
+        self.moves.timing
     }
 
     /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
@@ -404,7 +416,10 @@ impl Seat {
 
     /// Asks the bot about the current pair with `next` as the pair after it.
     fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
-        let asking = Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: self.moves };
+        // The bot walks on the driver's pace, from where the piece is in its life now.
+        let timing = self.moves.timing.map(|t| self.driver.paced(t, self.piece.frames));
+        let asking =
+            Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: MoveRules { timing, ..self.moves } };
         if self.bot.ask(view, next, &asking, &mut self.stats) {
             self.health.asked();
         }
@@ -457,6 +472,7 @@ impl Seat {
         {
             log::debug!("{}: {} locked at {}, decided {}", self.label, pred.piece, pred.placement, d);
             self.stats.off_plan += 1;
+            self.health.off_plan();
         }
         Some(verdict == Verdict::Match)
     }
@@ -485,6 +501,7 @@ impl Seat {
             now.replans.saturating_sub(then.replans),
             now.gave_up > then.gave_up,
         );
+        self.health.refused(now.refused.saturating_sub(then.refused));
     }
 
     /// Counts a top-out once the spawn cell stays filled with no piece under control and the field

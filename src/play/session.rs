@@ -91,6 +91,8 @@ struct RunSettings {
     wait_for_bots: bool,
     /// The scripts wait before their last Start for the person's ([`SessionBuilder::hold_for_start`]).
     hold_for_start: bool,
+    /// The seats were given the game's clock (`[lab] timing`): what calibration measures is not handed to them.
+    timing_given: bool,
 }
 
 /// A game in progress on a machine. Each frame runs the function of its [`Phase`]; what every phase
@@ -139,6 +141,14 @@ impl<M: Machine> Session<M> {
     /// [`Fact::advice`]) what to do.
     pub fn health_failure(&self) -> Option<&Failure> {
         self.health.stop.as_ref()
+    }
+
+    /// Stops the bots for good with `failure` (an unattended runner's own check failed: a piece that never
+    /// locks, a game over far too soon); the report names it as the health failure.
+    pub fn stop_with(&mut self, failure: Failure) {
+        if self.health.stop.is_none() {
+            self.stop_bots(failure);
+        }
     }
 
     /// Facts the health check sent back to calibration to learn again, in order.
@@ -337,7 +347,9 @@ impl<M: Machine> Session<M> {
             // question and the driver's plan at the next spawn take it; unmeasured, the untimed walk.
             let profile = crate::driver::SpeedProfile::new(seat.speed());
             let press = Timing::press_cost(profile.hold, profile.gap);
-            seat.set_timing(clocks.get(i).copied().flatten().and_then(|c| c.timing(press)));
+            if !self.settings.timing_given {
+                seat.set_timing(clocks.get(i).copied().flatten().and_then(|c| c.timing(press)));
+            }
             let opening = match self.calib.online.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {
                     SeatControl::Opening { buttons, active } => Some((buttons, active)),

@@ -34,5 +34,6 @@ mod runs;
 mod serve_fceux;
 mod serve_link;
 mod soak;
+mod timed_play;
 mod trace_calibrate;
 mod window_sound_states;

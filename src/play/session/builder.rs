@@ -165,6 +165,8 @@ impl<M: Machine> SessionBuilder<M> {
             s.set_moves(moves_of(&map.movement));
             s.set_next_lag(map.timing.next_lag);
         }
+        // A seat that starts with a clock was given one (`[lab] timing`): it plays on it, not on what is measured.
+        let timing_given = seats.iter().any(|s| s.timing().is_some());
         let (ready_timeout, rules) = (map.menu.ready_timeout, rules_for(&map.movement.spawn));
         // Without the menus the person starts the game: the session counts it from the first frame.
         let mut matches = MatchState::new(!walk_menu);
@@ -187,7 +189,7 @@ impl<M: Machine> SessionBuilder<M> {
             health: HealthGuard { log_stop: log_health_stop, ..HealthGuard::default() },
             mode_check: ModeCheck::default(),
             options: OptionsCheck { items, colors, ..OptionsCheck::default() },
-            settings: RunSettings { wait_for_bots, hold_for_start },
+            settings: RunSettings { wait_for_bots, hold_for_start, timing_given },
         };
         let contract = session.contract();
         for s in &mut session.seats {
@@ -260,6 +262,7 @@ mod tests {
             seed: 1,
             threaded: false,
             budget: None,
+            timing: None,
         };
         let seats = crate::play::seats_for(Mode::Endless, &map, &cfg).expect("seats");
         Session::builder(MockGame::new(1, 4, 7), map, Mode::Endless, seats)

@@ -308,6 +308,7 @@ mod tests {
             seed: 1,
             threaded: false,
             budget: None,
+            timing: None,
         };
         let seats = crate::play::seats_for(mode, &map, &cfg).expect("seats");
         let players = seats.len();
