@@ -465,6 +465,12 @@ impl Learner {
         self.next.lag()
     }
 
+    /// Measures the game's clock again from the next piece on (plans kept failing on the clock measured):
+    /// the rest of the contract stays settled and the bots keep playing, untimed until it is measured.
+    pub fn relearn_clock(&mut self) {
+        self.clock.reset();
+    }
+
     /// Forgets what the next bytes showed, to learn them again.
     pub fn relearn_next(&mut self) {
         self.next.reset();

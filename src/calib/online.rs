@@ -250,6 +250,11 @@ impl OnlineCalibration {
         self.applied_next = (super::next::NextTable::Unknown, 0);
     }
 
+    /// Measures the game's clock again (see [`Learner::relearn_clock`]).
+    pub fn relearn_clock(&mut self) {
+        self.learner.relearn_clock();
+    }
+
     /// The session is ending the game under way (it came out in the wrong mode): the pieces dropped to end
     /// it do not count toward the bound of pieces to settle in. Call on each such frame.
     pub fn restart_bound(&mut self) {

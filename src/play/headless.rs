@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::emu::{EmuError, Machine};
 use crate::memmap::{AddressFile, Mode};
 
-use super::health::{EARLY_TOP_OUT_PIECES, Fact, Failure};
+use super::health::{EARLY_TOP_OUT_PIECES, Fact, Failure, OFF_PLAN_TOP_OUT};
 use super::report::Summary;
 use super::session::{Session, SessionError};
 use super::setup::GameOptions;
@@ -221,16 +221,21 @@ fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
     session.stop_with(failure);
 }
 
-/// An Endless game over within [`EARLY_TOP_OUT_PIECES`] pieces, when the run asked for more: not a
-/// normal game. Stops naming what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]).
+/// An Endless game over within [`EARLY_TOP_OUT_PIECES`] pieces, or after [`OFF_PLAN_TOP_OUT`] pieces
+/// went off plan, when the run asked for more: not a normal game. Stops naming what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]).
 fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
     if session.mode != Mode::Endless || !wanted_more || session.health_failure().is_some() {
         return;
     }
-    let Some(s) =
-        session.seats.iter().find(|s| s.bot_on && s.stats.topped_out && s.stats.pieces < EARLY_TOP_OUT_PIECES)
-    else {
+    let asked_more = |pieces: u32| limits.pieces.is_none_or(|n| n > pieces);
+    let failed = |s: &&super::Seat| {
+        s.bot_on
+            && s.stats.topped_out
+            && (s.stats.pieces < EARLY_TOP_OUT_PIECES
+                || (asked_more(s.stats.pieces) && s.health.counts().off_plan >= OFF_PLAN_TOP_OUT))
+    };
+    let Some(s) = session.seats.iter().find(failed) else {
         return;
     };
     let failure = s.health.early_top_out(&s.label, s.stats.pieces);

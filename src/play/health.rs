@@ -52,6 +52,10 @@ pub const REPLANS_PER_PIECE: usize = 4;
 /// when more pieces were asked for, was not played on facts that predict the game.
 pub const EARLY_TOP_OUT_PIECES: u32 = 30;
 
+/// Pieces locked off plan in an Endless game that make any top-out before the pieces asked for a failure
+/// naming the timing, however late it came: the bot lost because its pairs did not go where it planned.
+pub const OFF_PLAN_TOP_OUT: u64 = 3;
+
 /// Locks in which the same unknown code may show before health fails naming it: calibration learns a
 /// code from the first lock that shows it (a link bit, a colour or item nobody listed), so a code that
 /// keeps coming back is one it cannot learn.
@@ -441,16 +445,16 @@ impl SeatHealth {
         }
     }
 
-    /// The failure of a game that topped out after `pieces` pieces, sooner than
-    /// [`EARLY_TOP_OUT_PIECES`], when more were asked for: the timing when the plans failed on the way
-    /// (pieces off plan, re-plans), else said plainly that no check explains it.
+    /// The failure of a game that topped out after `pieces` pieces when more were asked for (sooner than
+    /// [`EARLY_TOP_OUT_PIECES`], or with [`OFF_PLAN_TOP_OUT`] pieces off plan on the way): the timing when
+    /// the plans failed on the way (pieces off plan, re-plans), else said plainly that no check explains it.
     pub fn early_top_out(&self, player: &str, pieces: u32) -> Failure {
         let c = &self.counts;
         let plans = format!(
             "{} pieces locked off plan, {} re-plans, {} presses without effect",
             c.off_plan, c.replans, c.presses_refused
         );
-        let start = format!("topped out after {pieces} pieces (fewer than {EARLY_TOP_OUT_PIECES}) with more asked for");
+        let start = format!("topped out after {pieces} pieces with more asked for");
         let (fact, seen) = if c.off_plan > 0 || c.replans as usize >= pieces as usize {
             (Fact::Timing, format!("{start}: {plans}; {}", self.timing_text()))
         } else {
@@ -618,8 +622,11 @@ impl SeatHealth {
                 format!("the game refused the presses the movement model allows on {gave_up} of the last {n} pieces"),
             );
         }
-        // Every encoding held: plans that keep failing point at the clock.
-        let off_plan = count(&|p| p.off_plan);
+        // Every encoding held: plans that keep failing point at the clock. A piece counts once its lock
+        // has been judged (at the next spawn, so on the next record) and matched where RAM showed the pair:
+        // a lock read wrong is the encodings' evidence, not the clock's.
+        let off_plan =
+            pieces.windows(2).filter(|w| w[0].off_plan && w[1].lock_matched == Some(true) && !w[1].lock_nearby).count();
         let replans: u64 = pieces.iter().map(|p| p.replans).sum();
         if off_plan >= OFF_PLAN_FAILURES || (n >= WINDOW && replans as usize >= REPLANS_PER_PIECE * n) {
             return fail(

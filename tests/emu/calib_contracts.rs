@@ -234,9 +234,16 @@ fn play_one_contract(i: usize, c: &Contract, rom: &Path, dir: &Path, guessed: &P
     let learned_arg = learned.to_str().expect("utf-8 path");
     let endless = play_json(rom, guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
     check_json(c, "endless", &endless["calibration"]);
-    // 300 pieces of play meet walls and stacks: both kicks are known by the end, and right.
+    // A kick is learned when the game shows one (the opening's kick test, or play against walls and
+    // stacks): each kick known by the end is right, and at least one is known. A kick the game never
+    // showed stays unknown, and play on it is held to 0 mismatches below.
     let kicks = &endless["calibration"]["kicks"];
-    assert_eq!((&kicks["sideways"], &kicks["up"]), (&c.kick_side.into(), &c.kick_up.into()), "contract {i}");
+    let built = [c.kick_side, c.kick_up];
+    let known: Vec<_> = ["sideways", "up"].iter().zip(built).filter(|(k, _)| !kicks[**k].is_null()).collect();
+    assert!(!known.is_empty(), "contract {i}: no kick learned in 300 pieces: {kicks}");
+    for (k, b) in known {
+        assert_eq!(kicks[*k], b, "contract {i}: kick {k}: {kicks}");
+    }
     no_mismatch(&endless, &format!("contract {i} endless"));
     let p1 = &endless["players"][0];
     assert!(p1["pieces"].as_u64().unwrap_or(0) >= 300, "contract {i}: {p1:#}");

@@ -102,6 +102,10 @@ impl<M: Machine> Session<M> {
                 // The rest of the contract predicts well: only the next bytes are watched again.
                 log::warn!("health: {failure}; learning the next pair's bytes again");
                 cal.relearn_next();
+            } else if failure.fact == Fact::Timing {
+                // Every encoding holds: only the clock is measured again, the bots play on meanwhile.
+                log::warn!("health: {failure}; measuring the game's timing again");
+                cal.relearn_clock();
             } else {
                 log::warn!("health: {failure}; learning the contract again");
                 cal.relearn();
