@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::eval::Evaluation;
 use crate::game::movegen::{self, InputPath, MoveRules, PiecePosition};
-use crate::game::{ChainSummary, Color, Field, Pair, Piece, Placement, Rules, WIDTH};
+use crate::game::{ChainSummary, Color, Field, Pair, Piece, Placement, Rules};
 
 /// Value of a line that tops out (lower when it tops out sooner).
 pub const DEATH: f64 = -1.0e12;
@@ -251,8 +251,7 @@ impl Line {
         if moves.timing.is_none() {
             return value;
         }
-        let reached = movegen::reach(field, PiecePosition::spawn(rules), moves);
-        let cut_off = WIDTH as u32 - reached.count_ones();
+        let cut_off = movegen::cut_off(field, PiecePosition::spawn(rules), moves).count_ones();
         value + eval.unreachable_column() * cut_off as f64
     }
 }

@@ -307,52 +307,78 @@ pub fn step(field: &Field, piece: Piece, from: PiecePosition, step: Step, rules:
     walker.apply(from, step)
 }
 
-/// Every column, as a [`reach`] mask.
+/// Every column, as a [`cut_off`] mask.
 pub const ALL_COLUMNS: u8 = (1 << WIDTH) - 1;
 
-/// The columns (bit `x - 1` for column `x`) a pair can still be moved into before it locks on `field` under
-/// the rules' clock, straight sideways from `start` with one press per column after one press spent on a
-/// turn (most placements need one): the future's room to manoeuvre. A tall column between the spawn and an
-/// edge cuts the edge off once gravity brings the pair below its top sooner than the presses get there;
-/// the evaluation of a searched field counts what is cut off. Without a clock ([`MoveRules::timing`]
-/// `None`) every column counts as reachable.
-pub fn reach(field: &Field, start: PiecePosition, rules: &MoveRules) -> u8 {
-    let Some(timing) = rules.timing else { return ALL_COLUMNS };
+/// The columns (bit `x - 1` for column `x`) a pair falling as the rules' clock says cannot be moved into on
+/// `field` before it locks (straight sideways from `start`, one press per column after one press spent on
+/// a turn, as most placements need). A tall column between the spawn and an edge cuts the edge off once
+/// gravity brings the pair below its top sooner than the presses get there; the search counts what is cut
+/// off. On a clock slow enough that the pair falls no row while it is moved, only what gravity alone closes
+/// counts (not a column the stacks close at the spawn's own rows), so such play is the untimed search's;
+/// without a clock ([`MoveRules::timing`] `None`) nothing is cut off.
+pub fn cut_off(field: &Field, start: PiecePosition, rules: &MoveRules) -> u8 {
+    let Some(timing) = rules.timing else { return 0 };
+    // The fast answer, and the usual one at a slow gravity: nothing stands in the rows the pair falls
+    // through while it makes every press the sweep could make, so gravity stops it nowhere.
+    let travel = timing.press_done(WIDTH as u32) + timing.margin as u32;
+    let lowest = (start.y as usize + timing.rows_by(travel) as usize + 1).min(HEIGHT - 1);
+    let lane = ((1u128 << (lowest + 1)) - 1) << (HEIGHT - 1 - lowest);
+    let band = (0..WIDTH).fold(0u128, |b, x| b | lane << (16 * x));
+    if field.occupied() & band == 0 {
+        return 0;
+    }
     let any_pair = Piece::Pair(super::Pair::new(super::Color::ALL[0], super::Color::ALL[0]));
     let walker = Walker { occupied: field.occupied(), piece: any_pair, rules };
     let start = PiecePosition { orientation: Orientation::Up, ..start };
     if !(1..=WIDTH as u8).contains(&start.x) || start.y as usize >= HEIGHT || !walker.fits(start) {
         return 0;
     }
+    let in_time = sweep(&walker, start, Some(&timing));
+    if timing.rows_by(travel) == 0 {
+        // The pair does not fall while it is moved: only what gravity alone closes counts.
+        return sweep(&walker, start, None) & !in_time;
+    }
+    ALL_COLUMNS & !in_time
+}
+
+/// The columns an upright pair reaches from `start` straight sideways, on the clock when one is given (each
+/// press after gravity up to it, judged `margin` frames late, as the timed walk does), else held at its row.
+fn sweep(walker: &Walker<'_>, start: PiecePosition, timing: Option<&Timing>) -> u8 {
     let mut mask = 1u8 << (start.x - 1);
     for dir in [Step::Left, Step::Right] {
         let (mut p, mut landed) = (start, walker.resting(start).then_some(0u32));
         // The first press is taken by a turn.
         let (mut presses, mut gravity_until) = (1u32, 0u32);
         loop {
-            // Gravity up to the press, judged `margin` frames late, as the timed walk does.
-            let done = timing.press_done(presses);
-            let judged = done + timing.margin as u32;
-            for fall in timing.rows_by(gravity_until) + 1..=timing.rows_by(judged) {
-                if walker.resting(p) {
+            if let Some(timing) = timing {
+                let done = timing.press_done(presses);
+                let judged = done + timing.margin as u32;
+                for fall in timing.rows_by(gravity_until) + 1..=timing.rows_by(judged) {
+                    if walker.resting(p) {
+                        break;
+                    }
+                    p.y += 1;
+                    if walker.resting(p) {
+                        landed = Some(timing.fall_frame(fall));
+                    }
+                }
+                if !timing.in_time(done, landed) {
                     break;
                 }
-                p.y += 1;
-                if walker.resting(p) {
-                    landed = Some(timing.fall_frame(fall));
-                }
-            }
-            if !timing.in_time(done, landed) {
-                break;
+                gravity_until = judged;
             }
             let Some(q) = walker.apply(p, dir) else { break };
-            landed = match (walker.resting(q), landed) {
-                (false, _) => None,
-                (true, Some(l)) if walker.resting(p) => Some(l),
-                (true, _) => Some(done),
-            };
+            if let Some(timing) = timing {
+                let done = timing.press_done(presses);
+                landed = match (walker.resting(q), landed) {
+                    (false, _) => None,
+                    (true, Some(l)) if walker.resting(p) => Some(l),
+                    (true, _) => Some(done),
+                };
+            }
             mask |= 1 << (q.x - 1);
-            (p, presses, gravity_until) = (q, presses + 1, judged);
+            (p, presses) = (q, presses + 1);
         }
     }
     mask
@@ -452,7 +478,7 @@ mod tests {
     }
 
     #[test]
-    fn reach_counts_the_columns_gravity_leaves_in_reach() {
+    fn gravity_cuts_off_the_columns_behind_a_stack_it_brings_the_pair_below() {
         use crate::game::{Cell, timing::LockDelay};
         let rules = Rules::puyo1();
         let start = PiecePosition::spawn(&rules);
@@ -460,16 +486,22 @@ mod tests {
         for y in 3..HEIGHT {
             f.set(2, y, Cell::Nuisance); // column 2 stands to row 3
         }
-        assert_eq!(reach(&f, start, &MoveRules::default()), ALL_COLUMNS, "no clock: everything counts");
+        assert_eq!(cut_off(&f, start, &MoveRules::default()), 0, "no clock: nothing is cut off");
         let clock =
             |fpr, lock| MoveRules { timing: Some(Timing { lock, ..Timing::spawned(fpr) }), ..MoveRules::default() };
         let slow = clock(30, LockDelay::None);
-        assert_eq!(reach(&Field::new(), start, &slow), ALL_COLUMNS);
-        assert_eq!(reach(&f, start, &slow), ALL_COLUMNS, "30 frames a row: over column 2 in time");
-        // 2 frames a row: the turn and the first move are done by frame 4 (+2 in hand), 3 rows down: the
-        // pair cannot pass over column 2 to column 1, and nothing stops it going right.
+        assert_eq!(cut_off(&Field::new(), start, &slow), 0);
+        assert_eq!(cut_off(&f, start, &slow), 0, "30 frames a row: over column 2 in time");
+        // 2 frames a row: the turn and the first move are done by frame 4 (+2 in hand), 3 rows down, below
+        // column 2's top: neither column 2 nor column 1 behind it is reached, and nothing stops it going right.
         let fast = clock(2, LockDelay::None);
-        assert_eq!(reach(&f, start, &fast), 0b111100, "column 2 is in the way, column 1 behind it");
-        assert_eq!(reach(&Field::new(), start, &fast), ALL_COLUMNS);
+        assert_eq!(cut_off(&f, start, &fast), 0b000011, "column 2 and column 1 behind it");
+        assert_eq!(cut_off(&Field::new(), start, &fast), 0);
+        // A column full to the spawn's rows: on a slow clock not gravity's doing; on a fast one it counts.
+        for y in 0..HEIGHT {
+            f.set(2, y, Cell::Nuisance);
+        }
+        assert_eq!(cut_off(&f, start, &slow), 0);
+        assert_eq!(cut_off(&f, start, &fast), 0b000011);
     }
 }

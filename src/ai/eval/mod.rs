@@ -60,7 +60,7 @@ impl Evaluation {
     }
 
     /// What each column a future pair can no longer be moved into costs a field (see
-    /// [`crate::game::movegen::reach`]; only under a clock, so play without one is untouched): about four
+    /// [`crate::game::movegen::cut_off`]; only under a clock, so play without one is untouched): about four
     /// links of a chain for the chain builder, as much as a danger-zone column for the others. A column cut
     /// off by gravity is a column the next pieces cannot use, and the spawn columns fill up from there.
     pub fn unreachable_column(&self) -> f64 {
