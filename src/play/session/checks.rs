@@ -90,9 +90,13 @@ impl<M: Machine> Session<M> {
         }
         let rules = &self.reading.rules;
         let Some(failure) = self.seats.iter().find_map(|s| s.health.verdict_explained(&s.label, rules)) else { return };
+        // Once the clock has been measured again, a later failure is not sent back to calibration: learning
+        // the whole contract again in the middle of a game that plans on a clock it cannot keep up with only
+        // stalls it. The run stops naming what failed.
         let can_relearn =
             self.calib.online.as_ref().is_some_and(|c| c.learner().mode() == crate::calib::CalibrateMode::Auto)
-                && !self.health.relearned.contains(&failure.fact);
+                && !self.health.relearned.contains(&failure.fact)
+                && !self.health.relearned.contains(&Fact::Timing);
         if can_relearn && let Some(cal) = self.calib.online.as_mut() {
             self.health.relearned.push(failure.fact);
             for s in &mut self.seats {
