@@ -129,7 +129,9 @@ fn a_mode_byte_that_does_not_follow_the_menu_is_found_by_what_the_game_plays() {
     // The seek step cannot see the cursor: the first game comes out 1P, is ended, and the menus are tried
     // again with other cursor moves until both fields get pairs.
     let Some(rom) = build("mode-late", &defines(&[("MODE_LATE", "1")])) else { return };
-    let r = play(&rom, "ai-vs-ai", "200");
+    // The pieces of the games ended for the wrong mode count toward the limit: 400 leaves a battle of two
+    // bots of unequal strength room to end with a winner (the run stops at the winner).
+    let r = play(&rom, "ai-vs-ai", "400");
     assert!(r.stderr.contains("trying the menu again"), "{}", r.stderr);
     let j = assert_plays("mode-late", &r, "ai-vs-ai");
     assert!(j["winner"].is_string(), "AI vs AI ends with a winner: {}", j["winner"]);
