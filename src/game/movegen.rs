@@ -101,6 +101,31 @@ impl Walker<'_> {
         !self.fits(PiecePosition { y: p.y + 1, ..p })
     }
 
+    /// Gravity on the clock from frame `from` to frame `to`: the piece at `p` falls the rows it falls by
+    /// then, stopping where it rests; `landed` becomes the frame it came to rest (unchanged while it falls
+    /// or had already landed).
+    fn fall(&self, timing: &Timing, p: &mut PiecePosition, landed: &mut Option<u32>, from: u32, to: u32) {
+        for fall in timing.rows_by(from) + 1..=timing.rows_by(to) {
+            if self.resting(*p) {
+                break;
+            }
+            p.y += 1;
+            if self.resting(*p) {
+                *landed = Some(timing.fall_frame(fall));
+            }
+        }
+    }
+
+    /// When the piece moved from `p` to `q` by a press done at frame `done` came to rest: a move onto a
+    /// ledge lands it now, one along the ledge it rested on keeps its landing, one off a ledge falls again.
+    fn landing_after(&self, p: PiecePosition, q: PiecePosition, landed: Option<u32>, done: u32) -> Option<u32> {
+        match (self.resting(q), landed) {
+            (false, _) => None,
+            (true, Some(l)) if self.resting(p) && q.y == p.y => Some(l),
+            (true, _) => Some(done),
+        }
+    }
+
     /// True when the piece fits at this position.
     fn fits(&self, p: PiecePosition) -> bool {
         let (x, y) = (p.x as i32, p.y as i32);
@@ -267,16 +292,7 @@ fn walk_timed(
         let done = timing.press_done(node.presses);
         let judged = done + timing.margin as u32;
         let (mut p, mut landed) = (node.at, node.landed);
-        let from_row = timing.rows_by(node.gravity_until);
-        for fall in from_row + 1..=timing.rows_by(judged) {
-            if walker.resting(p) {
-                break;
-            }
-            p.y += 1;
-            if walker.resting(p) {
-                landed = Some(timing.fall_frame(fall));
-            }
-        }
+        walker.fall(timing, &mut p, &mut landed, node.gravity_until, judged);
         if !timing.in_time(done, landed) {
             continue; // it has locked where it is: that placement was reported above
         }
@@ -288,12 +304,7 @@ fn walk_timed(
             }
             seen[i] = true;
             parents[i] = (state_index(node.at) as u16, Some(step));
-            // a move onto a ledge lands it now; one off a ledge falls again (and waits anew)
-            let q_landed = match (walker.resting(q), landed) {
-                (false, _) => None,
-                (true, Some(l)) if walker.resting(p) && q.y == p.y => Some(l),
-                (true, _) => Some(done),
-            };
+            let q_landed = walker.landing_after(p, q, landed, done);
             queue[tail] = TimedNode { at: q, presses: node.presses + 1, gravity_until: judged, landed: q_landed };
             tail += 1;
         }
@@ -354,15 +365,7 @@ fn sweep(walker: &Walker<'_>, start: PiecePosition, timing: Option<&Timing>) -> 
             if let Some(timing) = timing {
                 let done = timing.press_done(presses);
                 let judged = done + timing.margin as u32;
-                for fall in timing.rows_by(gravity_until) + 1..=timing.rows_by(judged) {
-                    if walker.resting(p) {
-                        break;
-                    }
-                    p.y += 1;
-                    if walker.resting(p) {
-                        landed = Some(timing.fall_frame(fall));
-                    }
-                }
+                walker.fall(timing, &mut p, &mut landed, gravity_until, judged);
                 if !timing.in_time(done, landed) {
                     break;
                 }
@@ -370,12 +373,7 @@ fn sweep(walker: &Walker<'_>, start: PiecePosition, timing: Option<&Timing>) -> 
             }
             let Some(q) = walker.apply(p, dir) else { break };
             if let Some(timing) = timing {
-                let done = timing.press_done(presses);
-                landed = match (walker.resting(q), landed) {
-                    (false, _) => None,
-                    (true, Some(l)) if walker.resting(p) => Some(l),
-                    (true, _) => Some(done),
-                };
+                landed = walker.landing_after(p, q, landed, timing.press_done(presses));
             }
             mask |= 1 << (q.x - 1);
             (p, presses) = (q, presses + 1);
