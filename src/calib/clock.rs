@@ -49,6 +49,24 @@ impl Tally {
         self.0.keys().next().copied()
     }
 
+    /// The smallest value that holds at least a tenth of the samples: the floor of a measure that a
+    /// jittery link spreads upwards, without the rare stray sample below it.
+    fn floor(&self) -> Option<u16> {
+        let n = self.count();
+        self.0.iter().find(|&(_, &c)| c * 10 >= n).map(|(v, _)| *v)
+    }
+
+    /// The largest value that holds at least a tenth of the samples.
+    fn ceiling(&self) -> Option<u16> {
+        let n = self.count();
+        self.0.iter().rev().find(|&(_, &c)| c * 10 >= n).map(|(v, _)| *v)
+    }
+
+    /// The value seen most often among those seen at least twice.
+    fn repeated(&self) -> Option<u16> {
+        self.0.iter().filter(|&(_, &c)| c >= 2).max_by_key(|&(v, c)| (*c, std::cmp::Reverse(*v))).map(|(v, _)| *v)
+    }
+
     fn count(&self) -> u32 {
         self.0.values().sum()
     }
@@ -82,6 +100,10 @@ pub struct PlayerClock {
     moved_since_fall: bool,
     /// Gravity intervals of the piece under way.
     piece_gravity: Tally,
+    /// Gravity intervals of the last piece before it that showed any.
+    previous_piece_gravity: Tally,
+    /// The piece under way has shown its gravity for sure.
+    piece_confirmed: bool,
     /// The frame of the last lock (for the spawn delay).
     lock_frame: Option<u64>,
     /// New presses waiting for their effect.
@@ -96,14 +118,16 @@ pub struct PlayerClock {
     lag: Tally,
     spawn: Tally,
     repeat: Tally,
-    /// Moves or turns seen between a piece's landing and its lock.
+    /// Moves or turns seen while a piece was known to be landed (see `grounded_effect`).
     moved_grounded: u32,
+    /// The frame of the first move or turn after the piece's last fall (None: none since).
+    first_move_since_fall: Option<u64>,
 }
 
 impl PlayerClock {
     /// The input lag as measured, or the longest looked for while none is measured.
     fn lag_bound(&self) -> u64 {
-        self.lag.mode().map_or(MAX_LAG as u64, |l| l as u64)
+        self.lag.ceiling().map_or(MAX_LAG as u64, |l| l as u64)
     }
 
     /// True when Down was not held in any frame from `from` on.
@@ -124,11 +148,11 @@ impl PlayerClock {
                 }
                 if o != po {
                     self.effect(frame, &[pad::A, pad::B], None);
-                    self.moved_since_fall |= self.last_fall.is_some();
+                    self.moved_after_fall(frame, reach);
                 } else if x != px {
                     let button = if x < px { pad::LEFT } else { pad::RIGHT };
                     self.effect(frame, &[button], Some(button));
-                    self.moved_since_fall |= self.last_fall.is_some();
+                    self.moved_after_fall(frame, reach);
                 }
             } else if !active && pactive {
                 self.locked(frame, y > py && o == po, reach);
@@ -165,7 +189,11 @@ impl PlayerClock {
         self.last_fall = None;
         self.last_move = None;
         self.moved_since_fall = false;
-        self.piece_gravity = Tally::default();
+        self.first_move_since_fall = None;
+        if self.piece_gravity.count() > 0 {
+            self.previous_piece_gravity = std::mem::take(&mut self.piece_gravity);
+        }
+        self.piece_confirmed = false;
         self.pending.clear();
     }
 
@@ -179,21 +207,51 @@ impl PlayerClock {
             if self.down_free_since(since) {
                 self.piece_gravity.add(interval);
                 self.gravity.add(interval);
-                let g = self.piece_gravity.min().unwrap_or(interval as u16);
-                if self.gravity_now.is_none() || self.piece_gravity.count() == 1 {
-                    self.gravity_pieces += 1;
+                if let Some(g) = self.confirmed_gravity() {
+                    if !self.piece_confirmed {
+                        self.piece_confirmed = true;
+                        self.gravity_pieces += 1;
+                    }
+                    self.gravity_now = Some(g);
+                    self.gravity_range = Some(match self.gravity_range {
+                        None => (g, g),
+                        Some((lo, hi)) => (lo.min(g), hi.max(g)),
+                    });
                 }
-                self.gravity_now = Some(g);
-                self.gravity_range = Some(match self.gravity_range {
-                    None => (g, g),
-                    Some((lo, hi)) => (lo.min(g), hi.max(g)),
-                });
             } else if self.down_since.is_some_and(|d| d <= since) && self.last_down == Some(frame - 1) {
                 self.soft.add(interval);
             }
         }
         self.last_fall = Some(frame);
         self.moved_since_fall = false;
+        self.first_move_since_fall = None;
+    }
+
+    /// The gravity the piece under way shows for sure: an interval seen twice among its own, or once when
+    /// the last piece before it that showed any showed it too. One interval alone is not enough: a press
+    /// the link invented (a Down nobody held) or a fall hidden by a turn on the same frame gives an
+    /// interval gravity never had, and the search and the driver play on the clock measured.
+    fn confirmed_gravity(&self) -> Option<u16> {
+        self.piece_gravity.repeated().or_else(|| {
+            self.piece_gravity.0.keys().rev().find(|v| self.previous_piece_gravity.0.contains_key(v)).copied()
+        })
+    }
+
+    /// The piece moved or turned on this frame. It is known to have been landed when it stayed in its row
+    /// longer than its gravity allows with Down not held: then the move is a move during the lock delay.
+    /// (A move soon after a fall proves nothing: the piece may have been in the air and moved onto a
+    /// ledge, which is how a game that ignores the pad once landed still shows a move before a lock.)
+    fn moved_after_fall(&mut self, frame: u64, reach: u64) {
+        let Some(t0) = self.last_fall else { return };
+        self.moved_since_fall = true;
+        self.first_move_since_fall.get_or_insert(frame);
+        let gravity = self.confirmed_gravity().or(self.gravity_range.map(|(_, hi)| hi));
+        if let Some(g) = gravity
+            && frame > t0 + g as u64 + 1
+            && self.down_free_since(t0.saturating_sub(reach))
+        {
+            self.moved_grounded += 1;
+        }
     }
 
     /// The X or orientation byte changed: the press it answers is a sample of the input lag (only when one
@@ -228,7 +286,17 @@ impl PlayerClock {
         }
         let Some(landed) = self.last_fall else { return };
         if self.moved_since_fall {
-            self.moved_grounded += 1;
+            // A piece that moved a few frames after its last fall and still locked exactly the lock delay
+            // after that fall was landed when it moved: a move onto a ledge would have started the wait
+            // later. (The move on the frame right after the fall is left out: the game may not have
+            // noticed the landing yet.)
+            let late_move = self.first_move_since_fall.is_some_and(|m| m >= landed + 3);
+            if late_move
+                && self.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
+                && self.down_free_since(landed.saturating_sub(reach))
+            {
+                self.moved_grounded += 1;
+            }
             return;
         }
         if self.down_free_since(landed.saturating_sub(reach)) {
@@ -244,7 +312,8 @@ impl PlayerClock {
             soft_drop: self.soft.mode(),
             lock_delay: self.lock.mode(),
             lock_moves: (self.moved_grounded > 0).then_some(true),
-            input_lag: self.lag.mode(),
+            input_lag: self.lag.floor(),
+            input_lag_jitter: self.lag.ceiling().zip(self.lag.floor()).map(|(hi, lo)| hi - lo),
             auto_repeat: self.repeat.mode(),
             spawn_delay: self.spawn.min(),
             samples: ClockSamples {
@@ -289,8 +358,12 @@ pub struct ClockReport {
     pub lock_delay: Option<u16>,
     /// Moves or turns were seen working while a landed piece waited (`null`: not seen).
     pub lock_moves: Option<bool>,
-    /// Frames from a press to its effect beyond the frame it is held in.
+    /// Frames from a press to its effect beyond the frame it is held in (the floor: most presses take
+    /// no less).
     pub input_lag: Option<u16>,
+    /// How many frames later than `input_lag` presses still often take effect (0 on a steady link; a
+    /// flaky pad or link spreads them).
+    pub input_lag_jitter: Option<u16>,
     /// Frames between moves while Left / Right stays held (`null`: not seen).
     pub auto_repeat: Option<u16>,
     /// Frames from a lock to the next piece's first movable frame (the shortest seen).
@@ -302,7 +375,8 @@ pub struct ClockReport {
 impl ClockReport {
     /// The movement search's timing for a piece just spawned, once the gravity is measured (`None` before:
     /// the untimed search). What is not measured yet is taken at its most demanding: no lock delay, a soft
-    /// drop as slow as gravity, and the longest input lag looked for until one press was matched.
+    /// drop as slow as gravity, and the longest input lag looked for until one press was matched. The
+    /// lag's jitter is kept in hand as margin.
     pub fn timing(&self, press_frames: u16) -> Option<Timing> {
         let fpr = self.frames_per_row?.max(1);
         let mut t = Timing::spawned(fpr);
@@ -313,7 +387,8 @@ impl ClockReport {
         };
         t.input_lag = self.input_lag.unwrap_or(MAX_LAG as u16);
         t.press_frames = press_frames.max(1);
-        t.margin = 2;
+        // Presses a jittery link makes late are kept in hand too.
+        t.margin = 2 + self.input_lag_jitter.unwrap_or(0);
         Some(t)
     }
 
@@ -360,9 +435,10 @@ impl ClockLearner {
         self.players.iter().map(PlayerClock::report).collect()
     }
 
-    /// The input lag measured on any player (the longest), if any.
-    pub fn input_lag(&self) -> Option<u16> {
-        self.players.iter().filter_map(|p| p.lag.mode()).max()
+    /// The latest a tenth of the presses took effect on any player, if any were matched: the window in
+    /// which a press may still explain a change (the lag and its jitter).
+    pub fn input_lag_window(&self) -> Option<u16> {
+        self.players.iter().filter_map(|p| p.lag.ceiling()).max()
     }
 }
 
@@ -512,23 +588,116 @@ mod tests {
         }
     }
 
+    /// One player's clock fed poses frame by frame.
+    struct Poses {
+        clock: PlayerClock,
+        frame: u64,
+    }
+
+    impl Poses {
+        fn feed(&mut self, pose: (u8, u8, u8, bool), pad: u8, frames: u32) {
+            for _ in 0..frames {
+                self.frame += 1;
+                self.clock.step(self.frame, pose, pad);
+            }
+        }
+
+        /// A piece spawned at x 3 falling `rows` rows at 10 frames per row; it is at row `rows + 1` on
+        /// the frame it returns.
+        fn fall(&mut self, rows: u8) {
+            self.feed((3, 1, 0, false), 0, 5);
+            for r in 1..=rows {
+                self.feed((3, r, 0, true), 0, 10);
+            }
+            self.feed((3, rows + 1, 0, true), 0, 1);
+        }
+    }
+
     #[test]
-    fn a_piece_that_moves_after_landing_shows_moves_during_the_lock_delay() {
-        let mut c = PlayerClock::default();
-        let mut f = 0;
-        let mut feed = |c: &mut PlayerClock, pose: (u8, u8, u8, bool), pad: u8| {
-            f += 1;
-            c.step(f, pose, pad);
-        };
-        feed(&mut c, (3, 1, 0, false), 0);
-        feed(&mut c, (3, 1, 0, true), 0);
-        feed(&mut c, (3, 2, 0, true), 0);
-        feed(&mut c, (3, 3, 0, true), pad::LEFT);
-        feed(&mut c, (2, 3, 0, true), 0);
-        feed(&mut c, (2, 3, 0, false), 0);
-        let r = c.report();
+    fn a_piece_that_moves_long_after_its_last_fall_shows_moves_during_the_lock_delay() {
+        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        p.fall(4);
+        // Still in row 5 fifteen frames after it got there: it is landed, and a Left still moves it.
+        p.feed((3, 5, 0, true), 0, 14);
+        p.feed((3, 5, 0, true), pad::LEFT, 1);
+        p.feed((2, 5, 0, true), 0, 2);
+        p.feed((2, 5, 0, false), 0, 1);
+        let r = p.clock.report();
+        assert_eq!(r.frames_per_row, Some(10));
         assert_eq!(r.lock_moves, Some(true));
         assert_eq!(r.lock_delay, None, "a moved piece's wait is not a lock-delay sample");
         assert_eq!(r.input_lag, Some(0));
+    }
+
+    #[test]
+    fn a_move_onto_a_ledge_soon_after_a_fall_proves_nothing_about_moves_while_landed() {
+        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        // Two pieces that land and wait 8 frames untouched: the lock delay is 8.
+        for _ in 0..2 {
+            p.fall(4);
+            p.feed((3, 5, 0, true), 0, 7);
+            p.feed((3, 5, 0, false), 0, 1);
+        }
+        // One moved two frames after its fall (onto a ledge, or in the air): it locks 8 frames after the
+        // move, so its wait started with the move.
+        p.fall(4);
+        p.feed((3, 5, 0, true), pad::LEFT, 1);
+        p.feed((2, 5, 0, true), 0, 7);
+        p.feed((2, 5, 0, false), 0, 1);
+        let r = p.clock.report();
+        assert_eq!(r.lock_delay, Some(8));
+        assert_eq!(r.lock_moves, None);
+        // One moved five frames after its fall and still locked 8 frames after the fall: it was landed.
+        p.fall(4);
+        p.feed((3, 5, 0, true), 0, 4);
+        p.feed((3, 5, 0, true), pad::LEFT, 1);
+        p.feed((2, 5, 0, true), 0, 2);
+        p.feed((2, 5, 0, false), 0, 1);
+        assert_eq!(p.clock.report().lock_moves, Some(true));
+    }
+
+    #[test]
+    fn one_stray_interval_does_not_set_the_gravity() {
+        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        // Falls at 30 frames per row, but one fall comes early (a Down the link invented): one interval of
+        // 7 and one of 30 on this piece.
+        p.feed((3, 1, 0, false), 0, 5);
+        p.feed((3, 1, 0, true), 0, 30);
+        p.feed((3, 2, 0, true), 0, 7);
+        p.feed((3, 3, 0, true), 0, 30);
+        p.feed((3, 4, 0, true), 0, 1);
+        assert_eq!(p.clock.report().frames_per_row, None, "two different intervals: neither is sure");
+        // The next piece shows 30 once: the piece before showed it too.
+        p.feed((3, 4, 0, false), 0, 10);
+        p.feed((3, 1, 0, true), 0, 30);
+        p.feed((3, 2, 0, true), 0, 30);
+        p.feed((3, 3, 0, true), 0, 1);
+        let r = p.clock.report();
+        assert_eq!(r.frames_per_row, Some(30));
+        assert_eq!(r.frames_per_row_range, Some([30, 30]));
+        assert_eq!(r.samples.gravity_pieces, 1);
+    }
+
+    #[test]
+    fn a_jittery_link_measures_the_lag_floor_and_its_spread() {
+        let mut c = PlayerClock::default();
+        let mut f = 0;
+        // Presses on a console with a 1-frame lag whose link makes them 0, 1 or 2 frames later in turn.
+        for (i, late) in [0u64, 1, 2, 0, 1, 2, 0, 1, 2, 1].into_iter().enumerate() {
+            let x = 10 - i as u8;
+            c.step(f, (x, 1, 0, true), 0);
+            f += 1;
+            c.step(f, (x, 1, 0, true), pad::LEFT);
+            for _ in 0..=late {
+                f += 1;
+                c.step(f, (x, 1, 0, true), 0);
+            }
+            f += 1;
+            c.step(f, (x - 1, 1, 0, true), 0);
+            f += 10;
+        }
+        let r = c.report();
+        assert_eq!((r.input_lag, r.input_lag_jitter), (Some(1), Some(2)));
+        assert_eq!(r.timing(2).map(|t| t.margin), None, "no gravity yet");
     }
 }

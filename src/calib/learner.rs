@@ -200,7 +200,7 @@ impl Learner {
                 self.colours.recoded_cells(prev, &view, &known);
             }
             // Presses are matched with their effects the game's input lag later.
-            let lag = self.clock.input_lag().unwrap_or(0) as u32;
+            let lag = self.clock.input_lag_window().unwrap_or(0) as u32;
             self.players[i].observer.set_input_lag(lag);
             let events = self.players[i].observer.step(view, pad);
             for e in &events {

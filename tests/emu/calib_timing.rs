@@ -88,6 +88,9 @@ fn check(c: &Contract, r: &Run) -> Vec<String> {
     if clock.lock_delay != Some(c.lock_delay as u16) {
         bad.push(format!("lock delay {:?}, built {}", clock.lock_delay, c.lock_delay));
     }
+    if !c.lock_moves && c.lock_delay > 0 && clock.lock_moves == Some(true) {
+        bad.push("moves during the lock delay seen, built without".to_string());
+    }
     if clock.input_lag != Some(c.input_lag as u16) {
         bad.push(format!("input lag {:?}, built {}", clock.input_lag, c.input_lag));
     }
