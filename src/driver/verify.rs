@@ -28,6 +28,17 @@ pub struct Prediction {
     pub decided: Option<Placement>,
 }
 
+impl Prediction {
+    /// The pair locked one input away from where RAM last showed it, and not where the bot had decided:
+    /// evidence that the pose bytes run late (or that a press nobody planned arrived). A lock at the
+    /// decided placement one input away is the plan's own last step: a game without a lock delay locks a
+    /// pair pushed onto a ledge on the very frame it moves, before RAM ever shows it movable there.
+    pub fn moved_off_plan_at_lock(&self) -> bool {
+        self.placement != self.seen_at
+            && !self.decided.is_some_and(|d| crate::game::movegen::same_outcome(self.piece, self.placement, d))
+    }
+}
+
 /// The outcome of one comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Check {
@@ -268,6 +279,30 @@ mod tests {
         let (_, check) = v.on_spawn(&found, &[], true, "P1").unwrap();
         assert!(matches!(check, Check::Unread { ref cells } if cells.len() == 2));
         assert_eq!(v.mismatches, 1);
+    }
+
+    #[test]
+    fn a_lock_one_input_away_is_off_plan_unless_it_is_where_the_bot_decided() {
+        let piece = Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[1]));
+        let seen_at = Placement::new(5, Orientation::Left);
+        let pushed = Placement::new(6, Orientation::Left);
+        let p = |placement, decided| Prediction {
+            before: Field::new(),
+            piece,
+            placement,
+            seen_at,
+            after: Field::new(),
+            summary: ChainSummary::default(),
+            decided,
+        };
+        assert!(!p(seen_at, None).moved_off_plan_at_lock(), "locked where RAM last showed it");
+        assert!(p(pushed, None).moved_off_plan_at_lock(), "no plan: any move at the lock is unexplained");
+        assert!(p(pushed, Some(seen_at)).moved_off_plan_at_lock());
+        assert!(!p(pushed, Some(pushed)).moved_off_plan_at_lock(), "the plan's last step, on the lock frame");
+        // A pair of one colour lies the same either way round.
+        let same = Piece::Pair(Pair::new(Color::ALL[0], Color::ALL[0]));
+        let flipped = Prediction { piece: same, ..p(pushed, Some(Placement::new(5, Orientation::Right))) };
+        assert!(!flipped.moved_off_plan_at_lock());
     }
 
     #[test]

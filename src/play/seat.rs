@@ -431,7 +431,7 @@ impl Seat {
         let (verdict, pred) = self.judge.judge(st, &self.label)?;
         let astray = match &verdict {
             Verdict::Mismatch => Some(false),
-            Verdict::Match if pred.placement != pred.seen_at => Some(true),
+            Verdict::Match if pred.moved_off_plan_at_lock() => Some(true),
             _ => None,
         };
         if let Some(nearby) = astray {
