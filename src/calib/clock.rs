@@ -118,9 +118,18 @@ pub struct PlayerClock {
     lag: Tally,
     spawn: Tally,
     repeat: Tally,
-    /// Moves or turns seen while a piece was known to be landed (see `grounded_effect`).
+    /// Moves or turns seen while a piece was known to be landed (see `moved_after_fall`).
     moved_grounded: u32,
-    /// The frame of the first move or turn after the piece's last fall (None: none since).
+    /// Frames of the presses of the piece under way that showed no effect in time.
+    unanswered: Vec<u64>,
+    /// The first frame of the piece's present pose (X, Y and orientation unchanged since).
+    pose_since: u64,
+    /// Presses that showed no effect while their piece was known to be landed (see `locked`).
+    refused_grounded: u32,
+    /// The frame the piece under way last changed row, by a fall or by a turn (a fall on the frame of a
+    /// turn is not counted as a fall, but the piece did leave its row).
+    last_row_change: Option<u64>,
+    /// The frame of the first move or turn after the piece's last change of row (None: none since).
     first_move_since_fall: Option<u64>,
 }
 
@@ -139,12 +148,18 @@ impl PlayerClock {
     pub fn step(&mut self, frame: u64, pose: (u8, u8, u8, bool), pad_held: u8) {
         let (x, y, o, active) = pose;
         let reach = self.lag_bound() + 2;
+        if self.prev.is_none_or(|(px, py, po, _)| (px, py, po) != (x, y, o)) {
+            self.pose_since = frame;
+        }
         if let Some((px, py, po, pactive)) = self.prev {
             if active && !pactive {
                 self.spawned(frame);
             } else if active && pactive {
                 if y == py.wrapping_add(1) && o == po {
                     self.fell(frame, reach);
+                } else if y != py {
+                    self.last_row_change = Some(frame);
+                    self.first_move_since_fall = None;
                 }
                 if o != po {
                     self.effect(frame, &[pad::A, pad::B], None);
@@ -168,7 +183,14 @@ impl PlayerClock {
             }
         }
         let window = self.lag_bound() + EFFECT_SLACK;
-        self.pending.retain(|p| frame <= p.frame + window);
+        let unanswered = &mut self.unanswered;
+        self.pending.retain(|p| {
+            let waiting = frame <= p.frame + window;
+            if !waiting {
+                unanswered.push(p.frame);
+            }
+            waiting
+        });
         if pad_held & pad::DOWN != 0 {
             self.last_down = Some(frame);
             self.down_since.get_or_insert(frame);
@@ -190,6 +212,8 @@ impl PlayerClock {
         self.last_move = None;
         self.moved_since_fall = false;
         self.first_move_since_fall = None;
+        self.last_row_change = None;
+        self.unanswered.clear();
         if self.piece_gravity.count() > 0 {
             self.previous_piece_gravity = std::mem::take(&mut self.piece_gravity);
         }
@@ -223,6 +247,7 @@ impl PlayerClock {
             }
         }
         self.last_fall = Some(frame);
+        self.last_row_change = Some(frame);
         self.moved_since_fall = false;
         self.first_move_since_fall = None;
     }
@@ -242,8 +267,11 @@ impl PlayerClock {
     /// (A move soon after a fall proves nothing: the piece may have been in the air and moved onto a
     /// ledge, which is how a game that ignores the pad once landed still shows a move before a lock.)
     fn moved_after_fall(&mut self, frame: u64, reach: u64) {
-        let Some(t0) = self.last_fall else { return };
+        let (Some(_), Some(t0)) = (self.last_fall, self.last_row_change) else { return };
         self.moved_since_fall = true;
+        if self.last_row_change == Some(frame) {
+            return;
+        }
         self.first_move_since_fall.get_or_insert(frame);
         let gravity = self.confirmed_gravity().or(self.gravity_range.map(|(_, hi)| hi));
         if let Some(g) = gravity
@@ -277,7 +305,15 @@ impl PlayerClock {
     /// The piece locked on this frame; `fell_now`: its Y grew by one on this very frame.
     fn locked(&mut self, frame: u64, fell_now: bool, reach: u64) {
         self.lock_frame = Some(frame);
-        self.pending.clear();
+        let lag = self.lag_bound();
+        let answer_by = frame.saturating_sub(lag + 1);
+        self.unanswered.extend(self.pending.drain(..).filter(|p| p.frame < answer_by).map(|p| p.frame));
+        // Presses the game ignored while the piece sat in the pose it locked in: the piece was landed
+        // there all along (same place, same field), and the driver presses only where the movement model
+        // sees room, so the pad does not move a landed piece. (Never on a lock without a delay: the piece
+        // locks on the frame it lands.)
+        let since = self.pose_since;
+        self.refused_grounded += self.unanswered.iter().filter(|&&p| p >= since && p < answer_by).count() as u32;
         if fell_now {
             if self.down_free_since(frame.saturating_sub(reach + 1)) {
                 self.lock.add(0);
@@ -285,22 +321,36 @@ impl PlayerClock {
             return;
         }
         let Some(landed) = self.last_fall else { return };
+        // The piece stayed in its row from its last fall and locked exactly the lock delay after it: it
+        // was landed all that time.
+        let landed_all_along = self.last_row_change == Some(landed)
+            && self.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
+            && self.down_free_since(landed.saturating_sub(reach));
         if self.moved_since_fall {
             // A piece that moved a few frames after its last fall and still locked exactly the lock delay
             // after that fall was landed when it moved: a move onto a ledge would have started the wait
             // later. (The move on the frame right after the fall is left out: the game may not have
             // noticed the landing yet.)
             let late_move = self.first_move_since_fall.is_some_and(|m| m >= landed + 3);
-            if late_move
-                && self.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
-                && self.down_free_since(landed.saturating_sub(reach))
-            {
+            if late_move && landed_all_along {
                 self.moved_grounded += 1;
             }
             return;
         }
         if self.down_free_since(landed.saturating_sub(reach)) {
             self.lock.add(frame - landed);
+        }
+    }
+
+    /// Whether moves and turns work while a landed piece waits: seen working, or seen ignored twice and
+    /// never working (`None` until then).
+    fn lock_moves(&self) -> Option<bool> {
+        if self.moved_grounded > 0 {
+            Some(true)
+        } else if self.refused_grounded >= 2 {
+            Some(false)
+        } else {
+            None
         }
     }
 
@@ -311,7 +361,7 @@ impl PlayerClock {
             frames_per_row_range: self.gravity_range.map(|(lo, hi)| [lo, hi]),
             soft_drop: self.soft.mode(),
             lock_delay: self.lock.mode(),
-            lock_moves: (self.moved_grounded > 0).then_some(true),
+            lock_moves: self.lock_moves(),
             input_lag: self.lag.floor(),
             input_lag_jitter: self.lag.ceiling().zip(self.lag.floor()).map(|(hi, lo)| hi - lo),
             auto_repeat: self.repeat.mode(),
@@ -376,14 +426,17 @@ impl ClockReport {
     /// The movement search's timing for a piece just spawned, once the gravity is measured (`None` before:
     /// the untimed search). What is not measured yet is taken at its most demanding: no lock delay, a soft
     /// drop as slow as gravity, and the longest input lag looked for until one press was matched. The
-    /// lag's jitter is kept in hand as margin.
+    /// lag's jitter is kept in hand as margin. Moves during a measured lock delay are taken to work until
+    /// presses on a landed piece are seen ignored: the driver presses there only where the model says a
+    /// press works, so its first such presses test it, and a slower model would cost every fast game
+    /// most of its reach (a move after landing is seldom seen otherwise).
     pub fn timing(&self, press_frames: u16) -> Option<Timing> {
         let fpr = self.frames_per_row?.max(1);
         let mut t = Timing::spawned(fpr);
         t.soft_drop = self.soft_drop.unwrap_or(fpr).clamp(1, fpr);
         t.lock = match self.lock_delay {
             None | Some(0) => LockDelay::None,
-            Some(n) => LockDelay::Frames { frames: n, moves: self.lock_moves.unwrap_or(false) },
+            Some(n) => LockDelay::Frames { frames: n, moves: self.lock_moves.unwrap_or(true) },
         };
         t.input_lag = self.input_lag.unwrap_or(MAX_LAG as u16);
         t.press_frames = press_frames.max(1);
@@ -699,5 +752,40 @@ mod tests {
         let r = c.report();
         assert_eq!((r.input_lag, r.input_lag_jitter), (Some(1), Some(2)));
         assert_eq!(r.timing(2).map(|t| t.margin), None, "no gravity yet");
+    }
+
+    #[test]
+    fn a_fall_hidden_by_a_turn_still_leaves_the_row() {
+        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        p.fall(4);
+        // Row 5 for 3 frames, then a turn on the frame gravity takes it to row 6: the orientation changed,
+        // so that is no fall sample, but the piece left row 5 and is not known landed 13 frames after
+        // the fall into it.
+        p.feed((3, 5, 0, true), 0, 2);
+        p.feed((3, 5, 0, true), pad::A, 1);
+        p.feed((3, 6, 1, true), 0, 8);
+        p.feed((3, 6, 1, true), pad::LEFT, 1);
+        p.feed((2, 6, 1, true), 0, 1);
+        assert_eq!(p.clock.report().lock_moves, None, "13 frames after the fall, 9 after the turn");
+    }
+
+    #[test]
+    fn presses_ignored_while_a_piece_waits_in_its_last_pose_show_a_lock_delay_without_moves() {
+        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        for piece in 0..2 {
+            p.fall(4);
+            p.feed((3, 5, 0, true), 0, 3);
+            p.feed((3, 5, 0, true), pad::LEFT, 1);
+            // No lag measured yet: a press is awaited for 8 frames (the longest lag looked for).
+            p.feed((3, 5, 0, true), 0, 14);
+            p.feed((3, 5, 0, false), 0, 1);
+            let want = if piece == 0 { None } else { Some(false) };
+            assert_eq!(p.clock.report().lock_moves, want, "after piece {piece}");
+        }
+        // A lock delay is measured as 13 frames; play takes it without moves.
+        let r = ClockReport { frames_per_row: Some(10), lock_delay: Some(13), ..p.clock.report() };
+        assert_eq!(r.timing(2).map(|t| t.lock), Some(LockDelay::Frames { frames: 13, moves: false }));
+        let unknown = ClockReport { lock_moves: None, ..r };
+        assert_eq!(unknown.timing(2).map(|t| t.lock), Some(LockDelay::Frames { frames: 13, moves: true }));
     }
 }
