@@ -130,7 +130,7 @@ pub struct PlayerClock {
     /// turn is not counted as a fall, but the piece did leave its row).
     last_row_change: Option<u64>,
     /// The frame of the first move or turn after the piece's last change of row (None: none since).
-    first_move_since_fall: Option<u64>,
+    first_move_in_row: Option<u64>,
 }
 
 impl PlayerClock {
@@ -159,7 +159,7 @@ impl PlayerClock {
                     self.fell(frame, reach);
                 } else if y != py {
                     self.last_row_change = Some(frame);
-                    self.first_move_since_fall = None;
+                    self.first_move_in_row = None;
                 }
                 if o != po {
                     self.effect(frame, &[pad::A, pad::B], None);
@@ -211,7 +211,7 @@ impl PlayerClock {
         self.last_fall = None;
         self.last_move = None;
         self.moved_since_fall = false;
-        self.first_move_since_fall = None;
+        self.first_move_in_row = None;
         self.last_row_change = None;
         self.unanswered.clear();
         if self.piece_gravity.count() > 0 {
@@ -249,7 +249,7 @@ impl PlayerClock {
         self.last_fall = Some(frame);
         self.last_row_change = Some(frame);
         self.moved_since_fall = false;
-        self.first_move_since_fall = None;
+        self.first_move_in_row = None;
     }
 
     /// The gravity the piece under way shows for sure: an interval seen twice among its own, or once when
@@ -272,7 +272,7 @@ impl PlayerClock {
         if self.last_row_change == Some(frame) {
             return;
         }
-        self.first_move_since_fall.get_or_insert(frame);
+        self.first_move_in_row.get_or_insert(frame);
         let gravity = self.confirmed_gravity().or(self.gravity_range.map(|(_, hi)| hi));
         if let Some(g) = gravity
             && frame > t0 + g as u64 + 1
@@ -321,18 +321,16 @@ impl PlayerClock {
             return;
         }
         let Some(landed) = self.last_fall else { return };
-        // The piece stayed in its row from its last fall and locked exactly the lock delay after it: it
-        // was landed all that time.
-        let landed_all_along = self.last_row_change == Some(landed)
-            && self.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
-            && self.down_free_since(landed.saturating_sub(reach));
         if self.moved_since_fall {
-            // A piece that moved a few frames after its last fall and still locked exactly the lock delay
-            // after that fall was landed when it moved: a move onto a ledge would have started the wait
-            // later. (The move on the frame right after the fall is left out: the game may not have
-            // noticed the landing yet.)
-            let late_move = self.first_move_since_fall.is_some_and(|m| m >= landed + 3);
-            if late_move && landed_all_along {
+            // A piece that moved a few frames after its last fall, stayed in that row and still locked
+            // exactly the lock delay after the fall was landed when it moved: a move onto a ledge would
+            // have started the wait later. (The move on the frame right after the fall is left out: the
+            // game may not have noticed the landing yet.)
+            let landed_when_moved = self.first_move_in_row.is_some_and(|m| m >= landed + 3)
+                && self.last_row_change == Some(landed)
+                && self.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
+                && self.down_free_since(landed.saturating_sub(reach));
+            if landed_when_moved {
                 self.moved_grounded += 1;
             }
             return;
@@ -528,8 +526,26 @@ mod tests {
         }
 
         fn feed(&mut self, active: bool, pad: u8) {
-            self.frame += 1;
-            self.clock.step(self.frame, (self.x, self.y, self.o, active), pad);
+            self.hold((self.x, self.y, self.o, active), pad, 1);
+        }
+
+        /// `frames` frames showing `pose` with `pad` held.
+        fn hold(&mut self, pose: (u8, u8, u8, bool), pad: u8, frames: u32) {
+            (self.x, self.y, self.o) = (pose.0, pose.1, pose.2);
+            for _ in 0..frames {
+                self.frame += 1;
+                self.clock.step(self.frame, pose, pad);
+            }
+        }
+
+        /// A piece spawned at x 3 falling `rows` rows at 10 frames per row; it is at row `rows + 1` on
+        /// the frame it returns.
+        fn fall(&mut self, rows: u8) {
+            self.hold((3, 1, 0, false), 0, 5);
+            for r in 1..=rows {
+                self.hold((3, r, 0, true), 0, 10);
+            }
+            self.hold((3, rows + 1, 0, true), 0, 1);
         }
 
         /// `frames` frames of spawn delay, then a piece at the top.
@@ -641,40 +657,15 @@ mod tests {
         }
     }
 
-    /// One player's clock fed poses frame by frame.
-    struct Poses {
-        clock: PlayerClock,
-        frame: u64,
-    }
-
-    impl Poses {
-        fn feed(&mut self, pose: (u8, u8, u8, bool), pad: u8, frames: u32) {
-            for _ in 0..frames {
-                self.frame += 1;
-                self.clock.step(self.frame, pose, pad);
-            }
-        }
-
-        /// A piece spawned at x 3 falling `rows` rows at 10 frames per row; it is at row `rows + 1` on
-        /// the frame it returns.
-        fn fall(&mut self, rows: u8) {
-            self.feed((3, 1, 0, false), 0, 5);
-            for r in 1..=rows {
-                self.feed((3, r, 0, true), 0, 10);
-            }
-            self.feed((3, rows + 1, 0, true), 0, 1);
-        }
-    }
-
     #[test]
     fn a_piece_that_moves_long_after_its_last_fall_shows_moves_during_the_lock_delay() {
-        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        let mut p = Game::new();
         p.fall(4);
         // Still in row 5 fifteen frames after it got there: it is landed, and a Left still moves it.
-        p.feed((3, 5, 0, true), 0, 14);
-        p.feed((3, 5, 0, true), pad::LEFT, 1);
-        p.feed((2, 5, 0, true), 0, 2);
-        p.feed((2, 5, 0, false), 0, 1);
+        p.hold((3, 5, 0, true), 0, 14);
+        p.hold((3, 5, 0, true), pad::LEFT, 1);
+        p.hold((2, 5, 0, true), 0, 2);
+        p.hold((2, 5, 0, false), 0, 1);
         let r = p.clock.report();
         assert_eq!(r.frames_per_row, Some(10));
         assert_eq!(r.lock_moves, Some(true));
@@ -684,47 +675,47 @@ mod tests {
 
     #[test]
     fn a_move_onto_a_ledge_soon_after_a_fall_proves_nothing_about_moves_while_landed() {
-        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        let mut p = Game::new();
         // Two pieces that land and wait 8 frames untouched: the lock delay is 8.
         for _ in 0..2 {
             p.fall(4);
-            p.feed((3, 5, 0, true), 0, 7);
-            p.feed((3, 5, 0, false), 0, 1);
+            p.hold((3, 5, 0, true), 0, 7);
+            p.hold((3, 5, 0, false), 0, 1);
         }
         // One moved two frames after its fall (onto a ledge, or in the air): it locks 8 frames after the
         // move, so its wait started with the move.
         p.fall(4);
-        p.feed((3, 5, 0, true), pad::LEFT, 1);
-        p.feed((2, 5, 0, true), 0, 7);
-        p.feed((2, 5, 0, false), 0, 1);
+        p.hold((3, 5, 0, true), pad::LEFT, 1);
+        p.hold((2, 5, 0, true), 0, 7);
+        p.hold((2, 5, 0, false), 0, 1);
         let r = p.clock.report();
         assert_eq!(r.lock_delay, Some(8));
         assert_eq!(r.lock_moves, None);
         // One moved five frames after its fall and still locked 8 frames after the fall: it was landed.
         p.fall(4);
-        p.feed((3, 5, 0, true), 0, 4);
-        p.feed((3, 5, 0, true), pad::LEFT, 1);
-        p.feed((2, 5, 0, true), 0, 2);
-        p.feed((2, 5, 0, false), 0, 1);
+        p.hold((3, 5, 0, true), 0, 4);
+        p.hold((3, 5, 0, true), pad::LEFT, 1);
+        p.hold((2, 5, 0, true), 0, 2);
+        p.hold((2, 5, 0, false), 0, 1);
         assert_eq!(p.clock.report().lock_moves, Some(true));
     }
 
     #[test]
     fn one_stray_interval_does_not_set_the_gravity() {
-        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        let mut p = Game::new();
         // Falls at 30 frames per row, but one fall comes early (a Down the link invented): one interval of
         // 7 and one of 30 on this piece.
-        p.feed((3, 1, 0, false), 0, 5);
-        p.feed((3, 1, 0, true), 0, 30);
-        p.feed((3, 2, 0, true), 0, 7);
-        p.feed((3, 3, 0, true), 0, 30);
-        p.feed((3, 4, 0, true), 0, 1);
+        p.hold((3, 1, 0, false), 0, 5);
+        p.hold((3, 1, 0, true), 0, 30);
+        p.hold((3, 2, 0, true), 0, 7);
+        p.hold((3, 3, 0, true), 0, 30);
+        p.hold((3, 4, 0, true), 0, 1);
         assert_eq!(p.clock.report().frames_per_row, None, "two different intervals: neither is sure");
         // The next piece shows 30 once: the piece before showed it too.
-        p.feed((3, 4, 0, false), 0, 10);
-        p.feed((3, 1, 0, true), 0, 30);
-        p.feed((3, 2, 0, true), 0, 30);
-        p.feed((3, 3, 0, true), 0, 1);
+        p.hold((3, 4, 0, false), 0, 10);
+        p.hold((3, 1, 0, true), 0, 30);
+        p.hold((3, 2, 0, true), 0, 30);
+        p.hold((3, 3, 0, true), 0, 1);
         let r = p.clock.report();
         assert_eq!(r.frames_per_row, Some(30));
         assert_eq!(r.frames_per_row_range, Some([30, 30]));
@@ -756,29 +747,29 @@ mod tests {
 
     #[test]
     fn a_fall_hidden_by_a_turn_still_leaves_the_row() {
-        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        let mut p = Game::new();
         p.fall(4);
         // Row 5 for 3 frames, then a turn on the frame gravity takes it to row 6: the orientation changed,
         // so that is no fall sample, but the piece left row 5 and is not known landed 13 frames after
         // the fall into it.
-        p.feed((3, 5, 0, true), 0, 2);
-        p.feed((3, 5, 0, true), pad::A, 1);
-        p.feed((3, 6, 1, true), 0, 8);
-        p.feed((3, 6, 1, true), pad::LEFT, 1);
-        p.feed((2, 6, 1, true), 0, 1);
+        p.hold((3, 5, 0, true), 0, 2);
+        p.hold((3, 5, 0, true), pad::A, 1);
+        p.hold((3, 6, 1, true), 0, 8);
+        p.hold((3, 6, 1, true), pad::LEFT, 1);
+        p.hold((2, 6, 1, true), 0, 1);
         assert_eq!(p.clock.report().lock_moves, None, "13 frames after the fall, 9 after the turn");
     }
 
     #[test]
     fn presses_ignored_while_a_piece_waits_in_its_last_pose_show_a_lock_delay_without_moves() {
-        let mut p = Poses { clock: PlayerClock::default(), frame: 0 };
+        let mut p = Game::new();
         for piece in 0..2 {
             p.fall(4);
-            p.feed((3, 5, 0, true), 0, 3);
-            p.feed((3, 5, 0, true), pad::LEFT, 1);
+            p.hold((3, 5, 0, true), 0, 3);
+            p.hold((3, 5, 0, true), pad::LEFT, 1);
             // No lag measured yet: a press is awaited for 8 frames (the longest lag looked for).
-            p.feed((3, 5, 0, true), 0, 14);
-            p.feed((3, 5, 0, false), 0, 1);
+            p.hold((3, 5, 0, true), 0, 14);
+            p.hold((3, 5, 0, false), 0, 1);
             let want = if piece == 0 { None } else { Some(false) };
             assert_eq!(p.clock.report().lock_moves, want, "after piece {piece}");
         }
