@@ -10,7 +10,9 @@
 //! pose RAM shows, with the frames left until the next row, the lock delay already spent on a ledge, and
 //! the driver's own pace (its gap between presses, the game's input lag), so it only aims where its
 //! presses still arrive before the pair locks. A press waits its input lag for its effect before it
-//! counts as refused.
+//! counts as refused. When the speed setting's pace cannot reach the bot's placement in time, the
+//! driver hurries for the rest of the piece (speed 10's pace): the setting sets how fast the bot plays
+//! while the game leaves time, and never costs it a placement the game's clock allows.
 //! Each press goes through the one press executor ([`super::press::Presser`]). It never writes RAM.
 
 use crate::emu::pad;
@@ -26,6 +28,10 @@ use super::speed::SpeedProfile;
 /// Presses per piece that RAM may refuse (no effect where the model sees room) before the driver stops
 /// steering and drops the pair where it is: the model and the game disagree, so more presses cannot help.
 pub const MAX_REFUSED: u32 = 8;
+
+/// The pace the driver hurries to when its speed setting's pace cannot reach the bot's placement before
+/// the pair locks: speed 10's (no reaction delay, a press every other frame).
+const HURRIED: u8 = 10;
 
 /// Re-plans per piece before the driver stops steering and drops the pair where it is: a game whose lock
 /// delay starts again on every move lets a pair that keeps ending elsewhere than planned wander for ever,
@@ -113,7 +119,15 @@ pub struct DriverStats {
 /// Drives one player's pad.
 #[derive(Clone, Debug)]
 pub struct Driver {
+    /// The speed setting's pace.
     profile: SpeedProfile,
+    /// The pace when hurried ([`HURRIED`]).
+    hurry: SpeedProfile,
+    /// This piece is driven at the hurried pace: at the speed setting's pace the pair would lock before
+    /// the presses reached the placement (a fast gravity or no lock delay). Never undone within a piece.
+    hurried: bool,
+    /// The pace for the plan under way has been chosen.
+    pace_chosen: bool,
     /// The decision being carried out.
     decision: Option<Decision>,
     /// Where the pair is going now: the decision's placement, or a replacement after a re-plan.
@@ -151,6 +165,9 @@ impl Driver {
         Driver {
             presser: Presser::new(press_timing(&profile, 0)),
             profile,
+            hurry: SpeedProfile::new(HURRIED),
+            hurried: false,
+            pace_chosen: false,
             decision: None,
             target: None,
             surroundings: None,
@@ -176,7 +193,26 @@ impl Driver {
     /// Changes the speed setting (takes effect at once).
     pub fn set_speed(&mut self, speed: u8) {
         self.profile = SpeedProfile::new(speed);
-        self.presser.set_timing(press_timing(&self.profile, self.lag));
+        self.presser.set_timing(press_timing(self.pace(), self.lag));
+    }
+
+    /// The pace the driver presses at now: the speed setting's, or the hurried one.
+    fn pace(&self) -> &SpeedProfile {
+        if self.hurried { &self.hurry } else { &self.profile }
+    }
+
+    /// Drives the rest of this piece at the hurried pace.
+    fn hurry_up(&mut self) {
+        if !self.hurried {
+            log::debug!("driver: hurrying (speed {} cannot reach the placement before the lock)", self.profile.speed);
+            self.hurried = true;
+            self.presser.set_timing(press_timing(self.pace(), self.lag));
+        }
+    }
+
+    /// True when this piece is driven at the hurried pace.
+    pub fn hurried(&self) -> bool {
+        self.hurried
     }
 
     /// Counters so far.
@@ -209,6 +245,11 @@ impl Driver {
         self.last_row = None;
         self.refused_this_piece = 0;
         self.replans_this_piece = 0;
+        if self.hurried {
+            self.hurried = false;
+            self.presser.set_timing(press_timing(self.pace(), self.lag));
+        }
+        self.pace_chosen = false;
     }
 
     /// Starts carrying out `decision` for the piece falling in `st` (nothing when RAM shows no piece),
@@ -232,8 +273,10 @@ impl Driver {
         let lag = moves.timing.map_or(0, |t| u32::from(t.input_lag));
         if lag != self.lag {
             self.lag = lag;
-            self.presser.set_timing(press_timing(&self.profile, lag));
+            self.presser.set_timing(press_timing(self.pace(), lag));
         }
+        // A new plan gets its pace chosen afresh (a hurried piece stays hurried).
+        self.pace_chosen = self.hurried;
         self.checked = false;
         self.presser.cancel();
         self.dropping = 0;
@@ -242,9 +285,10 @@ impl Driver {
     }
 
     /// The frame (counted from the piece's first controllable frame as 1) on which the driver may first
-    /// act: a plan given by then leads to the same presses whenever it arrived.
-    pub fn first_action_frame(&self) -> u32 {
-        self.profile.reaction + 1
+    /// act: a plan given by then leads to the same presses whenever it arrived. On the game's clock
+    /// (`timed`) it may have to hurry, with no reaction delay.
+    pub fn first_action_frame(&self, timed: bool) -> u32 {
+        if timed { self.hurry.reaction.min(self.profile.reaction) + 1 } else { self.profile.reaction + 1 }
     }
 
     /// The buttons to hold during the next frame, given what RAM showed after the last one (`st`).
@@ -272,10 +316,18 @@ impl Driver {
             self.last_pose = None;
             return 0;
         }
-        if self.since_spawn <= self.profile.reaction {
+        let pose = self.normalised(obs.pose);
+        if !self.pace_chosen {
+            // The pace is chosen once the plan is in: the speed setting's, unless at that pace the pair
+            // would lock before the presses reach the placement (then no reaction delay either).
+            self.pace_chosen = true;
+            if !self.reachable_at_pace(pose) {
+                self.hurry_up();
+            }
+        }
+        if self.since_spawn <= self.pace().reaction {
             return 0;
         }
-        let pose = self.normalised(obs.pose);
         if let Some(buttons) = self.watch(pose) {
             return buttons;
         }
@@ -290,7 +342,7 @@ impl Driver {
         let Some(target) = self.target else { return 0 };
         if placement_of(pose) == target {
             self.steps.clear();
-            let down = self.profile.drop_on(self.dropping);
+            let down = self.pace().drop_on(self.dropping);
             self.dropping += 1;
             return if down { pad::DOWN } else { 0 };
         }
@@ -298,7 +350,7 @@ impl Driver {
             self.replan(pose);
         }
         let Some(&step) = self.steps.first() else { return 0 };
-        if self.presser.since_press() < self.profile.gap {
+        if self.presser.since_press() < self.pace().gap {
             return self.presser.keep_holding();
         }
         let expect = self.surroundings.and_then(|s| movegen::step(&s.field, s.piece, pose, step, &s.moves));
@@ -374,6 +426,12 @@ impl Driver {
             .any(|m| movegen::same_outcome(s.piece, m.placement, target))
     }
 
+    /// True when the plan's placement is still reachable from `pose` at the present pace (always without
+    /// a timing, or when the plan was made for a pose RAM does not show: the re-plan decides then).
+    fn reachable_at_pace(&self, pose: PiecePosition) -> bool {
+        self.hurried || !self.path_leads_to_target(pose) || self.target_in_time(pose)
+    }
+
     /// Items have no orientation: RAM may show any, the model says `Up`.
     fn normalised(&self, pose: PiecePosition) -> PiecePosition {
         match self.surroundings.map(|s| s.piece) {
@@ -398,7 +456,17 @@ impl Driver {
         }
         let Some(s) = self.surroundings else { return self.give_up(pose) };
         let rules = MoveRules { timing: self.time_left(&s, pose), ..s.moves };
-        let moves = movegen::generate(&s.field, s.piece, pose, &rules);
+        let mut moves = movegen::generate(&s.field, s.piece, pose, &rules);
+        let decided = self.decision.as_ref().map(|d| d.placement);
+        if !self.hurried
+            && rules.timing.is_some()
+            && decided.is_some_and(|p| !moves.iter().any(|m| movegen::same_outcome(s.piece, m.placement, p)))
+        {
+            // Out of reach at the speed setting's pace: hurry rather than settle for another placement.
+            self.hurry_up();
+            let rules = MoveRules { timing: self.time_left(&s, pose), ..s.moves };
+            moves = movegen::generate(&s.field, s.piece, pose, &rules);
+        }
         let Some(m) = self.choose(&moves, s.piece) else { return self.give_up(pose) };
         if self.target.is_some_and(|t| !movegen::same_outcome(s.piece, t, m.placement)) {
             log::debug!("driver: {:?} is out of reach from {pose:?}; going to {}", self.target, m.placement);
@@ -431,10 +499,13 @@ impl Driver {
     /// its input lag and a frame to let go when that is longer (each press waits for its effect before
     /// the next), and the reaction delay still to come counts as lag before the first.
     pub fn paced(&self, timing: Timing, since_spawn: u32) -> Timing {
-        let per_press = self.profile.gap.max(u32::from(timing.input_lag) + self.profile.hold + 1);
-        let waiting = (self.profile.reaction + 1).saturating_sub(since_spawn);
-        let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
-        Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
+        paced_at(self.pace(), timing, since_spawn)
+    }
+
+    /// [`Driver::paced`] at the fastest pace the driver may take for a piece: what the bot's search
+    /// counts as reachable (the driver hurries when the speed setting's pace does not get there).
+    pub fn fastest(&self, timing: Timing, since_spawn: u32) -> Timing {
+        paced_at(&self.hurry, timing, since_spawn)
     }
 
     /// The move to make among those reachable: the decision's placement, else the best of its ranking,
@@ -474,6 +545,14 @@ impl Driver {
         self.target = Some(placement_of(pose));
         self.steps.clear();
     }
+}
+
+/// `timing` at the pace `profile` for a piece `since_spawn` frames old ([`Driver::paced`]).
+fn paced_at(profile: &SpeedProfile, timing: Timing, since_spawn: u32) -> Timing {
+    let per_press = profile.gap.max(u32::from(timing.input_lag) + profile.hold + 1);
+    let waiting = (profile.reaction + 1).saturating_sub(since_spawn);
+    let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
+    Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
 }
 
 /// The placement a pose locks at when dropped straight down.
@@ -674,6 +753,34 @@ mod tests {
         assert_eq!(d.stats().gave_up, 1);
         let here = d.target().expect("a target");
         assert_eq!(d.tick(&obs(here.x, Up)), pad::DOWN, "it drops where it is");
+    }
+
+    #[test]
+    fn a_pace_too_slow_for_the_clock_hurries_and_a_slow_clock_keeps_the_speed_setting() {
+        // A row a frame without a lock delay: at speed 7's pace (5 frames of reaction, a press every 4)
+        // the pair lands before it gets to column 6; at the hurried pace (a press every 2) it does not.
+        let plan = decision(Placement::new(6, Up), &[Step::Right, Step::Right, Step::Right]);
+        let mut d = Driver::new(7);
+        d.start(plan.clone(), &surroundings(), timed("fall=1,lock=none"));
+        assert_eq!(d.tick(&obs(3, Up)), pad::RIGHT, "no reaction delay when hurried");
+        assert!(d.hurried());
+        assert_eq!(d.target(), Some(Placement::new(6, Up)), "the plan's placement kept");
+        assert_eq!(d.tick(&obs(4, Up)), 0);
+        assert_eq!(d.tick(&obs(4, Up)), pad::RIGHT, "a press every other frame");
+        // At 30 frames per row the speed setting's pace gets there: its reaction delay, then its presses.
+        let mut relaxed = Driver::new(7);
+        relaxed.start(plan, &surroundings(), timed("fall=30,lock=none"));
+        let first = (0..40).position(|_| relaxed.tick(&obs(3, Up)) == pad::RIGHT);
+        assert_eq!(first, Some(SpeedProfile::new(7).reaction as usize));
+        assert!(!relaxed.hurried());
+        // The next piece starts at the speed setting's pace again.
+        d.clear();
+        assert!(!d.hurried());
+        // The search counts what the hurried pace reaches.
+        let t: Timing = "fall=1,lock=none".parse().unwrap();
+        assert_eq!((d.fastest(t, 0).press_frames, d.fastest(t, 0).input_lag), (2, 1));
+        assert_eq!(d.first_action_frame(true), 1);
+        assert_eq!(d.first_action_frame(false), SpeedProfile::new(7).reaction + 1);
     }
 
     #[test]

@@ -154,6 +154,11 @@ impl<T: Copy> Presser<T> {
         if self.held != pad::DOWN && self.held_for < self.timing.hold { self.held } else { 0 }
     }
 
+    /// The buttons held during the last frame.
+    pub fn held(&self) -> u8 {
+        self.held
+    }
+
     /// Records the buttons held during the frame. Call once every frame, whatever was held.
     pub fn end_frame(&mut self, buttons: u8) {
         if buttons != 0 && buttons == self.held {

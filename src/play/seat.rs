@@ -223,6 +223,14 @@ impl Seat {
     /// only presses that arrive before the pair locks ([`MoveRules::timing`]). `None`: the untimed walk
     /// (the pair is taken to wait at its row).
     pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
+        if timing != self.moves.timing {
+            match timing {
+                Some(t) => {
+                    log::debug!("{}: playing on the game's clock {t} from piece {}", self.label, self.stats.pieces)
+                }
+                None => log::debug!("{}: playing untimed from piece {}", self.label, self.stats.pieces),
+            }
+        }
         self.moves.timing = timing;
         self.health.set_timing(timing);
     }
@@ -416,8 +424,9 @@ impl Seat {
 
     /// Asks the bot about the current pair with `next` as the pair after it.
     fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
-        // The bot walks on the driver's pace, from where the piece is in its life now.
-        let timing = self.moves.timing.map(|t| self.driver.paced(t, self.piece.frames));
+        // The bot walks on the fastest pace the driver takes (it hurries when its speed setting is too
+        // slow for the placement), from where the piece is in its life now.
+        let timing = self.moves.timing.map(|t| self.driver.fastest(t, self.piece.frames));
         let asking =
             Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: MoveRules { timing, ..self.moves } };
         if self.bot.ask(view, next, &asking, &mut self.stats) {
@@ -480,7 +489,8 @@ impl Seat {
     /// Takes the bot's answer once it is there (waiting for it when the driver would act on it) and
     /// hands the decision to the driver.
     fn collect_answer(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
-        let must_have = ctx.wait_for_bot && self.piece.frames >= self.driver.first_action_frame();
+        let must_have =
+            ctx.wait_for_bot && self.piece.frames >= self.driver.first_action_frame(self.moves.timing.is_some());
         let Some(decision) = self.bot.collect(must_have, ctx, &mut self.stats) else { return };
         self.driver.start(decision, st, self.moves);
     }

@@ -18,6 +18,9 @@ const DEFAULT_DRAWN: u64 = 1;
 const DEFAULT_SEED: u64 = 0x71AE_0054;
 /// Pieces each build is watched for.
 const PIECES: u32 = 14;
+/// Lock delays from this many frames (plus the input lag) on must have shown whether moves work on a
+/// landed pair by the end of the run.
+const PROBED_LOCK_DELAY: u8 = 10;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
@@ -91,6 +94,11 @@ fn check(c: &Contract, r: &Run) -> Vec<String> {
     if !c.lock_moves && c.lock_delay > 0 && clock.lock_moves == Some(true) {
         bad.push("moves during the lock delay seen, built without".to_string());
     }
+    // A lock delay this long leaves the opening's probe (two presses on a landed pair) time to show
+    // whether the pad moves a landed pair, before the bot would build on it.
+    if c.lock_delay >= PROBED_LOCK_DELAY + c.input_lag && clock.lock_moves != Some(c.lock_moves) {
+        bad.push(format!("moves on a landed pair: learned {:?}, built {}", clock.lock_moves, c.lock_moves));
+    }
     if clock.input_lag != Some(c.input_lag as u16) {
         bad.push(format!("input lag {:?}, built {}", clock.input_lag, c.input_lag));
     }
@@ -121,6 +129,7 @@ fn calibration_settles_and_measures_the_built_timing() {
         ("fast4", timing(4, 2, 16, 0)),
         ("fast2-nolock", timing(2, 1, 0, 0)),
         ("lock1-still", Contract { lock_moves: false, ..timing(30, 2, 1, 0) }),
+        ("fast6-still", Contract { lock_moves: false, ..timing(6, 2, 12, 0) }),
         ("lag3", timing(30, 2, 16, 3)),
         ("fast8-lag2-lock2", timing(8, 1, 2, 2)),
     ];
