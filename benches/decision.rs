@@ -25,6 +25,7 @@ fn mid_game_fields(n: usize) -> Vec<(Field, Piece, Piece)> {
                     rules: &rules,
                     pieces_played: i as u32,
                     pieces_left: None,
+                    caution: false,
                 };
                 let d = bot.choose(&view);
                 let _ = field.play(current, d.placement, &rules);
@@ -57,6 +58,7 @@ fn decision(c: &mut Criterion) {
                         rules: &rules,
                         pieces_played: 25,
                         pieces_left: None,
+                        caution: false,
                     };
                     bot.choose(&view)
                 },

@@ -33,6 +33,7 @@ fn pieces_until_top_out(field: &Field, seed: u64, n: usize) -> Option<usize> {
             rules: &rules,
             pieces_played: 100 + i as u32,
             pieces_left: None,
+            caution: false,
         };
         let decision = bot.choose(&view);
         if field.play(view.current, decision.placement, &rules).is_err() || field.is_game_over(&rules) {
@@ -103,6 +104,7 @@ fn a_build_whose_key_is_in_hand_is_not_stuck() {
             rules: &rules,
             pieces_played: 30,
             pieces_left: Some(70),
+            caution: false,
         };
         let decision = bot.choose(&view);
         let mut after = field;
@@ -136,6 +138,7 @@ fn a_big_build_rides_out_a_danger_that_is_only_height_when_told_to() {
         rules: &rules,
         pieces_played: 29,
         pieces_left: Some(71),
+        caution: false,
     };
     let mut config = AiConfig::default();
     assert!(field.count() < config.ignition.danger_puyos);
@@ -199,6 +202,7 @@ fn a_build_the_best_placement_covers_for_a_move_is_not_stuck() {
             rules: &rules,
             pieces_played: 34,
             pieces_left: Some(66),
+            caution: false,
         };
         let decision = bot.choose(&view);
         let mut after = field;
@@ -267,6 +271,7 @@ fn a_build_the_search_finds_again_is_not_stuck() {
                 rules: &rules,
                 pieces_played: 32 + i as u32,
                 pieces_left: Some(68 - i as u32),
+                caution: false,
             };
             let decision = bot.choose(&view);
             let popped = field.play(view.current, decision.placement, &rules).expect("a valid placement");

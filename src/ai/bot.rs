@@ -167,9 +167,11 @@ impl Bot {
     /// The search, then (for a bot with an ignition policy) the rules of [`choice`] over its answer.
     fn searched(&self, view: &View<'_>, start: PiecePosition, seed: u64) -> Option<Decision> {
         let obs = Observation::new(view, start, &self.search, seed);
-        let eval = self.eval.in_context(obs.eval_context(self.ignition.as_ref()));
+        let cautious = self.ignition.as_ref().filter(|_| view.caution).map(IgnitionPolicy::cautious);
+        let ignition = cautious.as_ref().or(self.ignition.as_ref());
+        let eval = self.eval.in_context(obs.eval_context(ignition));
         // A game of known length about to end: what is not fired by then scores nothing.
-        if self.ignition.is_some()
+        if ignition.is_some()
             && let Some(d) = super::last_pieces::cash_in(view, start, &self.search.moves, self.search.colors)
         {
             return Some(d);
@@ -179,7 +181,7 @@ impl Bot {
             Some(pool) => pool.install(|| search::search(&input, &eval, &obs.look, seed)),
             None => search::search(&input, &eval, &obs.look, seed),
         }?;
-        let Some(policy) = &self.ignition else { return Some(choice::decision(&result, result.best, None)) };
+        let Some(policy) = ignition else { return Some(choice::decision(&result, result.best, None)) };
         let facts = Facts::new(&obs, &eval, policy, &self.search, &result);
         log::trace!(
             "{}: {} puyos on the field, potential chain {:?}, {} of {} futures searched",
@@ -239,6 +241,7 @@ mod tests {
                 rules: &rules,
                 pieces_played: k as u32,
                 pieces_left: None,
+                caution: false,
                 revealed: &[],
             };
             bot.set_deadline(deadline());

@@ -10,6 +10,9 @@ use super::eval::FireThreshold;
 use crate::game::View;
 use crate::game::{ChainSummary, Field, Rules};
 
+/// Puyos sooner that a cautious bot ([`IgnitionPolicy::cautious`]) starts lowering the chain it fires.
+pub const CAUTION_PUYOS: u32 = 8;
+
 /// Thresholds of the ignition policy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -107,6 +110,21 @@ impl IgnitionPolicy {
             && view.field.count() + incoming < self.danger_puyos
     }
 
+    /// The thresholds for a link that drops or invents presses ([`View::caution`]): a pair may lock a
+    /// column or a turn off its placement, and a tall stack does not survive many of those, so the
+    /// required chain starts dropping [`CAUTION_PUYOS`] puyos sooner, danger comes a row sooner, and a
+    /// build is not ridden out in danger.
+    pub fn cautious(&self) -> IgnitionPolicy {
+        let patience_puyos =
+            if self.patience_puyos == 0 { 0 } else { self.patience_puyos.saturating_sub(CAUTION_PUYOS).max(1) };
+        IgnitionPolicy {
+            patience_puyos,
+            danger_height: self.danger_height.saturating_sub(1),
+            danger_keep_chain: 0,
+            ..self.clone()
+        }
+    }
+
     /// The chain length worth firing on this field: `min_chain`, lowered as the field fills up.
     pub fn required_chain(&self, field: &Field) -> u32 {
         self.threshold().at(field.count())
@@ -193,6 +211,7 @@ mod tests {
             rules: &rules,
             pieces_played: 40,
             pieces_left: None,
+            caution: false,
             revealed: &[],
         };
         let one_link = ChainSummary { chains: 1, score: 40, cleared: 4 };
@@ -206,5 +225,30 @@ mod tests {
         let opponent = crate::game::OpponentView { field: &field, nuisance_on_them: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         assert_eq!(four.should_fire(&battle, &one_link), Some(Reason::Danger));
+    }
+
+    #[test]
+    fn a_cautious_bot_fires_shorter_chains_sooner_and_rides_out_no_danger() {
+        let p = IgnitionPolicy::default();
+        let c = p.cautious();
+        let field_of = |n: usize| {
+            let mut f = Field::new();
+            for i in 0..n {
+                f.set(
+                    1 + i % crate::game::WIDTH,
+                    crate::game::HEIGHT - 1 - i / crate::game::WIDTH,
+                    crate::game::Cell::Nuisance,
+                );
+            }
+            f
+        };
+        // Below the cautious patience both want the full chain; between the two patiences only the
+        // cautious one asks for less.
+        let (low, mid) = (field_of(48), field_of(56));
+        assert_eq!((p.required_chain(&low), c.required_chain(&low)), (p.min_chain, p.min_chain));
+        assert_eq!(p.required_chain(&mid), p.min_chain);
+        assert!(c.required_chain(&mid) < p.min_chain, "{}", c.required_chain(&mid));
+        assert_eq!((c.danger_height, c.danger_keep_chain), (p.danger_height - 1, 0));
+        assert_eq!(IgnitionPolicy { patience_puyos: 0, ..p }.cautious().patience_puyos, 0, "never stays never");
     }
 }

@@ -114,6 +114,8 @@ pub struct DriverStats {
     pub gave_up: u64,
     /// Presses RAM showed no effect of (refused, lost, or too late for a pair that had locked).
     pub refused: u64,
+    /// Times RAM showed the pair moved or turned with no press in flight (a press the link invented).
+    pub unasked_moves: u64,
 }
 
 /// Drives one player's pad.
@@ -372,6 +374,7 @@ impl Driver {
         let Some(progress) = self.presser.watch(press_pose(pose)) else {
             if last.is_some_and(moved_from) {
                 log::debug!("driver: the pair moved from {last:?} to {pose:?} without a press; re-planning");
+                self.stats.unasked_moves += 1;
                 self.replan(pose);
             }
             return None;
@@ -624,6 +627,7 @@ mod tests {
         assert_eq!(d.tick(&obs(4, Up)), pad::LEFT);
         assert_eq!(d.tick(&obs(3, Up)), pad::DOWN);
         assert_eq!(d.stats().replans, 1);
+        assert_eq!(d.stats().unasked_moves, 1);
     }
 
     #[test]

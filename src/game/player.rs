@@ -30,6 +30,10 @@ pub struct View<'a> {
     /// Pieces still to come after `current` when the game has a fixed length (the simulator's endless
     /// runs: 0 = `current` is the last piece); `None` when the game runs on (the cartridge, battles).
     pub pieces_left: Option<u32>,
+    /// The link to the game drops or invents presses now and then (the driver saw the pair move without a
+    /// press): a pair may end a column or a turn off its placement, so the bot keeps more room
+    /// ([`crate::ai::ignition::IgnitionPolicy::cautious`]).
+    pub caution: bool,
 }
 
 impl<'a> View<'a> {
@@ -46,6 +50,7 @@ impl<'a> View<'a> {
             rules,
             pieces_played: 0,
             pieces_left: None,
+            caution: false,
         }
     }
 }

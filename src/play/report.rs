@@ -45,6 +45,9 @@ pub struct PlayerSummary {
     pub replans: u64,
     /// Pieces that locked somewhere other than the bot's decision (re-planned around a pad fault).
     pub off_plan: u64,
+    /// Times the pair moved or turned with no press in flight (a press the link invented); from
+    /// [`crate::play::seat::CAUTION_AFTER_UNASKED_MOVES`] on the bot plays with caution.
+    pub unasked_moves: u64,
     /// RAM / model differences not held against the contract (not in `mismatches`): before calibration
     /// settled, or where codes no table lists were read (see `health`'s `locks_unread`).
     pub calibration_surprises: u64,
@@ -321,6 +324,7 @@ impl Summary {
                 think_ms_total: p.stats.think_time.as_secs_f64() * 1000.0,
                 replans: p.driver_stats().replans,
                 off_plan: p.stats.off_plan,
+                unasked_moves: p.driver_stats().unasked_moves,
                 calibration_surprises: p.stats.calibration_surprises,
             })
             .collect();

@@ -33,6 +33,11 @@ fn resting(st: &PlayerState) -> bool {
     })
 }
 
+/// Moves of the pair RAM showed without a press, in a session, from which the seat's bot plays with
+/// caution ([`crate::game::View::caution`]): one may be a misread frame, more are a link that invents
+/// presses.
+pub const CAUTION_AFTER_UNASKED_MOVES: u64 = 2;
+
 /// Counters of one player, for the report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SeatStats {
@@ -427,8 +432,14 @@ impl Seat {
         // The bot walks on the fastest pace the driver takes (it hurries when its speed setting is too
         // slow for the placement), from where the piece is in its life now.
         let timing = self.moves.timing.map(|t| self.driver.fastest(t, self.piece.frames));
-        let asking =
-            Asking { rules: ctx.rules, pieces_played: self.stats.pieces, moves: MoveRules { timing, ..self.moves } };
+        // Moves nobody pressed, seen more than once: the link is flaky, and the bot keeps more room.
+        let caution = self.driver.stats().unasked_moves >= CAUTION_AFTER_UNASKED_MOVES;
+        let asking = Asking {
+            rules: ctx.rules,
+            pieces_played: self.stats.pieces,
+            moves: MoveRules { timing, ..self.moves },
+            caution,
+        };
         if self.bot.ask(view, next, &asking, &mut self.stats) {
             self.health.asked();
         }

@@ -32,6 +32,8 @@ pub struct Request {
     pub pieces_played: u32,
     /// The movement contract the console follows (learned kicks included): the bot searches with it.
     pub moves: MoveRules,
+    /// The link drops or invents presses ([`crate::game::View::caution`]).
+    pub caution: bool,
 }
 
 /// A bot's answer.
@@ -83,6 +85,7 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
         pieces_played: r.pieces_played,
         pieces_left: None,
         revealed: &[],
+        caution: r.caution,
     };
     bot.set_movement(r.moves);
     let decision = bot.choose(&view);
@@ -294,6 +297,7 @@ mod tests {
             rules: Rules::default(),
             pieces_played: 0,
             moves: MoveRules::default(),
+            caution: false,
         }
     }
 

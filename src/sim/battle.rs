@@ -106,6 +106,7 @@ impl Side {
             rules,
             pieces_played: self.index as u32,
             pieces_left: None,
+            caution: false,
             revealed: &[],
         }
     }

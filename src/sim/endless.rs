@@ -101,6 +101,7 @@ pub fn play_endless_streaming(
             rules,
             pieces_played: i as u32,
             pieces_left: Some((n - 1 - i) as u32),
+            caution: false,
         };
         let started = Instant::now();
         let decision = player.choose(&view);

@@ -117,6 +117,7 @@ mod tests {
                 rules: &rules,
                 pieces_played: i,
                 pieces_left: None,
+                caution: false,
             };
             p.choose(&view);
         }

@@ -39,6 +39,8 @@ pub(super) struct Asking<'a> {
     pub rules: &'a Rules,
     pub pieces_played: u32,
     pub moves: MoveRules,
+    /// The link drops or invents presses ([`crate::game::View::caution`]).
+    pub caution: bool,
 }
 
 impl BotLink {
@@ -77,6 +79,7 @@ impl BotLink {
             rules: a.rules.clone(),
             pieces_played: a.pieces_played,
             moves: a.moves,
+            caution: a.caution,
         });
         self.waiting = true;
         self.asked_at = Some(asked);
