@@ -167,7 +167,11 @@ impl Bot {
     /// The search, then (for a bot with an ignition policy) the rules of [`choice`] over its answer.
     fn searched(&self, view: &View<'_>, start: PiecePosition, seed: u64) -> Option<Decision> {
         let obs = Observation::new(view, start, &self.search, seed);
-        let cautious = self.ignition.as_ref().filter(|_| view.caution).map(IgnitionPolicy::cautious);
+        // Caution on a flaky link (the seat says so), and under a clock that already cuts columns off from
+        // the spawn on this field: the reach a long build needs is going, and a pair that cannot get past
+        // the stacks tops the field out.
+        let clock_cuts = movegen::cut_off(view.field, start, &self.search.moves) != 0;
+        let cautious = self.ignition.as_ref().filter(|_| view.caution || clock_cuts).map(IgnitionPolicy::cautious);
         let ignition = cautious.as_ref().or(self.ignition.as_ref());
         let eval = self.eval.in_context(obs.eval_context(ignition));
         // A game of known length about to end: what is not fired by then scores nothing.

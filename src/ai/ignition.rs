@@ -110,10 +110,11 @@ impl IgnitionPolicy {
             && view.field.count() + incoming < self.danger_puyos
     }
 
-    /// The thresholds for a link that drops or invents presses ([`View::caution`]): a pair may lock a
-    /// column or a turn off its placement, and a tall stack does not survive many of those, so the
-    /// required chain starts dropping [`CAUTION_PUYOS`] puyos sooner, danger comes a row sooner, and a
-    /// build is not ridden out in danger.
+    /// The thresholds for a link that drops or invents presses ([`View::caution`]), or a game's clock
+    /// that already cuts columns off from the spawn ([`crate::game::movegen::cut_off`]): a pair may lock
+    /// off its placement or fail to get past the stacks, and a tall stack does not survive many of those,
+    /// so the required chain starts dropping [`CAUTION_PUYOS`] puyos sooner, danger comes a row sooner,
+    /// and a build is not ridden out in danger.
     pub fn cautious(&self) -> IgnitionPolicy {
         let patience_puyos =
             if self.patience_puyos == 0 { 0 } else { self.patience_puyos.saturating_sub(CAUTION_PUYOS).max(1) };
