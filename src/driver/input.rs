@@ -130,6 +130,10 @@ pub struct Driver {
     hurried: bool,
     /// The pace for the plan under way has been chosen.
     pace_chosen: bool,
+    /// Rows the pair is to fall by gravity, since it appeared, before the soft drop (this piece), and
+    /// the rows it fell with Down not held.
+    gravity_rows_wanted: u32,
+    gravity_rows: u32,
     /// The decision being carried out.
     decision: Option<Decision>,
     /// Where the pair is going now: the decision's placement, or a replacement after a re-plan.
@@ -170,6 +174,8 @@ impl Driver {
             hurry: SpeedProfile::new(HURRIED),
             hurried: false,
             pace_chosen: false,
+            gravity_rows_wanted: 0,
+            gravity_rows: 0,
             decision: None,
             target: None,
             surroundings: None,
@@ -252,6 +258,15 @@ impl Driver {
             self.presser.set_timing(press_timing(self.pace(), self.lag));
         }
         self.pace_chosen = false;
+        self.gravity_rows_wanted = 0;
+        self.gravity_rows = 0;
+    }
+
+    /// Lets the pair of this piece fall `rows` rows by gravity before the soft drop once it is in place,
+    /// so the game's gravity shows (calibration measures it from falls made with Down not held; a bot
+    /// that soft-drops every pair hides a gravity that changes with the level).
+    pub fn let_fall(&mut self, rows: u32) {
+        self.gravity_rows_wanted = rows;
     }
 
     /// Starts carrying out `decision` for the piece falling in `st` (nothing when RAM shows no piece),
@@ -300,6 +315,9 @@ impl Driver {
             self.since_spawn = self.since_spawn.saturating_add(1);
             if self.last_row.replace(obs.pose.y).is_some_and(|y| y != obs.pose.y) {
                 self.since_row = 0;
+                if self.presser.held() & pad::DOWN == 0 {
+                    self.gravity_rows += 1;
+                }
             }
             self.since_row = self.since_row.saturating_add(1);
         }
@@ -344,6 +362,9 @@ impl Driver {
         let Some(target) = self.target else { return 0 };
         if placement_of(pose) == target {
             self.steps.clear();
+            if self.gravity_rows < self.gravity_rows_wanted {
+                return 0;
+            }
             let down = self.pace().drop_on(self.dropping);
             self.dropping += 1;
             return if down { pad::DOWN } else { 0 };
@@ -785,6 +806,23 @@ mod tests {
         assert_eq!((d.fastest(t, 0).press_frames, d.fastest(t, 0).input_lag), (2, 1));
         assert_eq!(d.first_action_frame(true), 1);
         assert_eq!(d.first_action_frame(false), SpeedProfile::new(7).reaction + 1);
+    }
+
+    #[test]
+    fn a_pair_let_fall_shows_its_gravity_before_the_soft_drop() {
+        let mut d = Driver::new(10);
+        d.start(decision(Placement::new(3, Up), &[]), &surroundings(), timed("fall=30"));
+        d.let_fall(2);
+        let at = |y: u8| PlayerState { y, ..obs(3, Up) };
+        // In place at once, but no Down until gravity has moved the pair two rows.
+        assert_eq!(d.tick(&at(1)), 0);
+        assert_eq!(d.tick(&at(1)), 0);
+        assert_eq!(d.tick(&at(2)), 0);
+        assert_eq!(d.tick(&at(3)), pad::DOWN);
+        // The next piece soft-drops as usual.
+        d.clear();
+        d.start(decision(Placement::new(3, Up), &[]), &surroundings(), timed("fall=30"));
+        assert_eq!(d.tick(&at(1)), pad::DOWN);
     }
 
     #[test]

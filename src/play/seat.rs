@@ -33,6 +33,13 @@ fn resting(st: &PlayerState) -> bool {
     })
 }
 
+/// Every this many pieces on a measured clock, a pair falls [`GRAVITY_SAMPLE_ROWS`] rows by gravity before
+/// the driver soft-drops it (two intervals between falls: what the clock learner needs to confirm a
+/// piece's gravity).
+pub const GRAVITY_SAMPLE_EVERY: u32 = 8;
+/// See [`GRAVITY_SAMPLE_EVERY`].
+pub const GRAVITY_SAMPLE_ROWS: u32 = 3;
+
 /// Moves of the pair RAM showed without a press, in a session, from which the seat's bot plays with
 /// caution ([`crate::game::View::caution`]): one may be a misread frame, more are a link that invents
 /// presses.
@@ -372,6 +379,11 @@ impl Seat {
         self.piece.frames = 0;
         self.bot.new_piece();
         self.forget_piece();
+        if self.moves.timing.is_some() && self.stats.pieces % GRAVITY_SAMPLE_EVERY == GRAVITY_SAMPLE_EVERY - 1 {
+            // Now and then a pair falls a few rows by gravity before the soft drop, so the clock keeps
+            // measuring a gravity that changes with the level.
+            self.driver.let_fall(GRAVITY_SAMPLE_ROWS);
+        }
         if asking && self.piece.next_lag == 0 {
             self.ask(view, ctx);
         } else if asking
