@@ -376,7 +376,9 @@ impl MotionLearner {
             self.note_turn(t);
             return true;
         }
-        if self.stray_turn.is_none_or(|k| self.turns - k > STRAY_TURN_WINDOW) {
+        // Only a settled movement lets one pass: while it is being learned a turn that fits nothing says an
+        // earlier inference was wrong.
+        if self.space.settled().is_some() && self.stray_turn.is_none_or(|k| self.turns - k > STRAY_TURN_WINDOW) {
             // A press the link dropped, delayed or invented on the frame of a turn does this once; a wrong
             // movement does it again within a few turns.
             log::debug!(

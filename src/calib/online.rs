@@ -96,13 +96,12 @@ impl OnlineCalibration {
         self.learner.is_settled()
     }
 
-    /// Nothing more to learn from the opening: settled with kicks and moves on a landed pair seen (or a
-    /// seat's test pieces spent trying), or failed.
+    /// Nothing more to learn from the opening: settled with kicks seen (or a seat's kick-test pieces spent
+    /// trying), or failed.
     pub fn finished(&self) -> bool {
         let kicks_done = !self.learner.kicks_unknown() || self.kick_tests.iter().any(|&n| n >= KICK_TEST_PIECES);
-        let lock_done = self.policies.iter().enumerate().any(|(p, o)| !o.lock_probe_pending(&self.learner.clock(p)));
         let idle = self.opening_piece.iter().all(|&o| !o);
-        (self.settled() && kicks_done && lock_done && idle) || self.failed()
+        (self.settled() && kicks_done && idle) || self.failed()
     }
 
     /// Where calibration stands.
@@ -144,9 +143,7 @@ impl OnlineCalibration {
             if test {
                 self.kick_tests[player] += 1;
             }
-            // One more piece when the lock probe has not shown how a landed pair takes the pad.
-            let lock_test = settled && !test && self.policies[player].lock_probe_pending(&self.learner.clock(player));
-            self.opening_piece[player] = !settled || test || lock_test;
+            self.opening_piece[player] = !settled || test;
         }
         if !active && !self.learner.is_settled() {
             // Between pieces the opening holds nothing, but keeps the seat until the contract settles.

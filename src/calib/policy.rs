@@ -7,9 +7,7 @@
 //! circle and once back and forth with B / A (which puyo X / Y follow, and the order of the orientation
 //! values), then turn it to the spawn value (odd pieces) or one A-turn further (even pieces) so locks
 //! show two neighbouring orientations, move it to a column of a fixed spread (so stacks stay low) and
-//! drop it. The first pieces land by gravity (the lock delay shows). Once the movement contract is known
-//! and while it is not seen whether the pad still moves a landed pair, a piece lands by gravity and two
-//! presses sideways on the landed pair show it (before the kick test's pieces).
+//! drop it.
 
 use crate::driver::{Effect, Pose, PressTiming, Presser, Progress};
 use crate::emu::pad;
@@ -17,7 +15,6 @@ use crate::game::Orientation;
 use crate::memmap::raw::View;
 use crate::memmap::{Turn, XyTracks};
 
-use super::clock::ClockReport;
 use super::learner::Learner;
 
 /// How the opening presses: held 2 frames (let go at once when RAM shows the effect), refused 22 frames
@@ -31,24 +28,8 @@ const DESCEND_FRAMES: u32 = 150;
 const GRAVITY_LANDINGS: u32 = 2;
 /// Columns (of the X byte) the opening drops its pieces in, in turn.
 const COLUMNS: [u8; 5] = [1, 6, 2, 5, 4];
-/// Presses sideways on a landed pair (see [`OpeningPolicy::lock_probe`]).
-const LOCK_PROBE_PRESSES: u32 = 2;
-/// Pieces the opening spends landing by gravity for the lock probe once the movement is known (a probe
-/// can end without evidence, e.g. with no room beside the pair).
-pub const LOCK_PROBE_PIECES: u32 = 1;
-/// Frames a resting pair sits before the lock probe presses (a move on the frames right after a fall
-/// proves nothing to the clock learner: the game may not have noticed the landing yet).
-const LOCK_PROBE_AFTER: u32 = 3;
 /// The probe: a full circle with A, then B and A once each.
 const PROBE: [u8; 6] = [pad::A, pad::A, pad::A, pad::A, pad::B, pad::A];
-
-/// True while the opening should show whether moves and turns work on a landed pair: not seen either
-/// way, and the lock delay measured long enough for the probe's two presses to show before the lock.
-pub fn wants_lock_probe(clock: &ClockReport) -> bool {
-    let lag = u32::from(clock.input_lag.unwrap_or(0)) + u32::from(clock.input_lag_jitter.unwrap_or(0));
-    clock.lock_moves.is_none()
-        && clock.lock_delay.is_some_and(|l| u32::from(l) >= LOCK_PROBE_AFTER + 2 * LOCK_PROBE_PRESSES + lag)
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
@@ -84,15 +65,6 @@ pub struct OpeningPolicy {
     stage: Stage,
     was_active: bool,
     spawn_o: u8,
-    /// The pose (X, Y, orientation) the piece showed last frame, and for how many frames since it came.
-    pose: Option<(u8, u8, u8)>,
-    still: u32,
-    /// Pieces routed to the lock probe so far, and whether the piece under way is one.
-    lock_probe_pieces: u32,
-    probing_lock: bool,
-    /// The lock probe's presses so far, and the pose it started from (it stops once the pair moves).
-    lock_probe_presses: u32,
-    lock_probe_from: Option<(u8, u8, u8)>,
     /// The press executor.
     presser: Presser<()>,
 }
@@ -106,12 +78,6 @@ impl OpeningPolicy {
             stage: Stage::Drop,
             was_active: false,
             spawn_o: 0,
-            pose: None,
-            still: 0,
-            lock_probe_pieces: 0,
-            probing_lock: false,
-            lock_probe_presses: 0,
-            lock_probe_from: None,
             presser: Presser::new(TIMING),
         }
     }
@@ -119,12 +85,6 @@ impl OpeningPolicy {
     /// Pieces this opening has started.
     pub fn pieces(&self) -> u32 {
         self.pieces
-    }
-
-    /// True while this opening would spend a piece on the lock probe: the fact is wanted
-    /// ([`wants_lock_probe`]) and its [`LOCK_PROBE_PIECES`] are not spent.
-    pub fn lock_probe_pending(&self, clock: &ClockReport) -> bool {
-        wants_lock_probe(clock) && self.lock_probe_pieces < LOCK_PROBE_PIECES
     }
 
     /// The buttons to hold during the frame whose RAM is `ram`, given what the learner knows so far.
@@ -146,25 +106,11 @@ impl OpeningPolicy {
             self.pieces += 1;
             self.spawn_o = v.o;
             self.presser.cancel();
-            self.pose = None;
-            self.lock_probe_presses = 0;
-            self.lock_probe_from = None;
-            // The lock probe first (play needs it most), then the kick test, each while its fact is unknown.
-            self.probing_lock = learner.movement().is_some() && self.lock_probe_pending(&learner.clock(self.player));
-            self.stage = if self.probing_lock {
-                self.lock_probe_pieces += 1;
-                Stage::Descend { frames: 0 }
-            } else if learner.movement().is_some() && learner.kicks_unknown() {
+            self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
                 Stage::KickUpright { presses: 0 }
             } else {
                 Stage::Descend { frames: 0 }
             };
-        }
-        let pose = (v.x, v.y, v.o);
-        if self.pose.replace(pose) == Some(pose) {
-            self.still += 1;
-        } else {
-            self.still = 0;
         }
         if let Some(b) = self.pressing(&v) {
             return b;
@@ -229,9 +175,7 @@ impl OpeningPolicy {
                 }
                 // The first pieces land by gravity (no Down: Down locks at once), so the clock learner sees
                 // how long a landed pair waits before it locks.
-                Stage::Drop if self.pieces <= GRAVITY_LANDINGS || self.probing_lock => {
-                    return self.lock_probe(&v, learner);
-                }
+                Stage::Drop if self.pieces <= GRAVITY_LANDINGS => return 0,
                 Stage::Drop => return pad::DOWN,
                 Stage::KickUpright { presses } => {
                     let Some(c) = learner.movement() else { return pad::DOWN };
@@ -295,56 +239,6 @@ impl OpeningPolicy {
                 }
             }
         }
-    }
-
-    /// The lock probe, on a piece landing by gravity while the fact is wanted ([`wants_lock_probe`]): the
-    /// first pieces, and a piece routed to it once the movement contract is learned. Once the pair rests on the stack or the floor (by the
-    /// field learned) and has sat there a few frames, press sideways towards room twice (a frame let go
-    /// between). The clock learner sees whether moves work while a landed pair waits to lock: the pair
-    /// moves and still locks the lock delay after it landed, or both presses go unanswered and it locks
-    /// where it sat. Play needs that fact before the bot builds a stack on it (a plan that counts on
-    /// moves the game ignores ends a column short). No press when there is no room either side, or when
-    /// the pair locks sooner (a short lock delay, where the moves matter little).
-    fn lock_probe(&mut self, v: &View, learner: &Learner) -> u8 {
-        if !wants_lock_probe(&learner.clock(self.player)) || self.lock_probe_presses >= LOCK_PROBE_PRESSES {
-            return 0;
-        }
-        let pose = (v.x, v.y, v.o);
-        if self.lock_probe_from.is_some_and(|from| from != pose) {
-            // It moved: the fact is seen; leave the pair alone.
-            self.lock_probe_presses = LOCK_PROBE_PRESSES;
-            return 0;
-        }
-        if self.still < LOCK_PROBE_AFTER || self.presser.held() != 0 {
-            return 0;
-        }
-        let Some(button) = self.room_beside_resting(v, learner) else { return 0 };
-        self.lock_probe_from = Some(pose);
-        self.lock_probe_presses += 1;
-        button
-    }
-
-    /// Left or Right when the pair rests where it is and both its puyos have a free cell on that side with
-    /// no free cell below it (the pair moved there rests too, so it stays in its row); by the movement
-    /// contract and the field layout learned (`None` before they are).
-    fn room_beside_resting(&self, v: &View, learner: &Learner) -> Option<u8> {
-        let c = learner.movement()?;
-        let d = c.dir(v.o)?;
-        let (px, py) = match c.tracks {
-            XyTracks::Pivot => (v.x as i32, v.y as i32),
-            XyTracks::Child => (v.x as i32 - d.dx() as i32, v.y as i32 - d.dy() as i32),
-        };
-        let puyos = [(px, py), (px + d.dx() as i32, py + d.dy() as i32)];
-        // A cell under the pair that is not one of its own puyos holds it up.
-        let held_up =
-            |dx: i32| puyos.iter().any(|&(x, y)| !puyos.contains(&(x, y + 1)) && !learner.cell_free(v, x + dx, y + 1));
-        if !held_up(0) {
-            return None;
-        }
-        [(pad::LEFT, -1), (pad::RIGHT, 1)]
-            .into_iter()
-            .find(|&(_, dx)| puyos.iter().all(|&(x, y)| learner.cell_free(v, x + dx, y)) && held_up(dx))
-            .map(|(b, _)| b)
     }
 
     /// Odd pieces keep the spawn value; even ones go one A-turn further, so locks show two neighbouring
