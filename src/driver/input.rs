@@ -305,7 +305,7 @@ impl Driver {
     /// act: a plan given by then leads to the same presses whenever it arrived. On the game's clock
     /// (`timed`) it may have to hurry, with no reaction delay.
     pub fn first_action_frame(&self, timed: bool) -> u32 {
-        if timed { self.hurry.reaction.min(self.profile.reaction) + 1 } else { self.profile.reaction + 1 }
+        if timed { self.hurry.reaction + 1 } else { self.profile.reaction + 1 }
     }
 
     /// The buttons to hold during the next frame, given what RAM showed after the last one (`st`).
