@@ -442,18 +442,24 @@ impl Driver {
     /// True when the target can still be reached on the game's clock from `pose` now (always without a
     /// timing): a plan made for the spawn may be too late for a pair that has fallen or landed since.
     fn target_in_time(&self, pose: PiecePosition) -> bool {
+        self.target_in_time_with(pose, |t| t)
+    }
+
+    /// [`Driver::target_in_time`] on the clock as `adjust` changes it.
+    fn target_in_time_with(&self, pose: PiecePosition, adjust: impl Fn(Timing) -> Timing) -> bool {
         let (Some(s), Some(target)) = (self.surroundings, self.target) else { return true };
         let Some(timing) = self.time_left(&s, pose) else { return true };
-        let rules = MoveRules { timing: Some(timing), ..s.moves };
+        let rules = MoveRules { timing: Some(adjust(timing)), ..s.moves };
         movegen::generate(&s.field, s.piece, pose, &rules)
             .iter()
             .any(|m| movegen::same_outcome(s.piece, m.placement, target))
     }
 
-    /// True when the plan's placement is still reachable from `pose` at the present pace (always without
-    /// a timing, or when the plan was made for a pose RAM does not show: the re-plan decides then).
+    /// True when the plan's placement is still reachable from `pose` at the present pace before the pair
+    /// lands (always without a timing). Whatever path the plan holds: a path that leans on a kick the
+    /// clock gives only at one row is re-planned later, and by then a slow pace has spent the frames.
     fn reachable_at_pace(&self, pose: PiecePosition) -> bool {
-        self.hurried || !self.path_leads_to_target(pose) || self.target_in_time(pose)
+        self.hurried || self.target_in_time_with(pose, without_lock_delay)
     }
 
     /// Items have no orientation: RAM may show any, the model says `Up`.
@@ -577,6 +583,14 @@ fn paced_at(profile: &SpeedProfile, timing: Timing, since_spawn: u32) -> Timing 
     let waiting = (profile.reaction + 1).saturating_sub(since_spawn);
     let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
     Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
+}
+
+/// `timing` with no lock delay: the slower pace is kept only for a placement it reaches before the pair
+/// lands. Presses made while the pair rests have the fewest frames to spare and rest on the least
+/// measured part of the clock (how long the delay runs, whether moves work in it), and the frames a
+/// slow pace's reaction spends on a pair that lands at once are the ones it needed.
+fn without_lock_delay(timing: Timing) -> Timing {
+    Timing { lock: LockDelay::None, ..timing }
 }
 
 /// The placement a pose locks at when dropped straight down.
@@ -806,6 +820,27 @@ mod tests {
         assert_eq!((d.fastest(t, 0).press_frames, d.fastest(t, 0).input_lag), (2, 1));
         assert_eq!(d.first_action_frame(true), 1);
         assert_eq!(d.first_action_frame(false), SpeedProfile::new(7).reaction + 1);
+    }
+
+    #[test]
+    fn a_pair_that_lands_at_the_spawn_is_hurried_from_its_first_frame() {
+        // Column 3 stands to just below the spawn: the pair rests where it spawns, with 8 frames of lock
+        // delay to move in. Speed 7's reaction and first press would fit in them by the model's count, but
+        // only just: the slower pace is kept only for a placement reached before the pair lands.
+        let mut st = surroundings();
+        for y in 2..crate::game::field::HEIGHT {
+            st.field.set(3, y, crate::game::Cell::Nuisance);
+        }
+        let plan = decision(Placement::new(4, Up), &[Step::Right]);
+        let mut d = Driver::new(7);
+        d.start(plan.clone(), &st, timed("fall=30,lock=8"));
+        assert_eq!(d.tick(&obs(3, Up)), pad::RIGHT, "the first frame, no reaction delay");
+        assert!(d.hurried());
+        // The same placement on an empty field is reached long before the pair lands: speed 7's pace.
+        let mut relaxed = Driver::new(7);
+        relaxed.start(plan, &surroundings(), timed("fall=30,lock=8"));
+        assert_eq!(relaxed.tick(&obs(3, Up)), 0);
+        assert!(!relaxed.hurried());
     }
 
     #[test]

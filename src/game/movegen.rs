@@ -399,6 +399,16 @@ pub fn path_to(field: &Field, piece: Piece, from: PiecePosition, goal: Placement
     generate(field, piece, from, rules).into_iter().find(|m| same_outcome(piece, m.placement, goal))
 }
 
+/// The placements a pair of two colours reaches from `start` on an empty field: on the rules' clock, and
+/// with the pair taken to wait at its row (`(timed, untimed)`). A clock that cuts the empty field's reach
+/// short leaves the bot fewer placements on every field after it: the presses arrive too late to steer.
+pub fn open_reach(start: PiecePosition, rules: &MoveRules) -> (usize, usize) {
+    let pair = Piece::Pair(super::Pair::new(super::Color::ALL[0], super::Color::ALL[1]));
+    let field = Field::new();
+    let untimed = MoveRules { timing: None, ..*rules };
+    (generate(&field, pair, start, rules).len(), generate(&field, pair, start, &untimed).len())
+}
+
 /// Every distinct lock placement of `piece` reachable from `start` on `field`, each with its shortest
 /// input path, in order of path length. Empty when the piece does not fit at `start`.
 pub fn generate(field: &Field, piece: Piece, start: PiecePosition, rules: &MoveRules) -> Vec<Move> {
@@ -501,5 +511,19 @@ mod tests {
         }
         assert_eq!(cut_off(&f, start, &slow), 0);
         assert_eq!(cut_off(&f, start, &fast), 0b000011);
+    }
+
+    #[test]
+    fn the_open_reach_is_cut_short_by_a_late_press_on_a_fast_clock() {
+        let start = PiecePosition::spawn(&Rules::puyo1());
+        let timed = |t: &str| MoveRules { timing: Some(t.parse().unwrap()), ..MoveRules::default() };
+        assert_eq!(open_reach(start, &MoveRules::default()), (22, 22), "untimed: every placement");
+        assert_eq!(open_reach(start, &timed("fall=2,lock=none")), (22, 22), "fast, but the presses keep up");
+        // Each press waits 8 frames for its effect while the pair falls a row every 2: it lands after two.
+        let late = timed("fall=2,lock=none,lag=8");
+        let (reached, of) =
+            open_reach(start, &MoveRules { timing: late.timing.map(|t| Timing { press_frames: 10, ..t }), ..late });
+        assert_eq!(of, 22);
+        assert!(reached < 11, "{reached} placements reached");
     }
 }

@@ -56,6 +56,13 @@ pub const EARLY_TOP_OUT_PIECES: u32 = 30;
 /// naming the timing, however late it came: the bot lost because its pairs did not go where it planned.
 pub const OFF_PLAN_TOP_OUT: u64 = 3;
 
+/// The share of an empty field's placements the measured clock must leave in reach
+/// ([`SeatHealth::set_open_reach`]): with fewer, most pairs go where they fall, not where the bot decides.
+pub const MIN_OPEN_REACH_SHARE: f64 = 0.5;
+
+/// The share of the window's pieces the clock must cut columns off for before a lost game is the clock's.
+pub const CUT_PIECES_SHARE: f64 = 0.5;
+
 /// Locks in which the same unknown code may show before health fails naming it: calibration learns a
 /// code from the first lock that shows it (a link bit, a colour or item nobody listed), so a code that
 /// keeps coming back is one it cannot learn.
@@ -272,6 +279,8 @@ struct PieceRecord {
     off_plan: bool,
     /// Re-plans the driver made for the piece.
     replans: u64,
+    /// The clock cut columns off on the field the piece was asked about ([`crate::game::movegen::cut_off`]).
+    cut: bool,
 }
 
 /// Which check a verdict comes from, so that the right locks are explained.
@@ -307,6 +316,9 @@ pub struct SeatHealth {
     since_clear: (u64, u64),
     /// The game's timing the seat plays on (named by a timing verdict); kept across resets.
     timing: Option<crate::game::timing::Timing>,
+    /// Placements a pair reaches from the spawn on an empty field on that clock, and without it
+    /// ([`crate::game::movegen::open_reach`]); kept across resets.
+    open_reach: Option<(usize, usize)>,
 }
 
 impl SeatHealth {
@@ -317,12 +329,68 @@ impl SeatHealth {
 
     /// Forgets the window and the totals (the contract was replaced: earlier checks judged the old one).
     pub fn reset(&mut self) {
-        *self = SeatHealth { timing: self.timing, ..SeatHealth::default() };
+        *self = SeatHealth { timing: self.timing, open_reach: self.open_reach, ..SeatHealth::default() };
     }
 
     /// The game's timing the seat plays on from now on (`None`: the untimed walk), for the verdicts' text.
     pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
         self.timing = timing;
+    }
+
+    /// Placements a pair reaches from the spawn on an empty field on the clock played on, and without it
+    /// (`None` without a clock): a clock that cuts them short explains a lost game, and one that leaves
+    /// fewer than [`MIN_OPEN_REACH_SHARE`] of them fails outright ([`SeatHealth::clock_too_fast`]).
+    pub fn set_open_reach(&mut self, reach: Option<(usize, usize)>) {
+        self.open_reach = reach.filter(|&(_, of)| of > 0);
+    }
+
+    /// True when the clock played on leaves some placement of an empty field out of reach, or cut
+    /// columns off the field on [`CUT_PIECES_SHARE`] of the window's pieces: a game lost then is the
+    /// clock's doing (it leaves the bot too few placements), not a normal game over.
+    pub fn clock_cuts_reach(&self) -> bool {
+        self.open_reach.is_some_and(|(reached, of)| reached < of) || self.cut_text().is_some()
+    }
+
+    /// The clock cut columns off the field the piece under way was asked about.
+    pub fn clock_cut(&mut self) {
+        if let Some(p) = self.current.as_mut() {
+            p.cut = true;
+        }
+    }
+
+    /// The pieces the clock cut columns off for, in words, when they are [`CUT_PIECES_SHARE`] of a full
+    /// window or more.
+    fn cut_text(&self) -> Option<String> {
+        let n = self.recent.len();
+        let cut = self.recent.iter().filter(|p| p.cut).count();
+        (n >= WINDOW && cut as f64 >= CUT_PIECES_SHARE * n as f64).then(|| {
+            format!(
+                "the clock cut columns off the field for {cut} of the last {n} pieces (they land before presses \
+                 get them past the stacks)"
+            )
+        })
+    }
+
+    /// The failure of a clock that leaves fewer than [`MIN_OPEN_REACH_SHARE`] of an empty field's placements
+    /// in reach, once [`FAILURES`] pieces were played on it: the bot cannot place its pairs, whatever it
+    /// decides (presses that take effect too late on a fast gravity). Not a prediction that failed, so
+    /// nothing to learn again: measuring the clock again measures the same clock.
+    pub fn clock_too_fast(&self, player: &str) -> Option<Failure> {
+        let (reached, of) = self.open_reach?;
+        if self.recent.len() < FAILURES || reached as f64 >= MIN_OPEN_REACH_SHARE * of as f64 {
+            return None;
+        }
+        let seen = format!("{}; {}", self.timing_text(), self.reach_text()?);
+        Some(Failure { player: player.to_string(), fact: Fact::Timing, seen })
+    }
+
+    /// The open field's reach in words, when the clock cuts it.
+    fn reach_text(&self) -> Option<String> {
+        let (reached, of) = self.open_reach.filter(|&(reached, of)| reached < of)?;
+        Some(format!(
+            "on this clock a pair reaches {reached} of the {of} placements even on an empty field: its presses take \
+             effect too late to steer it before it locks"
+        ))
     }
 
     /// Forgets the window, keeping the totals (a fact is being learned again).
@@ -455,7 +523,9 @@ impl SeatHealth {
             c.off_plan, c.replans, c.presses_refused
         );
         let start = format!("topped out after {pieces} pieces with more asked for");
-        let (fact, seen) = if c.off_plan > 0 || c.replans as usize >= pieces as usize {
+        let (fact, seen) = if let Some(reach) = self.reach_text().or_else(|| self.cut_text()) {
+            (Fact::Timing, format!("{start}: {}; {reach} ({plans})", self.timing_text()))
+        } else if c.off_plan > 0 || c.replans as usize >= pieces as usize {
             (Fact::Timing, format!("{start}: {plans}; {}", self.timing_text()))
         } else {
             (
@@ -711,6 +781,45 @@ mod tests {
         assert_eq!(timed.fact, Fact::Timing);
         assert!(timed.seen.contains("1 pieces locked off plan, 9 re-plans"), "{}", timed.seen);
         assert!(timed.seen.contains("no timing measured"), "{}", timed.seen);
+    }
+
+    #[test]
+    fn a_clock_that_cuts_the_open_field_short_names_the_timing() {
+        let mut h = SeatHealth::default();
+        h.set_timing(Some("fall=2,lock=none,lag=8".parse().unwrap()));
+        h.set_open_reach(Some((21, 22)));
+        for _ in 0..12 {
+            healthy_piece(&mut h);
+        }
+        assert_eq!(h.verdict("P1"), None, "one placement short: played, and a lost game is the clock's");
+        let lost = h.early_top_out("P1", 40);
+        assert_eq!(lost.fact, Fact::Timing);
+        assert!(lost.seen.contains("reaches 21 of the 22 placements even on an empty field"), "{}", lost.seen);
+        assert_eq!(h.clock_too_fast("P1"), None);
+        h.set_open_reach(Some((5, 22)));
+        assert_eq!(h.verdict("P1"), None, "the encodings' checks still hold");
+        let f = h.clock_too_fast("P1").expect("most of the field out of reach fails at once");
+        assert_eq!(f.fact, Fact::Timing);
+        assert!(f.seen.contains("input lag 8") && f.seen.contains("reaches 5 of the 22"), "{}", f.seen);
+        h.reset();
+        assert!(h.clock_cuts_reach(), "the clock's reach is kept across a reset");
+        // A full open reach, but a clock that cut columns off the field for most pieces: a lost game is the
+        // clock's too.
+        let mut cut = SeatHealth::default();
+        cut.set_open_reach(Some((22, 22)));
+        for k in 0..WINDOW {
+            healthy_piece(&mut cut);
+            if k % 3 != 0 {
+                cut.clock_cut();
+            }
+        }
+        healthy_piece(&mut cut);
+        assert!(cut.clock_cuts_reach());
+        let lost = cut.early_top_out("P1", 110);
+        assert_eq!(lost.fact, Fact::Timing);
+        assert!(lost.seen.contains("cut columns off the field for 8 of the last 12 pieces"), "{}", lost.seen);
+        h.set_open_reach(Some((22, 22)));
+        assert!(!h.clock_cuts_reach());
     }
 
     #[test]

@@ -444,6 +444,17 @@ impl Seat {
         // The bot walks on the fastest pace the driver takes (it hurries when its speed setting is too
         // slow for the placement), from where the piece is in its life now.
         let timing = self.moves.timing.map(|t| self.driver.fastest(t, self.piece.frames));
+        // What the clock itself leaves in reach (the presses from the driver's first frame on), for health.
+        let first = self.driver.first_action_frame(true);
+        let open = self.moves.timing.map(|t| {
+            let rules = MoveRules { timing: Some(self.driver.fastest(t, first)), ..self.moves };
+            movegen::open_reach(crate::game::PiecePosition::spawn(ctx.rules), &rules)
+        });
+        self.health.set_open_reach(open);
+        let spawn = crate::game::PiecePosition::spawn(ctx.rules);
+        if timing.is_some() && movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) != 0 {
+            self.health.clock_cut();
+        }
         // Moves nobody pressed, seen more than once: the link is flaky, and the bot keeps more room.
         let caution = self.driver.stats().unasked_moves >= CAUTION_AFTER_UNASKED_MOVES;
         let asking = Asking {

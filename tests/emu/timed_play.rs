@@ -29,6 +29,17 @@ fn labcart_addresses(dir: &Path) -> PathBuf {
 /// Builds `c`, plays 200 pieces of Endless on it with `timing` given; the JSON report (None without
 /// ca65, after the tools rule).
 fn play_timed(name: &str, c: Contract, timing: &str) -> Option<Value> {
+    let out = run_timed(name, c, timing)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A top-out after the first pieces is a lost game, not a failure of the run.
+    let json: Option<Value> = serde_json::from_slice(&out.stdout).ok();
+    let lost = json.as_ref().is_some_and(|j| j["players"][0]["topped_out"] == true && j["health"]["failure"].is_null());
+    assert!(out.status.success() || lost, "{name} ({timing}): puyobot play failed: {stderr}");
+    Some(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {stderr}")))
+}
+
+/// Builds `c` and runs `play` for 200 pieces of Endless on it with `timing` given (None without ca65).
+fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Output> {
     c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
     let rom = match c.build_rom(&format!("timed-{name}")) {
         Ok(rom) => rom,
@@ -54,12 +65,7 @@ fn play_timed(name: &str, c: Contract, timing: &str) -> Option<Value> {
         .args(["--lab-timing", timing])
         .output()
         .expect("run puyobot");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // A top-out after the first pieces is a lost game, not a failure of the run.
-    let json: Option<Value> = serde_json::from_slice(&out.stdout).ok();
-    let lost = json.as_ref().is_some_and(|j| j["players"][0]["topped_out"] == true && j["health"]["failure"].is_null());
-    assert!(out.status.success() || lost, "{name} ({timing}): puyobot play failed: {stderr}");
-    Some(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {stderr}")))
+    Some(out)
 }
 
 /// 200 pieces, no top-out, 0 mismatches, healthy, and the plans held: at most one piece in twenty off plan.
@@ -119,4 +125,20 @@ fn gravity_by_level_plays_clean_on_its_fastest_timing() {
     let c = Contract { fall_frames: 30, fall_step: 4, fall_min: 8, level_pieces: 16, ..Contract::DEFAULT };
     let Some(j) = play_timed("level", c, "fall=8,lock=16") else { return };
     assert_clean("level", &j);
+}
+
+#[test]
+fn a_clock_too_fast_to_steer_stops_naming_it() {
+    // 2 frames a row, no lock delay, 8 frames from a press to its effect: a pair lands after two presses,
+    // so most of even an empty field is out of reach. The run stops naming the timing with that count
+    // rather than dropping pairs down the middle until the field tops out.
+    let c = Contract { fall_frames: 2, fall_min: 2, fall_fast: 2, lock_delay: 0, input_lag: 8, ..Contract::DEFAULT };
+    let Some(out) = run_timed("lag8-fall2", c, "fall=2,soft=2,lock=none,lag=8") else { return };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a clock nobody can steer on played on: {stderr}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stderr}"));
+    let failure = j["health"]["failure"].as_str().unwrap_or_else(|| panic!("no failure: {}", j["health"]));
+    assert!(failure.contains("timing") && failure.contains("input lag 8"), "{failure}");
+    assert!(failure.contains("of the 22 placements even on an empty field"), "{failure}");
+    assert!(j["players"][0]["pieces"].as_u64().unwrap() < 12, "stopped before the field filled: {}", j["players"][0]);
 }

@@ -88,6 +88,10 @@ impl<M: Machine> Session<M> {
         if self.health.stop.is_some() {
             return;
         }
+        if let Some(failure) = self.seats.iter().find_map(|s| s.health.clock_too_fast(&s.label)) {
+            // The clock measured leaves the bots nothing to decide: no relearning, the same clock again.
+            return self.stop_bots(failure);
+        }
         let rules = &self.reading.rules;
         let Some(failure) = self.seats.iter().find_map(|s| s.health.verdict_explained(&s.label, rules)) else { return };
         // Once the clock has been measured again, a later failure is not sent back to calibration: learning
