@@ -97,6 +97,9 @@ pub struct ColourLearner {
     mono: Mapping,
     /// Piece codes seen in pairs of two different codes (so they are colours, not items).
     pair_codes: BTreeSet<u8>,
+    /// Field codes pairs landed as: colours, never nuisance, whatever the colours learned again after a
+    /// contradiction (the current-pair bytes found the other way round) still lack.
+    landed: BTreeSet<u8>,
     items: BTreeMap<u8, ItemKind>,
     /// Colour piece codes in the order they were first mapped: learned files list colours in this order,
     /// so a colour learned later is appended and the earlier ones keep their model colour.
@@ -117,6 +120,7 @@ impl ColourLearner {
             locks: Vec::new(),
             mono: Mapping::default(),
             pair_codes: BTreeSet::new(),
+            landed: BTreeSet::new(),
             items: BTreeMap::new(),
             colour_order: Vec::new(),
             nuisance: None,
@@ -333,6 +337,7 @@ impl ColourLearner {
                 self.nuisance = None;
             }
         }
+        self.landed.extend([tracked, other]);
         Some((tracked, other))
     }
 
@@ -354,6 +359,7 @@ impl ColourLearner {
     /// Forgets the pair locks (they were read with X / Y bases that turned out wrong).
     pub fn forget_locks(&mut self) {
         self.locks.clear();
+        self.landed.clear();
     }
 
     /// The piece → field mapping if X / Y follow `tracks`, or `None` when the locks contradict it.
@@ -446,7 +452,7 @@ impl ColourLearner {
         let mut kept = None;
         for (c, s) in view.cells.iter().zip(stable.iter_mut()) {
             let v = c[k] & self.colour_mask;
-            if v == empty || colours.contains(&v) || self.pair_codes.contains(&v) {
+            if v == empty || colours.contains(&v) || self.pair_codes.contains(&v) || self.landed.contains(&v) {
                 *s = (v, 0);
                 continue;
             }
@@ -581,6 +587,39 @@ mod tests {
         assert_eq!(c.colour_order(), &[0x11, 0x12, 0x13]);
         assert_eq!(c.report(&known(Some(XyTracks::Pivot))).piece_colors, Some(vec![0x11, 0x12, 0x13]));
         assert!(found.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_code_a_pair_landed_as_is_never_taken_for_nuisance_after_the_colours_are_learned_again() {
+        // Two one-colour pairs land as field codes 1 and 4; a contradiction (the current-pair bytes found
+        // the other way round) makes the colours learned again from a lock of codes 2 and 3 alone. Code 1
+        // then stays in the field unmapped: it is a colour, not nuisance.
+        let mut c = ColourLearner::new(&start(), false, 1);
+        let mut found = Contradictions::default();
+        let k = known(Some(XyTracks::Pivot));
+        for code in [1, 4] {
+            let l = c.read_lock(&lock(code, code), 0, 0);
+            c.pair_lock(&l, ((3, 13), (3, 12)), &k, &mut found).expect("a pair");
+        }
+        let l = c.read_lock(&lock(2, 3), 0, 0);
+        let (tracked, other) = c.pair_lock(&l, ((3, 13), (3, 12)), &k, &mut found).expect("a pair");
+        c.add_lock(PairLock { o: 2, rel: Relative::Vertical(-1), pivot: 2, child: 3, tracked, other });
+        c.restart_from_last_lock(&mut found);
+        c.mapped(Some(XyTracks::Pivot), &mut found);
+        assert!(c.colour_codes(Some(XyTracks::Pivot)).is_some_and(|m| !m.field_codes().contains(&1)));
+        let mut cells = [[0u8; 4]; CELLS];
+        cells[idx(1, 13)][0] = 1;
+        let mut view = View { cells, ..View::default() };
+        for _ in 0..=NUISANCE_FRAMES {
+            c.scan_nuisance(0, Some(&view), &k, &mut found);
+        }
+        assert_eq!(c.special_codes().0, None, "code 1 taken for nuisance");
+        view.cells[idx(2, 13)][0] = 9;
+        for _ in 0..=NUISANCE_FRAMES {
+            c.scan_nuisance(0, Some(&view), &k, &mut found);
+        }
+        assert_eq!(c.special_codes().0, Some(9), "a code no pair landed as is nuisance");
+        assert_eq!(found.len(), 1, "only the restart: {found:?}");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The one press executor: a button pressed closed loop on RAM.
 //!
-//! A [`Presser`] makes one press at a time: it presses a button (letting go for a frame first when the
-//! same button was down on the frame before, since the game reacts to new presses), holds it as its
-//! [`PressTiming`] says, watches the pose RAM shows for the press's effect, and gives up after a patience.
+//! A [`Presser`] presses a button (letting go for a frame first when the same button was down on the frame
+//! before, since the game reacts to new presses), holds it as its [`PressTiming`] says, watches the pose
+//! RAM shows for the press's effect, and gives up after a patience. Presses wait for their effects in the
+//! order they were made: a caller may make the next press before the last one has shown its effect (a game
+//! with a long input lag), each press then naming the pose it expects to act on.
 //! It decides nothing about what to press: the bots' driver ([`super::Driver`]) presses the steps of a
 //! planned path, and self-calibration's opening the presses of its stages. Both press through this type,
 //! each with its own timing.
@@ -69,12 +71,13 @@ struct Pending<T> {
     what: T,
 }
 
-/// Makes presses one at a time, closed loop on RAM. `T` is what the caller attaches to a press (the step
-/// and the pose the model expects, say) and gets back when it is over.
+/// Makes presses closed loop on RAM, their effects awaited in order. `T` is what the caller attaches to a
+/// press (the step and the pose the model expects, say) and gets back when it is over.
 #[derive(Clone, Debug)]
 pub struct Presser<T> {
     timing: PressTiming,
-    pending: Option<Pending<T>>,
+    /// Presses whose effect RAM has not shown yet, oldest first.
+    pending: std::collections::VecDeque<Pending<T>>,
     /// Buttons held during the last frame ([`Presser::end_frame`]).
     held: u8,
     /// Frames those buttons have been held.
@@ -86,7 +89,7 @@ pub struct Presser<T> {
 impl<T: Copy> Presser<T> {
     /// A presser with no press in flight.
     pub fn new(timing: PressTiming) -> Presser<T> {
-        Presser { timing, pending: None, held: 0, held_for: 0, since_press: u32::MAX / 2 }
+        Presser { timing, pending: Default::default(), held: 0, held_for: 0, since_press: u32::MAX / 2 }
     }
 
     /// The timing.
@@ -101,12 +104,12 @@ impl<T: Copy> Presser<T> {
 
     /// True while a press is in flight.
     pub fn in_flight(&self) -> bool {
-        self.pending.is_some()
+        !self.pending.is_empty()
     }
 
-    /// Forgets the press in flight (the piece locked, or the plan changed).
+    /// Forgets the presses in flight (the piece locked, or the plan changed).
     pub fn cancel(&mut self) {
-        self.pending = None;
+        self.pending.clear();
     }
 
     /// Frames since the last press was made (large before any).
@@ -114,38 +117,42 @@ impl<T: Copy> Presser<T> {
         self.since_press
     }
 
-    /// Presses `button` from the pose RAM shows now, attaching `what`. `None` when the same button was down
-    /// during the last frame: the game reacts to a new press, so let go for a frame and press again then.
+    /// Presses `button` to act on the pose `before` (what RAM shows now, or with presses in flight the pose
+    /// they are expected to leave), attaching `what`. `None` when the same button was down during the last
+    /// frame: the game reacts to a new press, so let go for a frame and press again then.
     pub fn press(&mut self, button: u8, before: Pose, what: T) -> Option<u8> {
         if self.held & button != 0 {
             return None;
         }
-        self.pending = Some(Pending { button, before, frames: 0, what });
+        self.pending.push_back(Pending { button, before, frames: 0, what });
         self.since_press = 0;
         Some(button)
     }
 
-    /// Follows the press in flight with the pose RAM shows this frame; `None` when none is in flight.
+    /// Follows the oldest press in flight with the pose RAM shows this frame; `None` when none is in
+    /// flight. The buttons to hold are those of every press still within its hold (the oldest one's
+    /// until its effect shows when the timing holds while waiting).
     pub fn watch(&mut self, now: Pose) -> Option<Progress<T>> {
-        let p = self.pending.as_mut()?;
-        p.frames += 1;
+        for p in self.pending.iter_mut() {
+            p.frames += 1;
+        }
+        let p = self.pending.front()?;
         let shown = match self.timing.effect {
             Effect::Moved => now != p.before,
             Effect::ByButton if p.button & (pad::LEFT | pad::RIGHT) != 0 => now.x != p.before.x,
             Effect::ByButton => now.turn != p.before.turn,
         };
         let t = self.timing;
-        if shown {
+        if shown || p.frames >= t.hold + t.patience {
             let what = p.what;
-            self.pending = None;
-            return Some(Progress::Shown(what));
+            self.pending.pop_front();
+            return Some(if shown { Progress::Shown(what) } else { Progress::Refused(what) });
         }
-        if p.frames >= t.hold + t.patience {
-            let what = p.what;
-            self.pending = None;
-            return Some(Progress::Refused(what));
-        }
-        Some(if t.hold_while_waiting || p.frames < t.hold { Progress::Hold(p.button) } else { Progress::Wait })
+        let held = self.pending.iter().enumerate().fold(0u8, |held, (i, p)| {
+            let hold = (t.hold_while_waiting && i == 0) || p.frames < t.hold;
+            held | if hold { p.button } else { 0 }
+        });
+        Some(if held != 0 { Progress::Hold(held) } else { Progress::Wait })
     }
 
     /// The last frame's press, while it has been held fewer than `hold` frames (a soft drop is no press);
@@ -234,6 +241,39 @@ mod tests {
         p.end_frame(0);
         assert_eq!(p.press(pad::RIGHT, AT, ()), Some(pad::RIGHT));
         assert_eq!(p.since_press(), 0);
+    }
+
+    #[test]
+    fn presses_made_ahead_of_their_effects_are_awaited_in_order() {
+        let t = PressTiming { hold: 1, patience: 6, hold_while_waiting: false, effect: Effect::Moved };
+        let mut p = Presser::new(t);
+        let right = Pose { x: 4, turn: 0 };
+        let turned = Pose { x: 4, turn: 1 };
+        assert_eq!(p.press(pad::RIGHT, AT, 1), Some(pad::RIGHT));
+        p.end_frame(pad::RIGHT);
+        assert_eq!(p.watch(AT), Some(Progress::Wait), "held its one frame, no effect yet");
+        p.end_frame(0);
+        // The turn, made before the move has shown, acts on the pose the move leaves.
+        assert_eq!(p.press(pad::A, right, 2), Some(pad::A));
+        p.end_frame(pad::A);
+        assert_eq!(p.watch(AT), Some(Progress::Wait));
+        assert_eq!(p.watch(right), Some(Progress::Shown(1)), "the move first");
+        assert!(p.in_flight());
+        assert_eq!(p.watch(right), Some(Progress::Wait));
+        assert_eq!(p.watch(turned), Some(Progress::Shown(2)));
+        assert!(!p.in_flight());
+        // A press whose effect never shows is refused with the later ones still awaited.
+        p.press(pad::LEFT, AT, 3).unwrap();
+        p.end_frame(pad::LEFT);
+        p.end_frame(0);
+        p.press(pad::B, AT, 4).unwrap();
+        let ends: Vec<_> = (0..8)
+            .filter_map(|_| match p.watch(AT) {
+                Some(Progress::Refused(k)) => Some(k),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ends, [3, 4]);
     }
 
     #[test]
