@@ -10,7 +10,10 @@
 //! pose RAM shows, with the frames left until the next row, the lock delay already spent on a ledge, and
 //! the driver's own pace (its gap between presses, the game's input lag), so it only aims where its
 //! presses still arrive before the pair locks. A press waits its input lag for its effect before it
-//! counts as refused. When the speed setting's pace cannot reach the bot's placement in time, the
+//! counts as refused. On a game with an input lag of [`AHEAD_LAG`] frames or more the driver presses
+//! ahead: the next press goes in before the last one has shown its effect, each acting on the pose the
+//! presses before it are expected to leave, and the effects are checked in order as they arrive (a
+//! surprise lets the presses already made land before the re-plan). When the speed setting's pace cannot reach the bot's placement in time, the
 //! driver hurries for the rest of the piece (speed 10's pace): the setting sets how fast the bot plays
 //! while the game leaves time, and never costs it a placement the game's clock allows.
 //! Each press goes through the one press executor ([`super::press::Presser`]). It never writes RAM.
@@ -32,6 +35,11 @@ pub const MAX_REFUSED: u32 = 8;
 /// The pace the driver hurries to when its speed setting's pace cannot reach the bot's placement before
 /// the pair locks: speed 10's (no reaction delay, a press every other frame).
 const HURRIED: u8 = 10;
+
+/// The input lag (frames) from which the driver presses ahead of its presses' effects. Waiting for each
+/// effect costs the lag on every press: at 5 frames of lag a press every 7 frames instead of every 2, and
+/// on a fast gravity most of the field's placements.
+pub const AHEAD_LAG: u32 = 2;
 
 /// Re-plans per piece before the driver stops steering and drops the pair where it is: a game whose lock
 /// delay starts again on every move lets a pair that keeps ending elsewhere than planned wander for ever,
@@ -96,7 +104,8 @@ fn press_timing(profile: &SpeedProfile, lag: u32) -> PressTiming {
     PressTiming {
         hold: profile.hold,
         patience: profile.patience + lag,
-        hold_while_waiting: true,
+        // Pressing ahead, a press is let go after its hold: the next one goes in meanwhile.
+        hold_while_waiting: lag < AHEAD_LAG,
         effect: Effect::Moved,
     }
 }
@@ -142,8 +151,13 @@ pub struct Driver {
     steps: Vec<Step>,
     /// The path has been checked against the pose RAM showed at the first action.
     checked: bool,
-    /// The press executor: the press in flight, and what was held and when the last press started.
+    /// The press executor: the presses in flight, and what was held and when the last press started.
     presser: Presser<Planned>,
+    /// The pose the presses in flight are expected to leave (meaningful while one is in flight).
+    ahead: Option<PiecePosition>,
+    /// Pressing ahead, a surprise re-plans only from this frame (`since_spawn`) on: the presses already
+    /// made land first.
+    settle_until: u32,
     /// The pose RAM showed last frame (to notice moves nobody asked for).
     last_pose: Option<PiecePosition>,
     /// Controllable frames since the piece appeared (for the reaction delay; counting from the piece, not
@@ -181,6 +195,8 @@ impl Driver {
             surroundings: None,
             steps: Vec::new(),
             checked: false,
+            ahead: None,
+            settle_until: 0,
             last_pose: None,
             since_spawn: 0,
             dropping: 0,
@@ -246,6 +262,8 @@ impl Driver {
         self.steps.clear();
         self.checked = false;
         self.presser.cancel();
+        self.ahead = None;
+        self.settle_until = 0;
         self.last_pose = None;
         self.since_spawn = 0;
         self.dropping = 0;
@@ -286,6 +304,7 @@ impl Driver {
         self.target = Some(decision.placement);
         self.steps = decision.path.clone();
         self.decision = Some(decision);
+        self.ahead = None;
         self.surroundings = Some(surroundings);
         let lag = moves.timing.map_or(0, |t| u32::from(t.input_lag));
         if lag != self.lag {
@@ -348,9 +367,26 @@ impl Driver {
         if self.since_spawn <= self.pace().reaction {
             return 0;
         }
-        if let Some(buttons) = self.watch(pose) {
-            return buttons;
+        if self.settling() {
+            self.last_pose = Some(pose);
+            return 0;
         }
+        let mut held = 0;
+        if let Some(buttons) = self.watch(pose) {
+            if !self.ahead_of_effects() {
+                return buttons;
+            }
+            held = buttons;
+        }
+        if self.settling() {
+            return 0;
+        }
+        // Where the presses made so far leave the pair (RAM's pose once none is in flight), at RAM's row.
+        let in_flight = self.presser.in_flight();
+        let at = match self.ahead.filter(|_| in_flight) {
+            Some(a) => PiecePosition { y: pose.y, ..a },
+            None => pose,
+        };
         if !self.checked {
             // The path was planned from the spawn pose: re-plan if RAM shows the pair elsewhere.
             self.checked = true;
@@ -359,9 +395,12 @@ impl Driver {
             }
         }
 
-        let Some(target) = self.target else { return 0 };
-        if placement_of(pose) == target {
+        let Some(target) = self.target else { return held };
+        if placement_of(at) == target {
             self.steps.clear();
+            if in_flight {
+                return held;
+            }
             if self.gravity_rows < self.gravity_rows_wanted {
                 return 0;
             }
@@ -370,20 +409,58 @@ impl Driver {
             return if down { pad::DOWN } else { 0 };
         }
         if self.steps.is_empty() {
+            if in_flight {
+                return held;
+            }
             self.replan(pose);
         }
-        let Some(&step) = self.steps.first() else { return 0 };
-        if self.presser.since_press() < self.pace().gap {
-            return self.presser.keep_holding();
+        let Some(&step) = self.steps.first() else { return held };
+        if self.presser.since_press() < self.press_gap() {
+            return held | self.presser.keep_holding();
         }
-        let expect = self.surroundings.and_then(|s| movegen::step(&s.field, s.piece, pose, step, &s.moves));
+        let expect = self.surroundings.and_then(|s| movegen::step(&s.field, s.piece, at, step, &s.moves));
+        if in_flight && expect.is_none() {
+            // A press the model expects refused is made only on the pose RAM shows.
+            return held;
+        }
         // `None`: the same button was down last frame, and the game reacts to a new press: let go first.
-        let Some(b) = self.presser.press(button(step), press_pose(pose), Planned { step, before: pose, expect }) else {
-            return 0;
+        let Some(b) = self.presser.press(button(step), press_pose(at), Planned { step, before: at, expect }) else {
+            return held;
         };
         self.steps.remove(0);
         self.stats.presses += 1;
-        b
+        self.ahead = expect.or(Some(at));
+        held | b
+    }
+
+    /// True when the driver presses ahead of its presses' effects (the game's input lag is
+    /// [`AHEAD_LAG`] frames or more).
+    fn ahead_of_effects(&self) -> bool {
+        self.lag >= AHEAD_LAG
+    }
+
+    /// Frames from one press to the next at the present pace: pressing ahead, one more to let go between
+    /// presses (the game reacts to new presses).
+    fn press_gap(&self) -> u32 {
+        let pace = self.pace();
+        if self.ahead_of_effects() { pace.gap.max(pace.hold + 1) } else { pace.gap }
+    }
+
+    /// True while presses made ahead are landing before a re-plan.
+    fn settling(&self) -> bool {
+        self.since_spawn < self.settle_until
+    }
+
+    /// RAM showed something other than the plan: re-plans from `pose`, or, with presses made ahead still
+    /// in flight, lets them land first (the re-plan comes when the steps run out after that).
+    fn replan_after_surprise(&mut self, pose: PiecePosition) {
+        if self.ahead_of_effects() && self.presser.in_flight() {
+            self.presser.cancel();
+            self.steps.clear();
+            self.settle_until = self.since_spawn + self.lag + 1;
+            return;
+        }
+        self.replan(pose);
     }
 
     /// Compares RAM with what the driver expects: a press in flight must show the model's effect, and
@@ -414,7 +491,7 @@ impl Driver {
                         pose,
                         done.expect
                     );
-                    self.replan(pose);
+                    self.replan_after_surprise(pose);
                 }
                 None
             }
@@ -425,7 +502,7 @@ impl Driver {
                 if self.refused_this_piece > MAX_REFUSED {
                     self.give_up(pose);
                 } else {
-                    self.replan(pose);
+                    self.replan_after_surprise(pose);
                 }
                 None
             }
@@ -538,6 +615,16 @@ impl Driver {
         paced_at(&self.hurry, timing, since_spawn)
     }
 
+    /// The clock for a search that walks from the spawn pose, asked `since_spawn` frames into the piece:
+    /// the fastest pace, its first press no sooner than now (the frames gone count as lag from the
+    /// spawn, so a pair asked about late, when the next pair's bytes are written late, is not taken to be
+    /// still at the top).
+    pub fn fastest_from_spawn(&self, timing: Timing, since_spawn: u32) -> Timing {
+        let t = paced_at(&self.hurry, timing, 0);
+        let late = since_spawn.saturating_sub(self.hurry.reaction + 1).min(u32::from(u16::MAX)) as u16;
+        Timing { input_lag: t.input_lag.saturating_add(late), ..t }
+    }
+
     /// The move to make among those reachable: the decision's placement, else the best of its ranking,
     /// else the placement nearest to it.
     fn choose<'m>(&self, moves: &'m [Move], piece: Piece) -> Option<&'m Move> {
@@ -579,7 +666,10 @@ impl Driver {
 
 /// `timing` at the pace `profile` for a piece `since_spawn` frames old ([`Driver::paced`]).
 fn paced_at(profile: &SpeedProfile, timing: Timing, since_spawn: u32) -> Timing {
-    let per_press = profile.gap.max(u32::from(timing.input_lag) + profile.hold + 1);
+    let lag = u32::from(timing.input_lag);
+    // Pressing ahead a press costs its gap and a frame let go; else it also waits its lag for its effect.
+    let per_press =
+        if lag >= AHEAD_LAG { profile.gap.max(profile.hold + 1) } else { profile.gap.max(lag + profile.hold + 1) };
     let waiting = (profile.reaction + 1).saturating_sub(since_spawn);
     let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
     Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
@@ -713,12 +803,18 @@ mod tests {
         let mut d = Driver::new(10);
         d.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), timed("fall=30,lag=3"));
         assert_eq!(d.tick(&obs(3, Up)), pad::RIGHT);
-        // The game shows the move 3 frames later: the button stays down, no second press, no refusal.
+        // The game shows the move 3 frames later: let go after its hold, no second press, no refusal.
         let held: Vec<u8> = (0..3).map(|_| d.tick(&obs(3, Up))).collect();
-        assert!(held.iter().all(|&b| b == pad::RIGHT), "{held:?}");
+        assert_eq!(held, [0, 0, 0]);
         assert_eq!(d.tick(&obs(4, Up)), pad::DOWN);
         let s = d.stats();
         assert_eq!((s.presses, s.refused, s.replans), (1, 0, 0));
+        // A lag of one frame: the press is held until it shows.
+        let mut short = Driver::new(10);
+        short.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), timed("fall=30,lag=1"));
+        assert_eq!(short.tick(&obs(3, Up)), pad::RIGHT);
+        assert_eq!(short.tick(&obs(3, Up)), pad::RIGHT);
+        assert_eq!(short.tick(&obs(4, Up)), pad::DOWN);
         // Without the lag allowed for, the same wait would have been called a refusal at last.
         let mut hasty = Driver::new(10);
         hasty.start(decision(Placement::new(4, Up), &[Step::Right]), &surroundings(), MoveRules::default());
@@ -773,8 +869,38 @@ mod tests {
         let p = slow.paced(t, 0);
         assert_eq!((p.press_frames, p.input_lag), (8, 3 + 13));
         assert_eq!(slow.paced(t, 20).input_lag, 3, "after the reaction only the lag");
-        let fast = Driver::new(10); // gap 1: each press waits its lag and a frame to let go
-        assert_eq!(fast.paced(t, 5).press_frames, 5);
+        let fast = Driver::new(10); // gap 1: pressing ahead, a press and a frame to let go
+        assert_eq!(fast.paced(t, 5).press_frames, 2);
+        let short: Timing = "fall=30,lag=1".parse().unwrap(); // under AHEAD_LAG: each press waits its lag
+        assert_eq!(fast.paced(short, 5).press_frames, 3);
+    }
+
+    #[test]
+    fn on_a_long_input_lag_presses_go_in_ahead_of_their_effects_and_are_checked_in_order() {
+        let plan = decision(Placement::new(6, Up), &[Step::Right, Step::Right, Step::Right]);
+        let mut d = Driver::new(10);
+        d.start(plan.clone(), &surroundings(), timed("fall=30,lag=5"));
+        // Three presses, a frame let go between them, before the first has shown its effect.
+        let made: Vec<u8> = (0..6).map(|_| d.tick(&obs(3, Up))).collect();
+        assert_eq!(made, [pad::RIGHT, 0, pad::RIGHT, 0, pad::RIGHT, 0]);
+        // The effects arrive one by one, five frames after each press.
+        for x in [4, 4, 5, 5] {
+            assert_eq!(d.tick(&obs(x, Up)), 0, "x {x}: nothing pressed while effects are awaited");
+        }
+        assert_eq!(d.tick(&obs(6, Up)), pad::DOWN, "the last effect in place: the soft drop");
+        assert_eq!((d.stats().presses, d.stats().replans, d.stats().refused), (3, 0, 0));
+        // A surprise (the second press shows as a turn) lets the presses already made land, then re-plans.
+        let mut s = Driver::new(10);
+        s.start(plan, &surroundings(), timed("fall=30,lag=5"));
+        for _ in 0..6 {
+            s.tick(&obs(3, Up));
+        }
+        s.tick(&obs(4, Up));
+        assert_eq!(s.tick(&obs(4, Right)), 0);
+        let waited: Vec<u8> = (0..6).map(|_| s.tick(&obs(5, Right))).collect();
+        assert_eq!(&waited[..5], [0; 5], "the presses in flight land first: {waited:?}");
+        assert_eq!(s.stats().replans, 1, "one re-plan once they have");
+        assert_eq!(s.stats().unasked_moves, 0, "the late effects are not taken for invented presses");
     }
 
     #[test]
@@ -819,6 +945,9 @@ mod tests {
         let t: Timing = "fall=1,lock=none".parse().unwrap();
         assert_eq!((d.fastest(t, 0).press_frames, d.fastest(t, 0).input_lag), (2, 1));
         assert_eq!(d.first_action_frame(true), 1);
+        // A search from the spawn asked 8 frames in: the first press comes at frame 8 at the soonest.
+        assert_eq!(d.fastest_from_spawn(t, 0), d.fastest(t, 0));
+        assert_eq!(d.fastest_from_spawn(t, 8).input_lag, 8);
         assert_eq!(d.first_action_frame(false), SpeedProfile::new(7).reaction + 1);
     }
 

@@ -441,9 +441,9 @@ impl Seat {
 
     /// Asks the bot about the current pair with `next` as the pair after it.
     fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
-        // The bot walks on the fastest pace the driver takes (it hurries when its speed setting is too
-        // slow for the placement), from where the piece is in its life now.
-        let timing = self.moves.timing.map(|t| self.driver.fastest(t, self.piece.frames));
+        // The bot walks from the spawn on the fastest pace the driver takes (it hurries when its speed
+        // setting is too slow for the placement), its presses starting no sooner than now.
+        let timing = self.moves.timing.map(|t| self.driver.fastest_from_spawn(t, self.piece.frames));
         // What the clock itself leaves in reach (the presses from the driver's first frame on), for health.
         let first = self.driver.first_action_frame(true);
         let open = self.moves.timing.map(|t| {

@@ -129,11 +129,11 @@ fn gravity_by_level_plays_clean_on_its_fastest_timing() {
 
 #[test]
 fn a_clock_too_fast_to_steer_stops_naming_it() {
-    // 2 frames a row, no lock delay, 8 frames from a press to its effect: a pair lands after two presses,
-    // so most of even an empty field is out of reach. The run stops naming the timing with that count
-    // rather than dropping pairs down the middle until the field tops out.
-    let c = Contract { fall_frames: 2, fall_min: 2, fall_fast: 2, lock_delay: 0, input_lag: 8, ..Contract::DEFAULT };
-    let Some(out) = run_timed("lag8-fall2", c, "fall=2,soft=2,lock=none,lag=8") else { return };
+    // A row a frame, no lock delay, 8 frames from a press to its effect: the pair has fallen 9 rows before
+    // the first press acts, so even pressing ahead most of an empty field is out of reach. The run stops
+    // naming the timing with that count rather than dropping pairs down the middle until it tops out.
+    let c = Contract { fall_frames: 1, fall_min: 1, fall_fast: 1, lock_delay: 0, input_lag: 8, ..Contract::DEFAULT };
+    let Some(out) = run_timed("lag8-fall1", c, "fall=1,soft=1,lock=none,lag=8") else { return };
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "a clock nobody can steer on played on: {stderr}");
     let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stderr}"));
