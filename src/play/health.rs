@@ -237,6 +237,9 @@ pub struct HealthCounts {
     pub presses_refused: u64,
     /// Locks judged whose piece locked somewhere other than the bot decided.
     pub off_plan: u64,
+    /// Pieces asked about on a field the game's clock cut columns off (the pair lands before the presses
+    /// get it past the stacks): the bot's choice narrowed by the clock, not by a wrong fact.
+    pub pieces_clock_cut: u64,
 }
 
 impl HealthCounts {
@@ -252,6 +255,7 @@ impl HealthCounts {
         self.next_checked += o.next_checked;
         self.next_confirmed += o.next_confirmed;
         self.replans += o.replans;
+        self.pieces_clock_cut += o.pieces_clock_cut;
         self.presses_refused += o.presses_refused;
         self.off_plan += o.off_plan;
     }
@@ -319,6 +323,8 @@ pub struct SeatHealth {
     /// Placements a pair reaches from the spawn on an empty field on that clock, and without it
     /// ([`crate::game::movegen::open_reach`]); kept across resets.
     open_reach: Option<(usize, usize)>,
+    /// [`SeatHealth::clock_limits_play`] has said so.
+    clock_limit_told: bool,
 }
 
 impl SeatHealth {
@@ -353,9 +359,21 @@ impl SeatHealth {
 
     /// The clock cut columns off the field the piece under way was asked about.
     pub fn clock_cut(&mut self) {
-        if let Some(p) = self.current.as_mut() {
-            p.cut = true;
+        if let Some(p) = self.current.as_mut()
+            && !std::mem::replace(&mut p.cut, true)
+        {
+            self.counts.pieces_clock_cut += 1;
         }
+    }
+
+    /// True the first time the clock has narrowed the bot's choice on [`CUT_PIECES_SHARE`] of the pieces
+    /// asked about or more (a window's worth at least): worth saying once, so that short chains on a fast
+    /// game are not taken for a weak bot or a wrong fact.
+    pub fn clock_limits_play(&mut self) -> bool {
+        let c = &self.counts;
+        let limits =
+            c.pieces_asked >= WINDOW as u64 && c.pieces_clock_cut as f64 >= CUT_PIECES_SHARE * c.pieces_asked as f64;
+        limits && !std::mem::replace(&mut self.clock_limit_told, true)
     }
 
     /// The pieces the clock cut columns off for, in words, when they are [`CUT_PIECES_SHARE`] of a full
@@ -815,6 +833,11 @@ mod tests {
         }
         healthy_piece(&mut cut);
         assert!(cut.clock_cuts_reach());
+        cut.clock_cut();
+        cut.clock_cut();
+        assert_eq!(cut.counts().pieces_clock_cut, 9, "once per piece");
+        assert!(cut.clock_limits_play(), "9 of 13 pieces narrowed by the clock");
+        assert!(!cut.clock_limits_play(), "said once");
         let lost = cut.early_top_out("P1", 110);
         assert_eq!(lost.fact, Fact::Timing);
         assert!(lost.seen.contains("cut columns off the field for 8 of the last 12 pieces"), "{}", lost.seen);

@@ -454,6 +454,17 @@ impl Seat {
         let spawn = crate::game::PiecePosition::spawn(ctx.rules);
         if timing.is_some() && movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) != 0 {
             self.health.clock_cut();
+            if self.health.clock_limits_play() {
+                let c = self.health.counts();
+                log::warn!(
+                    "{}: the game's clock cut columns off the field for {} of {} pieces ({}): the bot's choice is \
+                     narrowed and its chains stay short; a slower game setting plays better",
+                    self.label,
+                    c.pieces_clock_cut,
+                    c.pieces_asked,
+                    self.moves.timing.map_or_else(String::new, |t| t.to_string())
+                );
+            }
         }
         // Moves nobody pressed, seen more than once: the link is flaky, and the bot keeps more room.
         let caution = self.driver.stats().unasked_moves >= CAUTION_AFTER_UNASKED_MOVES;
