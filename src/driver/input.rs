@@ -13,9 +13,10 @@
 //! counts as refused. On a game with an input lag of [`AHEAD_LAG`] frames or more the driver presses
 //! ahead: the next press goes in before the last one has shown its effect, each acting on the pose the
 //! presses before it are expected to leave, and the effects are checked in order as they arrive (a
-//! surprise lets the presses already made land before the re-plan). When the speed setting's pace cannot reach the bot's placement in time, the
-//! driver hurries for the rest of the piece (speed 10's pace): the setting sets how fast the bot plays
-//! while the game leaves time, and never costs it a placement the game's clock allows.
+//! surprise lets the presses already made land before the re-plan). When the speed setting's pace cannot
+//! reach the bot's placement before the pair lands, the driver hurries for the rest of the piece (speed
+//! 10's pace): the setting sets how fast the bot plays while the game leaves time, and never costs it a
+//! placement the game's clock allows.
 //! Each press goes through the one press executor ([`super::press::Presser`]). It never writes RAM.
 
 use crate::emu::pad;

@@ -223,7 +223,8 @@ fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
 
 /// An Endless game over within [`EARLY_TOP_OUT_PIECES`] pieces, or after [`OFF_PLAN_TOP_OUT`] pieces
 /// went off plan or on a clock that leaves placements of an empty field out of reach, when the run asked
-/// for more: not a normal game, or one the clock lost. Stops naming what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]).
+/// for more: not a normal game, or one the clock lost. Stops naming what the seat's checks point at
+/// ([`super::health::SeatHealth::early_top_out`]).
 fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
     if session.mode != Mode::Endless || !wanted_more || session.health_failure().is_some() {

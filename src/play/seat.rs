@@ -439,33 +439,40 @@ impl Seat {
         }
     }
 
+    /// Tells health what the game's clock leaves the bot: the placements an empty field keeps in reach,
+    /// and whether it cuts columns off the field of this piece (`timing`: the search's clock), saying once
+    /// a game when it narrowed half of the pieces.
+    fn watch_clock(&mut self, view: &PlayerView, rules: &Rules, timing: Option<crate::game::timing::Timing>) {
+        let spawn = crate::game::PiecePosition::spawn(rules);
+        // The clock's own reach: the presses from the driver's first frame on.
+        let first = self.driver.first_action_frame(true);
+        let open = self.moves.timing.map(|t| {
+            movegen::open_reach(spawn, &MoveRules { timing: Some(self.driver.fastest(t, first)), ..self.moves })
+        });
+        self.health.set_open_reach(open);
+        if timing.is_none() || movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) == 0 {
+            return;
+        }
+        self.health.clock_cut();
+        if self.health.clock_limits_play() {
+            let c = self.health.counts();
+            log::warn!(
+                "{}: the game's clock cut columns off the field for {} of {} pieces ({}): the bot's choice is \
+                 narrowed and its chains stay short; a slower game setting plays better",
+                self.label,
+                c.pieces_clock_cut,
+                c.pieces_asked,
+                self.moves.timing.map_or_else(String::new, |t| t.to_string())
+            );
+        }
+    }
+
     /// Asks the bot about the current pair with `next` as the pair after it.
     fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
         // The bot walks from the spawn on the fastest pace the driver takes (it hurries when its speed
         // setting is too slow for the placement), its presses starting no sooner than now.
         let timing = self.moves.timing.map(|t| self.driver.fastest_from_spawn(t, self.piece.frames));
-        // What the clock itself leaves in reach (the presses from the driver's first frame on), for health.
-        let first = self.driver.first_action_frame(true);
-        let open = self.moves.timing.map(|t| {
-            let rules = MoveRules { timing: Some(self.driver.fastest(t, first)), ..self.moves };
-            movegen::open_reach(crate::game::PiecePosition::spawn(ctx.rules), &rules)
-        });
-        self.health.set_open_reach(open);
-        let spawn = crate::game::PiecePosition::spawn(ctx.rules);
-        if timing.is_some() && movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) != 0 {
-            self.health.clock_cut();
-            if self.health.clock_limits_play() {
-                let c = self.health.counts();
-                log::warn!(
-                    "{}: the game's clock cut columns off the field for {} of {} pieces ({}): the bot's choice is \
-                     narrowed and its chains stay short; a slower game setting plays better",
-                    self.label,
-                    c.pieces_clock_cut,
-                    c.pieces_asked,
-                    self.moves.timing.map_or_else(String::new, |t| t.to_string())
-                );
-            }
-        }
+        self.watch_clock(view, ctx.rules, timing);
         // Moves nobody pressed, seen more than once: the link is flaky, and the bot keeps more room.
         let caution = self.driver.stats().unasked_moves >= CAUTION_AFTER_UNASKED_MOVES;
         let asking = Asking {
