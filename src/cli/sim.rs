@@ -124,6 +124,10 @@ pub struct ClockArgs {
     /// `none` (it locks as soon as it cannot fall).
     #[arg(long, value_name = "N|none", value_parser = parse_lock)]
     pub lock_delay: Option<LockDelay>,
+    /// With a gravity flag: frames from a press to its effect (default 0). The presses go in ahead of
+    /// their effects, 2 frames apart, as the driver makes them on a game with a lag of 2 or more.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(0..=60))]
+    pub input_lag: Option<u16>,
 }
 
 impl ClockArgs {
@@ -132,14 +136,20 @@ impl ClockArgs {
         let curve = match (self.frames_per_row, self.gravity_curve) {
             (Some(n), _) => GravityCurve::constant(n),
             (None, Some(c)) => c,
-            (None, None) if self.lock_delay.is_some() => {
-                bail!("--lock-delay needs a gravity: --frames-per-row N or --gravity-curve START:STEP:MIN:PIECES")
+            (None, None) if self.lock_delay.is_some() || self.input_lag.is_some() => {
+                bail!(
+                    "--lock-delay and --input-lag need a gravity: --frames-per-row N or --gravity-curve \
+                     START:STEP:MIN:PIECES"
+                )
             }
             (None, None) => return Ok(None),
         };
         let mut timing = Timing::spawned(curve.start);
         if let Some(lock) = self.lock_delay {
             timing.lock = lock;
+        }
+        if let Some(lag) = self.input_lag {
+            timing.input_lag = lag;
         }
         Ok(Some(Clock { curve, timing }))
     }
@@ -607,7 +617,10 @@ mod tests {
         assert_eq!((c.curve.to_string(), c.timing.lock), ("30:2:2:16".to_string(), LockDelay::None));
         assert_eq!(c.timing_for(16 * 5).frames_per_row, 20);
         let err = |flags: &[&str]| clock_of(flags).unwrap_err().to_string();
-        assert!(err(&["--lock-delay", "8"]).contains("--lock-delay needs a gravity"));
+        assert!(err(&["--lock-delay", "8"]).contains("need a gravity"));
+        assert!(err(&["--input-lag", "3"]).contains("need a gravity"));
+        let c = clock_of(&["--frames-per-row", "4", "--input-lag", "5"]).unwrap().unwrap();
+        assert_eq!((c.timing.input_lag, c.timing.press_frames), (5, 2), "pressing ahead: 2 frames a press");
         assert!(err(&["--frames-per-row", "2", "--gravity-curve", "30:2:2:16"]).contains("cannot be used with"));
         assert!(err(&["--gravity-curve", "30:2"]).contains("START:STEP:MIN:PIECES"));
         assert!(err(&["--frames-per-row", "0"]).contains("0"));
