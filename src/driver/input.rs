@@ -257,6 +257,21 @@ impl Driver {
 
     /// Forgets the current piece (call when a new piece becomes controllable or the bot is turned off).
     pub fn clear(&mut self) {
+        self.forget_plan();
+        self.since_spawn = 0;
+        self.since_row = 0;
+        self.last_row = None;
+        if self.hurried {
+            self.hurried = false;
+            self.presser.set_timing(press_timing(self.pace(), self.lag));
+        }
+        self.gravity_rows_wanted = 0;
+        self.gravity_rows = 0;
+    }
+
+    /// Forgets the plan under way but not the piece (the bot is asked about it again): the piece's clock
+    /// (frames since it appeared, frames on its row), its hurried pace and its gravity sample go on.
+    pub fn forget_plan(&mut self) {
         self.decision = None;
         self.target = None;
         self.surroundings = None;
@@ -266,19 +281,10 @@ impl Driver {
         self.ahead = None;
         self.settle_until = 0;
         self.last_pose = None;
-        self.since_spawn = 0;
         self.dropping = 0;
-        self.since_row = 0;
-        self.last_row = None;
         self.refused_this_piece = 0;
         self.replans_this_piece = 0;
-        if self.hurried {
-            self.hurried = false;
-            self.presser.set_timing(press_timing(self.pace(), self.lag));
-        }
         self.pace_chosen = false;
-        self.gravity_rows_wanted = 0;
-        self.gravity_rows = 0;
     }
 
     /// Lets the pair of this piece fall `rows` rows by gravity before the soft drop once it is in place,
@@ -971,6 +977,29 @@ mod tests {
         relaxed.start(plan, &surroundings(), timed("fall=30,lock=8"));
         assert_eq!(relaxed.tick(&obs(3, Up)), 0);
         assert!(!relaxed.hurried());
+    }
+
+    #[test]
+    fn a_plan_given_again_for_the_same_piece_keeps_its_clock() {
+        // Asked again 8 frames into the piece (the next pair read late): the reaction delay is behind it.
+        let plan = decision(Placement::new(4, Up), &[Step::Right]);
+        let mut d = Driver::new(7); // reaction 5
+        d.let_fall(3);
+        d.start(plan.clone(), &surroundings(), MoveRules::default());
+        for _ in 0..4 {
+            assert_eq!(d.tick(&obs(3, Up)), 0, "within the reaction delay");
+        }
+        d.forget_plan();
+        for _ in 0..4 {
+            d.tick(&obs(3, Up));
+        }
+        d.start(plan.clone(), &surroundings(), MoveRules::default());
+        assert_eq!(d.tick(&obs(3, Up)), pad::RIGHT, "no second reaction delay");
+        assert_eq!(d.tick(&obs(4, Up)), 0, "the gravity sample is kept: no soft drop yet");
+        // A new piece starts its clock again.
+        d.clear();
+        d.start(plan, &surroundings(), MoveRules::default());
+        assert_eq!(d.tick(&obs(3, Up)), 0);
     }
 
     #[test]

@@ -428,7 +428,10 @@ impl Seat {
             return;
         }
         log::debug!("{}: the next pair now reads {next}; asking again", self.label);
-        self.forget_piece();
+        // The same piece: its plan goes, the driver's count of its frames stays.
+        self.driver.forget_plan();
+        self.judge.forget_decision();
+        self.bot.cancel();
         self.ask(view, ctx);
     }
 
