@@ -63,6 +63,11 @@ pub const MIN_OPEN_REACH_SHARE: f64 = 0.5;
 /// The share of the window's pieces the clock must cut columns off for before a lost game is the clock's.
 pub const CUT_PIECES_SHARE: f64 = 0.5;
 
+/// `part` is `share` of `whole` or more.
+fn share_reached(part: u64, whole: u64, share: f64) -> bool {
+    part as f64 >= share * whole as f64
+}
+
 /// Locks in which the same unknown code may show before health fails naming it: calibration learns a
 /// code from the first lock that shows it (a link bit, a colour or item nobody listed), so a code that
 /// keeps coming back is one it cannot learn.
@@ -354,7 +359,7 @@ impl SeatHealth {
     /// columns off the field on [`CUT_PIECES_SHARE`] of the window's pieces: a game lost then is the
     /// clock's doing (it leaves the bot too few placements), not a normal game over.
     pub fn clock_cuts_reach(&self) -> bool {
-        self.open_reach.is_some_and(|(reached, of)| reached < of) || self.cut_text().is_some()
+        self.open_reach.is_some_and(|(reached, of)| reached < of) || self.cut_pieces().is_some()
     }
 
     /// The clock cut columns off the field the piece under way was asked about.
@@ -372,21 +377,26 @@ impl SeatHealth {
     pub fn clock_limits_play(&mut self) -> bool {
         let c = &self.counts;
         let limits =
-            c.pieces_asked >= WINDOW as u64 && c.pieces_clock_cut as f64 >= CUT_PIECES_SHARE * c.pieces_asked as f64;
+            c.pieces_asked >= WINDOW as u64 && share_reached(c.pieces_clock_cut, c.pieces_asked, CUT_PIECES_SHARE);
         limits && !std::mem::replace(&mut self.clock_limit_told, true)
     }
 
     /// The pieces the clock cut columns off for, in words, when they are [`CUT_PIECES_SHARE`] of a full
     /// window or more.
     fn cut_text(&self) -> Option<String> {
+        let (cut, n) = self.cut_pieces()?;
+        Some(format!(
+            "the clock cut columns off the field for {cut} of the last {n} pieces (they land before presses get \
+             them past the stacks)"
+        ))
+    }
+
+    /// The window's pieces the clock cut columns off for, and the window's length, when they are
+    /// [`CUT_PIECES_SHARE`] of a full window or more.
+    fn cut_pieces(&self) -> Option<(usize, usize)> {
         let n = self.recent.len();
         let cut = self.recent.iter().filter(|p| p.cut).count();
-        (n >= WINDOW && cut as f64 >= CUT_PIECES_SHARE * n as f64).then(|| {
-            format!(
-                "the clock cut columns off the field for {cut} of the last {n} pieces (they land before presses \
-                 get them past the stacks)"
-            )
-        })
+        (n >= WINDOW && share_reached(cut as u64, n as u64, CUT_PIECES_SHARE)).then_some((cut, n))
     }
 
     /// The failure of a clock that leaves fewer than [`MIN_OPEN_REACH_SHARE`] of an empty field's placements
@@ -395,7 +405,7 @@ impl SeatHealth {
     /// nothing to learn again: measuring the clock again measures the same clock.
     pub fn clock_too_fast(&self, player: &str) -> Option<Failure> {
         let (reached, of) = self.open_reach?;
-        if self.recent.len() < FAILURES || reached as f64 >= MIN_OPEN_REACH_SHARE * of as f64 {
+        if self.recent.len() < FAILURES || share_reached(reached as u64, of as u64, MIN_OPEN_REACH_SHARE) {
             return None;
         }
         let seen = format!("{}; {}", self.timing_text(), self.reach_text()?);
