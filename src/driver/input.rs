@@ -623,12 +623,14 @@ impl Driver {
     }
 
     /// The clock for a search that walks from the spawn pose, asked `since_spawn` frames into the piece:
-    /// the fastest pace, its first press no sooner than now (the frames gone count as lag from the
-    /// spawn, so a pair asked about late, when the next pair's bytes are written late, is not taken to be
-    /// still at the top).
+    /// the fastest pace, its first press made on the next frame at the soonest (the frames gone count as
+    /// lag from the spawn, so a pair asked about late, when the next pair's bytes are written late, is not
+    /// taken to be still at the top). The search walks from the spawn and the driver re-checks from RAM's
+    /// pose on that frame, each counting gravity its own way: the search keeps a frame more in hand, so a
+    /// placement it counts is not one the driver finds a frame out of reach.
     pub fn fastest_from_spawn(&self, timing: Timing, since_spawn: u32) -> Timing {
         let t = paced_at(&self.hurry, timing, 0);
-        let late = since_spawn.saturating_sub(self.hurry.reaction + 1).min(u32::from(u16::MAX)) as u16;
+        let late = since_spawn.saturating_sub(self.hurry.reaction).min(u32::from(u16::MAX)) as u16;
         Timing { input_lag: t.input_lag.saturating_add(late), ..t }
     }
 
@@ -952,9 +954,9 @@ mod tests {
         let t: Timing = "fall=1,lock=none".parse().unwrap();
         assert_eq!((d.fastest(t, 0).press_frames, d.fastest(t, 0).input_lag), (2, 1));
         assert_eq!(d.first_action_frame(true), 1);
-        // A search from the spawn asked 8 frames in: the first press comes at frame 8 at the soonest.
+        // A search from the spawn asked 8 frames in: the first press is made on frame 9 at the soonest.
         assert_eq!(d.fastest_from_spawn(t, 0), d.fastest(t, 0));
-        assert_eq!(d.fastest_from_spawn(t, 8).input_lag, 8);
+        assert_eq!(d.fastest_from_spawn(t, 8).input_lag, 9);
         assert_eq!(d.first_action_frame(false), SpeedProfile::new(7).reaction + 1);
     }
 

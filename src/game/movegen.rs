@@ -140,6 +140,17 @@ impl Walker<'_> {
         }
     }
 
+    /// True when `step` from each of the `rows` positions straight above `p` the piece falls through
+    /// gives what it gives from `p` (`q`): the same column and orientation. A press planned while the
+    /// pair falls may land a row early or late; a path that leans on a kick (or a gap) found at only one
+    /// of those rows is a path the game may not follow.
+    fn same_from_rows_above(&self, p: PiecePosition, q: PiecePosition, step: Step, rows: u32) -> bool {
+        (1..=rows.min(p.y as u32))
+            .map(|k| PiecePosition { y: p.y - k as u8, ..p })
+            .take_while(|&above| self.fits(above))
+            .all(|above| self.apply(above, step).is_some_and(|r| (r.x, r.orientation) == (q.x, q.orientation)))
+    }
+
     /// Where a step takes the piece, if it succeeds.
     fn apply(&self, p: PiecePosition, step: Step) -> Option<PiecePosition> {
         match step {
@@ -296,8 +307,14 @@ fn walk_timed(
         if !timing.in_time(done, landed) {
             continue; // it has locked where it is: that placement was reported above
         }
+        // The rows the piece may still be above `p` when the press acts: it is planned for `done`, and
+        // gravity was judged at `judged`.
+        let rows_late = timing.rows_by(landed.map_or(judged, |l| l.clamp(done, judged))) - timing.rows_by(done);
         for step in STEPS {
             let Some(q) = walker.apply(p, step) else { continue };
+            if !walker.same_from_rows_above(p, q, step, rows_late) {
+                continue; // a kick or a block that depends on which frame the press lands on
+            }
             let i = state_index(q);
             if seen[i] {
                 continue;
@@ -511,6 +528,29 @@ mod tests {
         }
         assert_eq!(cut_off(&f, start, &slow), 0);
         assert_eq!(cut_off(&f, start, &fast), 0b000011);
+    }
+
+    #[test]
+    fn a_timed_path_does_not_lean_on_a_kick_found_at_one_row_only() {
+        // Column 3 stands to row 2, beside the spawn: a turn to Left over it kicks the pair right once it
+        // has fallen to row 2, not at row 1. The presses land a row early or late with the clock's
+        // margin, so the path to x6:Down must not count on that kick.
+        let f = Field::from_rows(&[
+            "......", "......", "..R...", ".YBRY.", "GBYRB.", "RGRBBG", "RBYRGG", "BBRBBR", "GGYGRR", "GYYGBB",
+            "BGRGYB", "BYBYGY", "RRYBBG", "RYYBYB",
+        ]);
+        use crate::game::timing::LockDelay;
+        let lock = LockDelay::Frames { frames: 8, moves: true };
+        let rules = MoveRules { timing: Some(Timing { lock, ..Timing::spawned(3) }), ..MoveRules::default() };
+        let start = PiecePosition { x: 3, y: 1, orientation: Orientation::Up };
+        let piece = pair(3, 2);
+        let target = Placement::new(6, Orientation::Down);
+        let m =
+            generate(&f, piece, start, &rules).into_iter().find(|m| m.placement == target).expect("x6:Down in reach");
+        // Pressed before the first fall, as the driver may, the path still leads there.
+        let end =
+            m.path.iter().try_fold(start, |p, &s| step(&f, piece, p, s, &rules)).map(|e| placement_key(piece, e).0);
+        assert_eq!(end, Some(target), "path {:?}", m.path);
     }
 
     #[test]

@@ -149,6 +149,8 @@ pub struct Seat {
     pub ram_score: Option<u32>,
     /// The cartridge's movement rules (kicks), for the bot's search and the driver's re-plans.
     moves: MoveRules,
+    /// The game's lock delay is not measured yet: the gravity-sample pairs land by gravity, so it shows.
+    sample_lock: bool,
 }
 
 impl std::fmt::Debug for Seat {
@@ -183,6 +185,7 @@ impl Seat {
             dealt: Dealt::default(),
             ram_score: None,
             moves: MoveRules::default(),
+            sample_lock: false,
         }
     }
 
@@ -245,6 +248,13 @@ impl Seat {
         }
         self.moves.timing = timing;
         self.health.set_timing(timing);
+    }
+
+    /// Whether the gravity-sample pairs land by gravity, not soft-dropped: while the game's lock delay
+    /// is not measured (a pair soft-dropped onto the stack may lock at once, and hide it), the search
+    /// plays as if there were none and loses every move a real lock delay allows.
+    pub fn set_lock_sampling(&mut self, sample: bool) {
+        self.sample_lock = sample;
     }
 
     /// The game's clock the seat plays on, if any.
@@ -381,8 +391,9 @@ impl Seat {
         self.forget_piece();
         if self.moves.timing.is_some() && self.stats.pieces % GRAVITY_SAMPLE_EVERY == GRAVITY_SAMPLE_EVERY - 1 {
             // Now and then a pair falls a few rows by gravity before the soft drop, so the clock keeps
-            // measuring a gravity that changes with the level.
-            self.driver.let_fall(GRAVITY_SAMPLE_ROWS);
+            // measuring a gravity that changes with the level (all the way down while the lock delay is
+            // unmeasured).
+            self.driver.let_fall(if self.sample_lock { u32::MAX } else { GRAVITY_SAMPLE_ROWS });
         }
         if asking && self.piece.next_lag == 0 {
             self.ask(view, ctx);

@@ -348,7 +348,9 @@ impl<M: Machine> Session<M> {
             let profile = crate::driver::SpeedProfile::new(seat.speed());
             let press = Timing::press_cost(profile.hold, profile.gap);
             if !self.settings.timing_given {
-                seat.set_timing(clocks.get(i).copied().flatten().and_then(|c| c.timing(press)));
+                let clock = clocks.get(i).copied().flatten();
+                seat.set_timing(clock.and_then(|c| c.timing(press)));
+                seat.set_lock_sampling(clock.is_some_and(|c| c.frames_per_row.is_some() && c.lock_delay.is_none()));
             }
             let opening = match self.calib.online.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {

@@ -1,8 +1,9 @@
 //! Play on the game's clock: open-cartridge builds with a fast gravity, no lock delay, a one-frame lock
 //! delay, input lag and gravity that speeds up with the level, each played with the open cartridge's
 //! address file and the build's true timing given (`--lab-timing`, as a measured timing would be): 200
-//! pieces of Endless with 0 mismatches, no top-out and plans that hold (few pieces off plan). A missing
-//! `ca65` fails these tests (tests/common/tools.rs).
+//! pieces of Endless with 0 mismatches, no top-out and plans that hold (few pieces off plan); and a lock
+//! delay the soft drop hides, measured when calibrating from the real cartridge's guessed files. A
+//! missing `ca65` fails these tests (tests/common/tools.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -141,4 +142,37 @@ fn a_clock_too_fast_to_steer_stops_naming_it() {
     assert!(failure.contains("timing") && failure.contains("input lag 8"), "{failure}");
     assert!(failure.contains("of the 22 placements even on an empty field"), "{failure}");
     assert!(j["players"][0]["pieces"].as_u64().unwrap() < 12, "stopped before the field filled: {}", j["players"][0]);
+}
+
+#[test]
+fn a_lock_delay_the_soft_drop_hides_is_measured_from_a_pair_let_land() {
+    // 3 frames a row, an 8-frame lock delay that Down cuts short, 4 frames of input lag: the bot
+    // soft-drops every pair onto its landing, so the lock delay never shows on its own, and playing as if
+    // there were none costs every move the delay allows. Calibrated from the real cartridge's guessed
+    // files, the run lands a sample pair by gravity until the delay is measured.
+    let c = Contract { fall_frames: 3, fall_min: 3, fall_fast: 3, lock_delay: 8, input_lag: 4, ..Contract::DEFAULT };
+    let rom = match c.build_rom("timed-lock-hidden") {
+        Ok(rom) => rom,
+        Err(BuildError::NoAssembler) => return crate::common::tools::missing_ca65("timed_play (lock-hidden)"),
+        Err(e) => panic!("{e}"),
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timed_play").join("lock-hidden");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let rom_path = dir.join("lock-hidden.nes");
+    std::fs::write(&rom_path, rom).expect("write rom");
+    let guessed = crate::common::calib::guessed_folder(&dir);
+    let args = ["--seed", "5", "--mode", "endless", "--pieces", "40", "--calibrate", "auto"];
+    let (ok, json, stderr) = crate::common::calib::play_outcome(&rom_path, &guessed, &args);
+    assert!(ok, "{stderr}");
+    let j = json.unwrap_or_else(|| panic!("not JSON: {stderr}"));
+    let clock = &j["calibration"]["timing"][0];
+    assert_eq!(clock["lock_delay"], 8, "{clock}");
+    assert_eq!((&clock["frames_per_row"], &clock["input_lag"]), (&Value::from(3), &Value::from(4)), "{clock}");
+    let p = &j["players"][0];
+    assert_eq!(
+        (p["pieces"].as_u64(), &p["mismatches"], &p["topped_out"]),
+        (Some(40), &Value::from(0), &Value::from(false)),
+        "{p}"
+    );
 }
