@@ -338,9 +338,15 @@ impl MotionLearner {
         (index as usize) < self.values.len()
     }
 
-    /// The raw orientation value the model numbers `index`.
+    /// The raw orientation value the model numbers `index`. A number no value was seen for (a game fast
+    /// enough that the bot never turns the pair that way) gets a raw value none of the others has: the
+    /// free values in increasing order, one per unseen number, so the four stay distinct.
     pub fn ori_raw(&self, index: u8) -> u8 {
-        self.values.get(index as usize).copied().unwrap_or(index)
+        if let Some(&v) = self.values.get(index as usize) {
+            return v;
+        }
+        let unseen = index as usize - self.values.len();
+        (0..=u8::MAX).filter(|v| !self.values.contains(v)).nth(unseen).unwrap_or(index)
     }
 
     /// A piece spawned with numbered orientation `value`.
@@ -551,6 +557,12 @@ mod tests {
             m.note_orientation(raw, &mut found);
         }
         assert_eq!((m.ori_index(0x30), m.ori_raw(3)), (1, 0x00));
+        // Numbers no value was seen for get values none of the seen ones has, distinct from each other.
+        let mut few = MotionLearner::new(None, None);
+        for raw in [3, 1] {
+            few.note_orientation(raw, &mut found);
+        }
+        assert_eq!([0, 1, 2, 3].map(|i| few.ori_raw(i)), [3, 1, 0, 2]);
         m.note_orientation(0x40, &mut found);
         assert_eq!(found.len(), 1, "a fifth value is a contradiction");
         // A lock with value 0 put the other puyo below: value 0 is Down with pivot tracking, Up with child.

@@ -103,8 +103,13 @@ impl Learner {
             o.right = self.ori_raw(m.value(Orientation::Right));
             o.down = self.ori_raw(m.value(Orientation::Down));
             o.left = self.ori_raw(m.value(Orientation::Left));
-            o.source = learned("from turns and locks");
-            o.verified = true;
+            let all_seen = Orientation::ALL.into_iter().all(|d| self.motion().index_seen(m.value(d)));
+            o.source = learned(if all_seen {
+                "from turns and locks"
+            } else {
+                "from turns and locks; a value the game never showed is given a free number"
+            });
+            o.verified = all_seen;
         }
         if !self.motion().trusts_movement() {
             let (side, up) = self.kicks();

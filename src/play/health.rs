@@ -371,14 +371,29 @@ impl SeatHealth {
         }
     }
 
-    /// True the first time the clock has narrowed the bot's choice on [`CUT_PIECES_SHARE`] of the pieces
-    /// asked about or more (a window's worth at least): worth saying once, so that short chains on a fast
-    /// game are not taken for a weak bot or a wrong fact.
-    pub fn clock_limits_play(&mut self) -> bool {
+    /// What the game's clock does to the bot's choice, in words, the first time in a game it is worth
+    /// saying: it leaves some placement of an empty field out of reach, or it narrowed the choice on
+    /// [`CUT_PIECES_SHARE`] of the pieces asked about or more (a window's worth at least). Said so that
+    /// short chains on a fast game are not taken for a weak bot or a wrong fact.
+    pub fn clock_limits_play(&mut self) -> Option<String> {
+        if self.clock_limit_told {
+            return None;
+        }
         let c = &self.counts;
-        let limits =
-            c.pieces_asked >= WINDOW as u64 && share_reached(c.pieces_clock_cut, c.pieces_asked, CUT_PIECES_SHARE);
-        limits && !std::mem::replace(&mut self.clock_limit_told, true)
+        let text = match self.reach_text() {
+            Some(reach) => reach,
+            None if c.pieces_asked >= WINDOW as u64
+                && share_reached(c.pieces_clock_cut, c.pieces_asked, CUT_PIECES_SHARE) =>
+            {
+                format!(
+                    "the game's clock cut columns off the field for {} of {} pieces",
+                    c.pieces_clock_cut, c.pieces_asked
+                )
+            }
+            None => return None,
+        };
+        self.clock_limit_told = true;
+        Some(text)
     }
 
     /// The pieces the clock cut columns off for, in words, when they are [`CUT_PIECES_SHARE`] of a full
@@ -820,6 +835,9 @@ mod tests {
             healthy_piece(&mut h);
         }
         assert_eq!(h.verdict("P1"), None, "one placement short: played, and a lost game is the clock's");
+        let said = h.clock_limits_play().expect("a reach cut short is said");
+        assert!(said.contains("reaches 21 of the 22 placements"), "{said}");
+        assert_eq!(h.clock_limits_play(), None, "said once");
         let lost = h.early_top_out("P1", 40);
         assert_eq!(lost.fact, Fact::Timing);
         assert!(lost.seen.contains("reaches 21 of the 22 placements even on an empty field"), "{}", lost.seen);
@@ -846,8 +864,9 @@ mod tests {
         cut.clock_cut();
         cut.clock_cut();
         assert_eq!(cut.counts().pieces_clock_cut, 9, "once per piece");
-        assert!(cut.clock_limits_play(), "9 of 13 pieces narrowed by the clock");
-        assert!(!cut.clock_limits_play(), "said once");
+        let said = cut.clock_limits_play().expect("9 of 13 pieces narrowed by the clock");
+        assert!(said.contains("cut columns off the field for 9 of 13 pieces"), "{said}");
+        assert_eq!(cut.clock_limits_play(), None, "said once");
         let lost = cut.early_top_out("P1", 110);
         assert_eq!(lost.fact, Fact::Timing);
         assert!(lost.seen.contains("cut columns off the field for 8 of the last 12 pieces"), "{}", lost.seen);

@@ -455,7 +455,7 @@ impl Seat {
 
     /// Tells health what the game's clock leaves the bot: the placements an empty field keeps in reach,
     /// and whether it cuts columns off the field of this piece (`timing`: the search's clock), saying once
-    /// a game when it narrowed half of the pieces.
+    /// a game when it cuts the empty field's reach or narrowed half of the pieces.
     fn watch_clock(&mut self, view: &PlayerView, rules: &Rules, timing: Option<crate::game::timing::Timing>) {
         let spawn = crate::game::PiecePosition::spawn(rules);
         // The clock's own reach: the presses from the driver's first frame on.
@@ -464,18 +464,14 @@ impl Seat {
             movegen::open_reach(spawn, &MoveRules { timing: Some(self.driver.fastest(t, first)), ..self.moves })
         });
         self.health.set_open_reach(open);
-        if timing.is_none() || movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) == 0 {
-            return;
+        if timing.is_some() && movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) != 0 {
+            self.health.clock_cut();
         }
-        self.health.clock_cut();
-        if self.health.clock_limits_play() {
-            let c = self.health.counts();
+        if let Some(what) = self.health.clock_limits_play() {
             log::warn!(
-                "{}: the game's clock cut columns off the field for {} of {} pieces ({}): the bot's choice is \
-                 narrowed and its chains stay short; a slower game setting plays better",
+                "{}: {what} ({}): the bot's choice is narrowed, which costs chains; a slower game setting plays \
+                 better",
                 self.label,
-                c.pieces_clock_cut,
-                c.pieces_asked,
                 self.moves.timing.map_or_else(String::new, |t| t.to_string())
             );
         }
