@@ -222,8 +222,9 @@ fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
 }
 
 /// An Endless game over within [`EARLY_TOP_OUT_PIECES`] pieces, or after [`OFF_PLAN_TOP_OUT`] pieces
-/// went off plan or on a clock that leaves placements of an empty field out of reach, when the run asked
-/// for more: not a normal game, or one the clock lost. Stops naming what the seat's checks point at
+/// went off plan, on a clock that leaves placements of an empty field out of reach, or on a field far
+/// from full ([`super::health::SeatHealth::thin_top_out`]), when the run asked for more: not a normal
+/// game, or one the clock lost. Stops naming what the seat's checks point at
 /// ([`super::health::SeatHealth::early_top_out`]).
 fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
@@ -236,7 +237,9 @@ fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
             && s.stats.topped_out
             && (s.stats.pieces < EARLY_TOP_OUT_PIECES
                 || (asked_more(s.stats.pieces)
-                    && (s.health.counts().off_plan >= OFF_PLAN_TOP_OUT || s.health.clock_cuts_reach())))
+                    && (s.health.counts().off_plan >= OFF_PLAN_TOP_OUT
+                        || s.health.clock_cuts_reach()
+                        || s.health.thin_top_out())))
     };
     let Some(s) = session.seats.iter().find(failed) else {
         return;

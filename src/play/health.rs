@@ -56,6 +56,11 @@ pub const EARLY_TOP_OUT_PIECES: u32 = 30;
 /// naming the timing, however late it came: the bot lost because its pairs did not go where it planned.
 pub const OFF_PLAN_TOP_OUT: u64 = 3;
 
+/// Puyos on the field below which an Endless top-out is not a full stack topping out (two thirds of the
+/// 72 cells below the spawn): pairs were kept out of the other columns (the game's clock, or the pad).
+/// On the hardest clocks `sim` measured, the bot's top-outs came with 62 to 68 puyos on the field.
+pub const THIN_TOP_OUT_PUYOS: u32 = 48;
+
 /// The share of an empty field's placements the measured clock must leave in reach
 /// ([`SeatHealth::set_open_reach`]): with fewer, most pairs go where they fall, not where the bot decides.
 pub const MIN_OPEN_REACH_SHARE: f64 = 0.5;
@@ -330,6 +335,8 @@ pub struct SeatHealth {
     open_reach: Option<(usize, usize)>,
     /// [`SeatHealth::clock_limits_play`] has said so.
     clock_limit_told: bool,
+    /// Puyos on the field when the game topped out ([`SeatHealth::topped_out`]).
+    top_out_puyos: Option<u32>,
 }
 
 impl SeatHealth {
@@ -565,10 +572,20 @@ impl SeatHealth {
             "{} pieces locked off plan, {} re-plans, {} presses without effect",
             c.off_plan, c.replans, c.presses_refused
         );
-        let start = format!("topped out after {pieces} pieces with more asked for");
+        let thin = match self.top_out_puyos.filter(|_| self.thin_top_out()) {
+            Some(n) => format!(
+                ", with {n} puyos on the field (a full stack tops out with {THIN_TOP_OUT_PUYOS} or more: the pairs \
+                 did not get out of the spawn column)"
+            ),
+            None => String::new(),
+        };
+        let start = format!("topped out after {pieces} pieces with more asked for{thin}");
         let (fact, seen) = if let Some(reach) = self.reach_text().or_else(|| self.cut_text()) {
             (Fact::Timing, format!("{start}: {}; {reach} ({plans})", self.timing_text()))
-        } else if c.off_plan > 0 || c.replans as usize >= pieces as usize {
+        } else if c.off_plan > 0
+            || c.replans as usize >= pieces as usize
+            || (self.thin_top_out() && self.timing.is_some())
+        {
             (Fact::Timing, format!("{start}: {plans}; {}", self.timing_text()))
         } else {
             (
@@ -577,6 +594,18 @@ impl SeatHealth {
             )
         };
         Failure { player: player.to_string(), fact, seen }
+    }
+
+    /// The game topped out with `puyos` puyos on the field.
+    pub fn topped_out(&mut self, puyos: u32) {
+        self.top_out_puyos = Some(puyos);
+    }
+
+    /// True when the game topped out on a field with fewer than [`THIN_TOP_OUT_PUYOS`] puyos: not a
+    /// full stack, so the pairs were kept from the other columns, and a game lost that way is not a
+    /// normal game over.
+    pub fn thin_top_out(&self) -> bool {
+        self.top_out_puyos.is_some_and(|n| n < THIN_TOP_OUT_PUYOS)
     }
 
     /// The timing played on, in words.
@@ -824,6 +853,26 @@ mod tests {
         assert_eq!(timed.fact, Fact::Timing);
         assert!(timed.seen.contains("1 pieces locked off plan, 9 re-plans"), "{}", timed.seen);
         assert!(timed.seen.contains("no timing measured"), "{}", timed.seen);
+    }
+
+    #[test]
+    fn a_top_out_on_a_field_far_from_full_names_the_timing_it_was_played_on() {
+        let mut h = SeatHealth::default();
+        for _ in 0..12 {
+            healthy_piece(&mut h);
+        }
+        h.topped_out(THIN_TOP_OUT_PUYOS);
+        assert!(!h.thin_top_out(), "a full stack's top-out is a game over");
+        h.topped_out(46);
+        assert!(h.thin_top_out());
+        let untimed = h.early_top_out("P1", 41);
+        assert_eq!(untimed.fact, Fact::Unexplained, "no clock played on: nothing to name");
+        assert!(untimed.seen.contains("with 46 puyos on the field"), "{}", untimed.seen);
+        h.set_timing(Some("fall=3,lock=8,lag=4".parse().unwrap()));
+        let timed = h.early_top_out("P1", 41);
+        assert_eq!(timed.fact, Fact::Timing);
+        assert!(timed.seen.contains("did not get out of the spawn column"), "{}", timed.seen);
+        assert!(timed.seen.contains("played on 3 frames per row, lock delay 8 frames, input lag 4"), "{}", timed.seen);
     }
 
     #[test]

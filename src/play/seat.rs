@@ -585,6 +585,7 @@ impl Seat {
         if self.piece.topout.idle_frame(&st.field, rules) && !self.stats.topped_out {
             log::info!("{} topped out after {} pieces", self.label, self.stats.pieces);
             self.stats.topped_out = true;
+            self.health.topped_out(st.field.count());
         }
     }
 }
