@@ -61,6 +61,10 @@ pub const OFF_PLAN_TOP_OUT: u64 = 3;
 /// On the hardest clocks `sim` measured, the bot's top-outs came with 62 to 68 puyos on the field.
 pub const THIN_TOP_OUT_PUYOS: u32 = 48;
 
+/// Rows a pair falls before a press takes effect from which the log says the clock limits play
+/// ([`SeatHealth::clock_limits_play`]).
+pub const LAG_ROWS_TOLD: u32 = 3;
+
 /// The share of an empty field's placements the measured clock must leave in reach
 /// ([`SeatHealth::set_open_reach`]): with fewer, most pairs go where they fall, not where the bot decides.
 pub const MIN_OPEN_REACH_SHARE: f64 = 0.5;
@@ -387,7 +391,7 @@ impl SeatHealth {
             return None;
         }
         let c = &self.counts;
-        let text = match self.reach_text() {
+        let text = match self.reach_text().or_else(|| self.lag_rows_text()) {
             Some(reach) => reach,
             None if c.pieces_asked >= WINDOW as u64
                 && share_reached(c.pieces_clock_cut, c.pieces_asked, CUT_PIECES_SHARE) =>
@@ -432,6 +436,21 @@ impl SeatHealth {
         }
         let seen = format!("{}; {}", self.timing_text(), self.reach_text()?);
         Some(Failure { player: player.to_string(), fact: Fact::Timing, seen })
+    }
+
+    /// The rows a pair falls before a press takes effect, in words, when they are [`LAG_ROWS_TOLD`] or
+    /// more: the pair is well down the field before the bot can steer it, even when the presses still
+    /// reach every placement of an empty field.
+    fn lag_rows_text(&self) -> Option<String> {
+        let t = self.timing?;
+        let rows = u32::from(t.input_lag) / u32::from(t.frames_per_row.max(1));
+        (rows >= LAG_ROWS_TOLD).then(|| {
+            format!(
+                "on this clock a pair falls {rows} rows before a press takes effect (input lag {} frames at {} frames \
+                 a row)",
+                t.input_lag, t.frames_per_row
+            )
+        })
     }
 
     /// The open field's reach in words, when the clock cuts it.
@@ -913,6 +932,10 @@ mod tests {
         cut.clock_cut();
         cut.clock_cut();
         assert_eq!(cut.counts().pieces_clock_cut, 9, "once per piece");
+        let mut lagged = SeatHealth::default();
+        lagged.set_timing(Some("fall=2,lock=none,lag=8".parse().unwrap()));
+        let said = lagged.clock_limits_play().expect("4 rows before a press acts is said");
+        assert!(said.contains("falls 4 rows before a press takes effect"), "{said}");
         let said = cut.clock_limits_play().expect("9 of 13 pieces narrowed by the clock");
         assert!(said.contains("cut columns off the field for 9 of 13 pieces"), "{said}");
         assert_eq!(cut.clock_limits_play(), None, "said once");
