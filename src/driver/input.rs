@@ -449,8 +449,7 @@ impl Driver {
     /// Frames from one press to the next at the present pace: pressing ahead, one more to let go between
     /// presses (the game reacts to new presses).
     fn press_gap(&self) -> u32 {
-        let pace = self.pace();
-        if self.ahead_of_effects() { pace.gap.max(pace.hold + 1) } else { pace.gap }
+        if self.ahead_of_effects() { ahead_gap(self.pace()) } else { self.pace().gap }
     }
 
     /// True while presses made ahead are landing before a re-plan.
@@ -677,11 +676,16 @@ impl Driver {
 fn paced_at(profile: &SpeedProfile, timing: Timing, since_spawn: u32) -> Timing {
     let lag = u32::from(timing.input_lag);
     // Pressing ahead a press costs its gap and a frame let go; else it also waits its lag for its effect.
-    let per_press =
-        if lag >= AHEAD_LAG { profile.gap.max(profile.hold + 1) } else { profile.gap.max(lag + profile.hold + 1) };
+    let per_press = if lag >= AHEAD_LAG { ahead_gap(profile) } else { profile.gap.max(lag + profile.hold + 1) };
     let waiting = (profile.reaction + 1).saturating_sub(since_spawn);
-    let lag = (u32::from(timing.input_lag) + waiting).min(u16::MAX as u32) as u16;
+    let lag = (lag + waiting).min(u16::MAX as u32) as u16;
     Timing { press_frames: per_press.min(u16::MAX as u32) as u16, input_lag: lag, ..timing }
+}
+
+/// Frames from one press to the next when pressing ahead at the pace `profile`: its gap, and at least a
+/// frame let go after the hold (the game reacts to new presses).
+fn ahead_gap(profile: &SpeedProfile) -> u32 {
+    profile.gap.max(profile.hold + 1)
 }
 
 /// `timing` with no lock delay: the slower pace is kept only for a placement it reaches before the pair

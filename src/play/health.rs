@@ -591,7 +591,7 @@ impl SeatHealth {
             "{} pieces locked off plan, {} re-plans, {} presses without effect",
             c.off_plan, c.replans, c.presses_refused
         );
-        let thin = match self.top_out_puyos.filter(|_| self.thin_top_out()) {
+        let thin = match self.top_out_puyos.filter(|&n| n < THIN_TOP_OUT_PUYOS) {
             Some(n) => format!(
                 ", with {n} puyos on the field (a full stack tops out with {THIN_TOP_OUT_PUYOS} or more: the pairs \
                  did not get out of the spawn column)"
