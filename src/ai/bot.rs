@@ -25,7 +25,11 @@ pub const NAMES: &[&str] = &["classic", "chain", "random"];
 pub const NAMES: &[&str] = &["classic", "chain", "random", "greedy"];
 
 /// Player 1's bot by default (`[bots] p1`, and the one bot of `sim endless` and `sim ladder`).
-pub const DEFAULT_P1: &str = "chain";
+pub const DEFAULT_P1: &str = CHAIN_BUILDER;
+
+/// The bot that builds long chains (a seat's bot name is this at full strength; a lower level adds it,
+/// as in `chain lv3`).
+pub const CHAIN_BUILDER: &str = "chain";
 
 /// Player 2's bot by default (`[bots] p2`, `sim battle --p2`).
 pub const DEFAULT_P2: &str = "classic";

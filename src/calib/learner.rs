@@ -460,6 +460,12 @@ impl Learner {
         self.next.table()
     }
 
+    /// The next pair's code table is still being learned (not known from the start file, and not
+    /// settled by the spawns seen): a next pair that cannot be read yet says nothing against its bytes.
+    pub fn next_table_unknown(&self) -> bool {
+        !self.colours().is_trusted() && self.next_table() == NextTable::Unknown
+    }
+
     /// Frames after a spawn before the next bytes show the next pair.
     pub fn next_lag(&self) -> u32 {
         self.next.lag()

@@ -135,11 +135,21 @@ impl NextLearner {
         self.lag
     }
 
-    /// The code table, as far as it is known: the order with fewer disagreeing votes, the straight one
-    /// while both fit as well.
+    /// The code table, as far as it is known: the order with fewer disagreeing votes (then more agreeing
+    /// ones, then more codes mapped). While both orders fit exactly as well with different tables, it is not known yet: on the first spawns a pair of two colours
+    /// read the wrong way round is a one-to-one table too (each code taken for the other), and only a
+    /// third colour or a mono pair tells the orders apart.
     pub fn table(&self) -> NextTable {
         let (straight, swapped) = (self.straight.reading(), self.swapped.reading());
-        let best = [&straight, &swapped].into_iter().filter(|r| r.known()).min_by_key(|r| r.disagree);
+        // Fewer disagreeing votes first, then more agreeing ones, then more codes mapped.
+        let fit = |r: &Reading| (std::cmp::Reverse(r.disagree), r.agree, r.map.len());
+        let best = match (straight.known(), swapped.known()) {
+            (true, true) if fit(&straight) == fit(&swapped) && straight.map != swapped.map => None,
+            (true, true) if fit(&swapped) > fit(&straight) => Some(&swapped),
+            (true, _) => Some(&straight),
+            (false, true) => Some(&swapped),
+            (false, false) => None,
+        };
         match best {
             Some(r) if r.is_identity() => NextTable::Same,
             Some(r) => NextTable::Mapped(r.map.iter().map(|(&n, &p)| [n, p]).collect()),
@@ -226,7 +236,8 @@ mod tests {
         let mut n = NextLearner::default();
         // The first spawn of a new game is set against the next pair read during the game before.
         n.spawn(Some((5, 2)), 0x11, 0x14);
-        for (p, c) in [(0, 1), (2, 3), (1, 0), (3, 2)] {
+        // (The last pair tells the orders apart: the others fit a table with the bytes crossed as well.)
+        for (p, c) in [(0, 1), (2, 3), (1, 0), (3, 2), (0, 2)] {
             n.spawn(Some((p, c)), 0x11 + p, 0x11 + c);
         }
         let NextTable::Mapped(t) = n.table() else { panic!("{:?}", n.table()) };
@@ -247,6 +258,22 @@ mod tests {
         assert_eq!(n.lag(), 8);
         n.reset();
         assert_eq!((n.table(), n.lag()), (NextTable::Unknown, 0));
+    }
+
+    #[test]
+    fn two_colours_read_the_wrong_way_round_wait_for_a_third() {
+        // The next bytes hold colour indices 0..3 for piece codes 1..4 in the true order; the current bytes
+        // are the other way round. Pairs of colours 1 and 2 only fit a crossed table as well as the true
+        // one: nothing is known until a third colour tells them apart.
+        let mut n = NextLearner::default();
+        for (p, c) in [(1, 2), (2, 1), (1, 2), (2, 1)] {
+            n.spawn(Some((p - 1, c - 1)), c, p);
+        }
+        assert_eq!(n.table(), NextTable::Unknown, "{:?} / {:?}", n.straight.reading(), n.swapped.reading());
+        for (p, c) in [(3, 1), (2, 4), (4, 3)] {
+            n.spawn(Some((p - 1, c - 1)), c, p);
+        }
+        assert_eq!(n.table(), NextTable::Mapped(vec![[0, 1], [1, 2], [2, 3], [3, 4]]));
     }
 
     #[test]

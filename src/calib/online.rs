@@ -91,6 +91,11 @@ impl OnlineCalibration {
         self.learner.report()
     }
 
+    /// The next pair's code table is still being learned ([`Learner::next_table_unknown`]).
+    pub fn next_table_unknown(&self) -> bool {
+        self.learner.next_table_unknown()
+    }
+
     /// True once the contract is settled.
     pub fn settled(&self) -> bool {
         self.learner.is_settled()

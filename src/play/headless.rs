@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::emu::{EmuError, Machine};
 use crate::memmap::{AddressFile, Mode};
 
-use super::health::{EARLY_TOP_OUT_PIECES, Fact, Failure, OFF_PLAN_TOP_OUT};
+use super::health::{BIG_CHAIN, BIG_CHAIN_BY_PIECES, EARLY_TOP_OUT_PIECES, Fact, Failure, OFF_PLAN_TOP_OUT};
 use super::report::Summary;
 use super::session::{Session, SessionError};
 use super::setup::GameOptions;
@@ -161,6 +161,13 @@ pub fn run_observed<M: Machine>(
             if session.outcome.is_some() && limits.games.is_none() {
                 break; // the game is over and nobody starts another one
             }
+            // Still learning when the pieces stopped: what calibration has not learned is the fact to
+            // name, not a pause (a fast game tops out while its opening pieces are being read).
+            if let Some(c) = session.calibration()
+                && !c.settled()
+            {
+                return Err(RunError::Calibration(unsettled_stall_text(&c.report())));
+            }
             // Stuck (paused, another game than the one asked for, a wrong address file): the run still
             // ends with its report, marked as stalled; the caller says so and fails.
             log::error!("{}", RunError::Stalled(STALL_FRAMES));
@@ -178,6 +185,7 @@ pub fn run_observed<M: Machine>(
             break; // the report says why; the caller fails after printing it
         }
         if limit_reached(limits, session, frames) {
+            check_weak_game(session, limits);
             break;
         }
         if let Some(c) = session.calibration()
@@ -221,10 +229,12 @@ fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
     session.stop_with(failure);
 }
 
-/// An Endless game over within [`EARLY_TOP_OUT_PIECES`] pieces, or after [`OFF_PLAN_TOP_OUT`] pieces
-/// went off plan, on a clock that leaves placements of an empty field out of reach, or on a field far
-/// from full ([`super::health::SeatHealth::thin_top_out`]), when the run asked for more: not a normal
-/// game, or one the clock lost. Stops naming what the seat's checks point at
+/// An Endless game over of a bot that aims at long chains ([`super::Seat::aims_long_chains`]) before the
+/// pieces a run asked for,
+/// or, for any bot or in a run without a piece count, within
+/// [`EARLY_TOP_OUT_PIECES`] pieces, after [`OFF_PLAN_TOP_OUT`] pieces went off plan, on a clock that
+/// leaves placements of an empty field out of reach, or on a field far from full
+/// ([`super::health::SeatHealth::thin_top_out`]): not a normal game, or one the clock lost. Stops naming what the seat's checks point at
 /// ([`super::health::SeatHealth::early_top_out`]).
 fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
@@ -237,7 +247,8 @@ fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
             && s.stats.topped_out
             && (s.stats.pieces < EARLY_TOP_OUT_PIECES
                 || (asked_more(s.stats.pieces)
-                    && (s.health.counts().off_plan >= OFF_PLAN_TOP_OUT
+                    && ((limits.pieces.is_some() && s.aims_long_chains())
+                        || s.health.counts().off_plan >= OFF_PLAN_TOP_OUT
                         || s.health.clock_cuts_reach()
                         || s.health.thin_top_out())))
     };
@@ -247,6 +258,45 @@ fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let failure = s.health.early_top_out(&s.label, s.stats.pieces);
     log::error!("{failure}");
     session.stop_with(failure);
+}
+
+/// At the end of a run that asked for a number of pieces: an Endless game of a bot that aims at long
+/// chains ([`super::Seat::aims_long_chains`]) that played [`BIG_CHAIN_BY_PIECES`] pieces or more without a chain of [`BIG_CHAIN`] or
+/// more did not build, whatever the checks say. Fails naming the clock when it narrowed the bot's
+/// choice, else saying no checked fact explains it ([`super::health::SeatHealth::weak_game`]).
+fn check_weak_game<M: Machine>(session: &mut Session<M>, limits: Limits) {
+    if session.mode != Mode::Endless
+        || limits.pieces.is_none()
+        || limits.games.is_some()
+        || session.health_failure().is_some()
+    {
+        return;
+    }
+    let weak = |s: &&super::Seat| {
+        s.bot_on
+            && s.aims_long_chains()
+            && !s.stats.topped_out
+            && s.stats.pieces >= BIG_CHAIN_BY_PIECES
+            && s.stats.largest_chain < BIG_CHAIN
+    };
+    let Some(s) = session.seats.iter().find(weak) else {
+        return;
+    };
+    let failure = s.health.weak_game(&s.label, s.stats.pieces, s.stats.largest_chain);
+    log::error!("{failure}");
+    session.stop_with(failure);
+}
+
+/// The stop of a run whose pieces stopped before calibration settled: what it had learned and what it
+/// still lacked, with the likeliest reason the pieces stopped (the game topped out, or never started).
+fn unsettled_stall_text(report: &crate::calib::CalibrationReport) -> String {
+    format!(
+        "no piece locked for {STALL_FRAMES} frames after {} pieces, before calibration settled (a fast game \
+         can top out while its first pieces are read; a game that never started shows no pieces at all). \
+         What it had not learned is below.\n{}The bots do not play on an unsettled contract.",
+        report.pieces_seen,
+        report.to_text()
+    )
 }
 
 /// Refuses limits a run cannot keep: none at all, no game, or several games without a way to start one.

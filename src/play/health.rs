@@ -61,6 +61,13 @@ pub const OFF_PLAN_TOP_OUT: u64 = 3;
 /// On the hardest clocks `sim` measured, the bot's top-outs came with 62 to 68 puyos on the field.
 pub const THIN_TOP_OUT_PUYOS: u32 = 48;
 
+/// The chain a healthy Endless game fires within [`BIG_CHAIN_BY_PIECES`] pieces.
+pub const BIG_CHAIN: u32 = 8;
+
+/// Pieces within which an Endless game fires a chain of [`BIG_CHAIN`] or more: `sim` on clocks that do
+/// not narrow the bot's choice fires the first one at pair 35 on average (docs/performance.md).
+pub const BIG_CHAIN_BY_PIECES: u32 = 100;
+
 /// Rows a pair falls before a press takes effect from which the log says the clock limits play
 /// ([`SeatHealth::clock_limits_play`]).
 pub const LAG_ROWS_TOLD: u32 = 3;
@@ -599,20 +606,62 @@ impl SeatHealth {
             None => String::new(),
         };
         let start = format!("topped out after {pieces} pieces with more asked for{thin}");
-        let (fact, seen) = if let Some(reach) = self.reach_text().or_else(|| self.cut_text()) {
-            (Fact::Timing, format!("{start}: {}; {reach} ({plans})", self.timing_text()))
-        } else if c.off_plan > 0
-            || c.replans as usize >= pieces as usize
-            || (self.thin_top_out() && self.timing.is_some())
-        {
-            (Fact::Timing, format!("{start}: {plans}; {}", self.timing_text()))
-        } else {
-            (
+        let (fact, seen) =
+            if let Some(reach) = self.reach_text().or_else(|| self.cut_text()).or_else(|| self.narrowed_text()) {
+                (Fact::Timing, format!("{start}: {}; {reach} ({plans})", self.timing_text()))
+            } else if c.off_plan > 0
+                || c.replans as usize >= pieces as usize
+                || (self.thin_top_out() && self.timing.is_some())
+            {
+                (Fact::Timing, format!("{start}: {plans}; {}", self.timing_text()))
+            } else {
+                (
+                    Fact::Unexplained,
+                    format!("{start}, while every check held ({plans}): no fact checked explains it, so none is named"),
+                )
+            };
+        Failure { player: player.to_string(), fact, seen }
+    }
+
+    /// The failure of an Endless game that played `pieces` pieces (at least [`BIG_CHAIN_BY_PIECES`])
+    /// without a chain of [`BIG_CHAIN`] or more (`largest`: its largest): the timing when the clock
+    /// narrowed the bot's choice on the way or the plans failed, else said plainly that no check explains
+    /// it.
+    pub fn weak_game(&self, player: &str, pieces: u32, largest: u32) -> Failure {
+        let c = &self.counts;
+        let start = format!("played {pieces} pieces without a chain of {BIG_CHAIN} or more (the largest: {largest})");
+        let plans = format!(
+            "{} pieces locked off plan, {} re-plans, {} presses without effect",
+            c.off_plan, c.replans, c.presses_refused
+        );
+        let clock = [self.reach_text(), self.lag_rows_text(), self.narrowed_text()];
+        let (fact, seen) = match clock.into_iter().flatten().collect::<Vec<_>>() {
+            found if !found.is_empty() || c.off_plan > 0 => (
+                Fact::Timing,
+                format!(
+                    "{start}: {}; {} ({plans}): the bot cannot build on this clock",
+                    self.timing_text(),
+                    found.join("; ")
+                ),
+            ),
+            _ => (
                 Fact::Unexplained,
                 format!("{start}, while every check held ({plans}): no fact checked explains it, so none is named"),
-            )
+            ),
         };
         Failure { player: player.to_string(), fact, seen }
+    }
+
+    /// The pieces the clock cut columns off for since the contract settled, in words, when there were any.
+    fn narrowed_text(&self) -> Option<String> {
+        let c = &self.counts;
+        (c.pieces_clock_cut > 0).then(|| {
+            format!(
+                "the clock narrowed the bot's choice on {} of the {} pieces asked about (they land before presses \
+                 get them past the stacks)",
+                c.pieces_clock_cut, c.pieces_asked
+            )
+        })
     }
 
     /// The game topped out with `puyos` puyos on the field.

@@ -89,8 +89,15 @@ pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<
             cfg.speed,
         ));
     }
-    for s in &mut seats {
+    for (i, s) in seats.iter_mut().enumerate() {
         s.set_timing(cfg.timing);
+        // The chain bot at full strength with the full search: the bot whose games `sim` measured firing a
+        // chain of 8 or more in every game, so a game without one is worth a word.
+        s.set_aims_long_chains(
+            cfg.bots[i] == crate::ai::bot::CHAIN_BUILDER
+                && cfg.strength[i] == Level::FULL
+                && cfg.ai == AiConfig::default(),
+        );
     }
     Ok(seats)
 }

@@ -151,6 +151,10 @@ pub struct Seat {
     moves: MoveRules,
     /// The game's lock delay is not measured yet: the gravity-sample pairs land by gravity, so it shows.
     sample_lock: bool,
+    /// Calibration is still learning the next pair's code table ([`Seat::set_next_table_unknown`]).
+    next_table_unknown: bool,
+    /// The seat's bot aims at long chains ([`Seat::set_aims_long_chains`]).
+    aims_long_chains: bool,
 }
 
 impl std::fmt::Debug for Seat {
@@ -186,6 +190,8 @@ impl Seat {
             ram_score: None,
             moves: MoveRules::default(),
             sample_lock: false,
+            next_table_unknown: false,
+            aims_long_chains: false,
         }
     }
 
@@ -265,6 +271,23 @@ impl Seat {
     /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
     pub fn set_next_lag(&mut self, lag: u32) {
         self.piece.next_lag = lag;
+    }
+
+    /// The seat's bot is the chain bot at full strength with the full search: an Endless game that never
+    /// fires a long chain, or tops out before the pieces asked for, is not a normal game for it.
+    pub fn set_aims_long_chains(&mut self, aims: bool) {
+        self.aims_long_chains = aims;
+    }
+
+    /// The seat's bot aims at long chains ([`Seat::set_aims_long_chains`]).
+    pub fn aims_long_chains(&self) -> bool {
+        self.aims_long_chains
+    }
+
+    /// Calibration is still learning the next pair's code table: a next pair that cannot be read is not
+    /// counted against its bytes, and the bot is asked with the current pair standing in for it.
+    pub fn set_next_table_unknown(&mut self, unknown: bool) {
+        self.next_table_unknown = unknown;
     }
 
     /// The contract the locks are judged against changed.
@@ -382,7 +405,8 @@ impl Seat {
             _ => None,
         };
         let asking = self.bot_on && self.bot.thinker.is_some();
-        self.health.spawned(asking, st.current.is_some(), st.next.is_some(), next_confirmed, lock_matched);
+        let next_read = st.next.is_some() || self.next_table_unknown;
+        self.health.spawned(asking, st.current.is_some(), next_read, next_confirmed, lock_matched);
         self.piece.driver_at_spawn = self.driver.stats();
         self.piece.seen = true;
         self.piece.topout.reset();
@@ -446,10 +470,14 @@ impl Seat {
         self.ask(view, ctx);
     }
 
-    /// Asks the bot about the current piece with the next one, when both can be read.
+    /// Asks the bot about the current piece with the next one, when both can be read; while the next
+    /// pair's code table is still being learned, with the current pair standing in for the next one (a
+    /// placement chosen on one pair beats a pair left to fall; it is asked again once the next reads).
     fn ask(&mut self, view: &PlayerView, ctx: &FrameContext<'_>) {
-        if let Some(next) = view.own.next {
-            self.ask_with(view, ctx, next);
+        match (view.own.next, view.own.current) {
+            (Some(next), _) => self.ask_with(view, ctx, next),
+            (None, Some(current)) if self.next_table_unknown => self.ask_with(view, ctx, current),
+            _ => {}
         }
     }
 

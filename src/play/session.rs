@@ -477,6 +477,10 @@ impl<M: Machine> Session<M> {
     fn learn_from_frame(&mut self, pads: [u8; 2]) {
         let Some(cal) = self.calib.online.as_mut() else { return };
         cal.observe(&Frame { ram: self.machine.ram(), pads });
+        let next_unknown = cal.next_table_unknown();
+        for s in &mut self.seats {
+            s.set_next_table_unknown(next_unknown);
+        }
         if let Some(learned) = cal.take_learned(&self.calib.rom_sha1) {
             // The first learned file replaces the guesses; later ones only add colours (in the same
             // model order), so the pieces under way keep their plans.

@@ -145,6 +145,33 @@ fn a_clock_too_fast_to_steer_stops_naming_it() {
 }
 
 #[test]
+fn pieces_that_stop_before_calibration_settles_name_what_it_lacked() {
+    // A row a frame, a one-frame lock delay, 4 frames of input lag: from the real cartridge's guessed
+    // files, calibration sees too few turns in the air to learn the orientation values before the game
+    // tops out. The stop names calibration, the gravity it measured and the movement it had not learned,
+    // not a paused game or a wrong address file.
+    let c = Contract { fall_frames: 1, fall_min: 1, fall_fast: 1, lock_delay: 1, input_lag: 4, ..Contract::DEFAULT };
+    let rom = match c.build_rom("timed-unsettled-stall") {
+        Ok(rom) => rom,
+        Err(BuildError::NoAssembler) => return crate::common::tools::missing_ca65("timed_play (unsettled-stall)"),
+        Err(e) => panic!("{e}"),
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timed_play").join("unsettled-stall");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let rom_path = dir.join("unsettled-stall.nes");
+    std::fs::write(&rom_path, rom).expect("write rom");
+    let guessed = crate::common::calib::guessed_folder(&dir);
+    let args = ["--seed", "5", "--mode", "endless", "--pieces", "200", "--calibrate", "auto"];
+    let (ok, _, stderr) = crate::common::calib::play_outcome(&rom_path, &guessed, &args);
+    assert!(!ok, "a run whose calibration never settled succeeded: {stderr}");
+    assert!(!stderr.contains("is the game paused"), "the stop blamed a pause: {stderr}");
+    assert!(stderr.contains("before calibration settled"), "{stderr}");
+    assert!(stderr.contains("gravity 1f/row") && stderr.contains("not settled: movement"), "{stderr}");
+    assert!(stderr.contains("bug report: "), "no flight record: {stderr}");
+}
+
+#[test]
 fn a_lock_delay_the_soft_drop_hides_is_measured_from_a_pair_let_land() {
     // 3 frames a row, an 8-frame lock delay that Down cuts short, 4 frames of input lag: the bot
     // soft-drops every pair onto its landing, so the lock delay never shows on its own, and playing as if
