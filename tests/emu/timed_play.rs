@@ -69,6 +69,28 @@ fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Outp
     Some(out)
 }
 
+/// Builds `c` and plays `pieces` pieces of Endless on it from the real cartridge's guessed files with
+/// `--calibrate auto`: whether the run succeeded, its JSON report and its stderr (None without ca65).
+fn calibrate_and_play(name: &str, c: Contract, pieces: u32) -> Option<(bool, Option<Value>, String)> {
+    let rom = match c.build_rom(&format!("timed-{name}")) {
+        Ok(rom) => rom,
+        Err(BuildError::NoAssembler) => {
+            crate::common::tools::missing_ca65(&format!("timed_play ({name})"));
+            return None;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timed_play").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let rom_path = dir.join(format!("{name}.nes"));
+    std::fs::write(&rom_path, rom).expect("write rom");
+    let guessed = crate::common::calib::guessed_folder(&dir);
+    let pieces = pieces.to_string();
+    let args = ["--seed", "5", "--mode", "endless", "--pieces", &pieces, "--calibrate", "auto"];
+    Some(crate::common::calib::play_outcome(&rom_path, &guessed, &args))
+}
+
 /// 200 pieces, no top-out, 0 mismatches, healthy, and the plans held: at most one piece in twenty off plan.
 fn assert_clean(name: &str, j: &Value) {
     let p = &j["players"][0];
@@ -151,19 +173,7 @@ fn pieces_that_stop_before_calibration_settles_name_what_it_lacked() {
     // tops out. The stop names calibration, the gravity it measured and the movement it had not learned,
     // not a paused game or a wrong address file.
     let c = Contract { fall_frames: 1, fall_min: 1, fall_fast: 1, lock_delay: 1, input_lag: 4, ..Contract::DEFAULT };
-    let rom = match c.build_rom("timed-unsettled-stall") {
-        Ok(rom) => rom,
-        Err(BuildError::NoAssembler) => return crate::common::tools::missing_ca65("timed_play (unsettled-stall)"),
-        Err(e) => panic!("{e}"),
-    };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timed_play").join("unsettled-stall");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let rom_path = dir.join("unsettled-stall.nes");
-    std::fs::write(&rom_path, rom).expect("write rom");
-    let guessed = crate::common::calib::guessed_folder(&dir);
-    let args = ["--seed", "5", "--mode", "endless", "--pieces", "200", "--calibrate", "auto"];
-    let (ok, _, stderr) = crate::common::calib::play_outcome(&rom_path, &guessed, &args);
+    let Some((ok, _, stderr)) = calibrate_and_play("unsettled-stall", c, 200) else { return };
     assert!(!ok, "a run whose calibration never settled succeeded: {stderr}");
     assert!(!stderr.contains("is the game paused"), "the stop blamed a pause: {stderr}");
     assert!(stderr.contains("before calibration settled"), "{stderr}");
@@ -178,19 +188,7 @@ fn a_lock_delay_the_soft_drop_hides_is_measured_from_a_pair_let_land() {
     // there were none costs every move the delay allows. Calibrated from the real cartridge's guessed
     // files, the run lands a sample pair by gravity until the delay is measured.
     let c = Contract { fall_frames: 3, fall_min: 3, fall_fast: 3, lock_delay: 8, input_lag: 4, ..Contract::DEFAULT };
-    let rom = match c.build_rom("timed-lock-hidden") {
-        Ok(rom) => rom,
-        Err(BuildError::NoAssembler) => return crate::common::tools::missing_ca65("timed_play (lock-hidden)"),
-        Err(e) => panic!("{e}"),
-    };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timed_play").join("lock-hidden");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let rom_path = dir.join("lock-hidden.nes");
-    std::fs::write(&rom_path, rom).expect("write rom");
-    let guessed = crate::common::calib::guessed_folder(&dir);
-    let args = ["--seed", "5", "--mode", "endless", "--pieces", "40", "--calibrate", "auto"];
-    let (ok, json, stderr) = crate::common::calib::play_outcome(&rom_path, &guessed, &args);
+    let Some((ok, json, stderr)) = calibrate_and_play("lock-hidden", c, 40) else { return };
     assert!(ok, "{stderr}");
     let j = json.unwrap_or_else(|| panic!("not JSON: {stderr}"));
     let clock = &j["calibration"]["timing"][0];
