@@ -229,13 +229,12 @@ fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
     session.stop_with(failure);
 }
 
-/// An Endless game over of a bot that aims at long chains ([`super::Seat::aims_long_chains`]) before the
-/// pieces a run asked for,
-/// or, for any bot or in a run without a piece count, within
-/// [`EARLY_TOP_OUT_PIECES`] pieces, after [`OFF_PLAN_TOP_OUT`] pieces went off plan, on a clock that
-/// leaves placements of an empty field out of reach, or on a field far from full
-/// ([`super::health::SeatHealth::thin_top_out`]): not a normal game, or one the clock lost. Stops naming what the seat's checks point at
-/// ([`super::health::SeatHealth::early_top_out`]).
+/// An Endless game over before the pieces a run asked for, of a bot that aims at long chains
+/// ([`super::Seat::aims_long_chains`]); or, for any bot and in a run without a piece count, within
+/// [`EARLY_TOP_OUT_PIECES`] pieces, after [`OFF_PLAN_TOP_OUT`] pieces went off plan, on a clock that leaves
+/// placements of an empty field out of reach, or on a field far from full
+/// ([`super::health::SeatHealth::thin_top_out`]): not a normal game, or one the clock lost. Stops naming
+/// what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]).
 fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
     if session.mode != Mode::Endless || !wanted_more || session.health_failure().is_some() {
@@ -261,8 +260,8 @@ fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
 }
 
 /// At the end of a run that asked for a number of pieces: an Endless game of a bot that aims at long
-/// chains ([`super::Seat::aims_long_chains`]) that played [`BIG_CHAIN_BY_PIECES`] pieces or more without a chain of [`BIG_CHAIN`] or
-/// more did not build, whatever the checks say. Fails naming the clock when it narrowed the bot's
+/// chains ([`super::Seat::aims_long_chains`]) that played [`BIG_CHAIN_BY_PIECES`] pieces or more without a
+/// chain of [`BIG_CHAIN`] or more did not build, whatever the checks say. Fails naming the clock when it narrowed the bot's
 /// choice, else saying no checked fact explains it ([`super::health::SeatHealth::weak_game`]).
 fn check_weak_game<M: Machine>(session: &mut Session<M>, limits: Limits) {
     if session.mode != Mode::Endless
