@@ -39,9 +39,9 @@ fn play_timed(name: &str, c: Contract, timing: &str) -> Option<Value> {
     Some(serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {stderr}")))
 }
 
-/// Builds `c` and runs `play` for 200 pieces of Endless on it with `timing` given (None without ca65).
-fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Output> {
-    c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
+/// Builds `c` into a fresh scratch folder of its own: the folder and the ROM's path (None without ca65,
+/// after the tools rule).
+fn build_in_scratch(name: &str, c: Contract) -> Option<(PathBuf, PathBuf)> {
     let rom = match c.build_rom(&format!("timed-{name}")) {
         Ok(rom) => rom,
         Err(BuildError::NoAssembler) => {
@@ -55,6 +55,13 @@ fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Outp
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let rom_path = dir.join(format!("{name}.nes"));
     std::fs::write(&rom_path, rom).expect("write rom");
+    Some((dir, rom_path))
+}
+
+/// Builds `c` and runs `play` for 200 pieces of Endless on it with `timing` given (None without ca65).
+fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Output> {
+    c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
+    let (dir, rom_path) = build_in_scratch(name, c)?;
     let addresses = labcart_addresses(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
         .args(["play", "--headless", "--json", "--config", "/dev/null", "--speed", "10", "--fast"])
@@ -72,19 +79,7 @@ fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Outp
 /// Builds `c` and plays `pieces` pieces of Endless on it from the real cartridge's guessed files with
 /// `--calibrate auto`: whether the run succeeded, its JSON report and its stderr (None without ca65).
 fn calibrate_and_play(name: &str, c: Contract, pieces: u32) -> Option<(bool, Option<Value>, String)> {
-    let rom = match c.build_rom(&format!("timed-{name}")) {
-        Ok(rom) => rom,
-        Err(BuildError::NoAssembler) => {
-            crate::common::tools::missing_ca65(&format!("timed_play ({name})"));
-            return None;
-        }
-        Err(e) => panic!("{e}"),
-    };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timed_play").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let rom_path = dir.join(format!("{name}.nes"));
-    std::fs::write(&rom_path, rom).expect("write rom");
+    let (dir, rom_path) = build_in_scratch(name, c)?;
     let guessed = crate::common::calib::guessed_folder(&dir);
     let pieces = pieces.to_string();
     let args = ["--seed", "5", "--mode", "endless", "--pieces", &pieces, "--calibrate", "auto"];
