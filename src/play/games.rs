@@ -292,6 +292,7 @@ fn empty_summary(plan: &Plan<'_>) -> Summary {
         colors: None,
         tally: Tally::default(),
         games: Vec::new(),
+        wrong_mode_games: Vec::new(),
     }
 }
 
@@ -356,6 +357,7 @@ fn match_summary(
             g.game = k as u32 + 1;
             s.games.push(g);
         }
+        s.wrong_mode_games.extend(r.summary.wrong_mode_games.iter().cloned());
     }
     let labels: Vec<String> = s.players.iter().map(|p| p.label.clone()).collect();
     s.tally = Tally::of(&labels, &s.games);

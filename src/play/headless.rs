@@ -234,22 +234,30 @@ fn check_stuck_piece<M: Machine>(session: &mut Session<M>) {
 /// [`EARLY_TOP_OUT_PIECES`] pieces, after [`OFF_PLAN_TOP_OUT`] pieces went off plan, on a clock that leaves
 /// placements of an empty field out of reach, or on a field far from full
 /// ([`super::health::SeatHealth::thin_top_out`]): not a normal game, or one the clock lost. Stops naming
-/// what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]).
+/// what the seat's checks point at ([`super::health::SeatHealth::early_top_out`]). In a 2-player mode a
+/// loss is a normal end, unless it came within [`EARLY_TOP_OUT_PIECES`] pieces on a thin field: the
+/// opponent's nuisance did not fill it, the seat's own pairs stayed in the spawn column.
 fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let wanted_more = limits.pieces.is_none_or(|n| n > EARLY_TOP_OUT_PIECES);
-    if session.mode != Mode::Endless || !wanted_more || session.health_failure().is_some() {
+    if !wanted_more || session.health_failure().is_some() {
         return;
     }
+    let endless = session.mode == Mode::Endless;
     let asked_more = |pieces: u32| limits.pieces.is_none_or(|n| n > pieces);
     let failed = |s: &&super::Seat| {
+        let early = s.stats.pieces < EARLY_TOP_OUT_PIECES;
         s.bot_on
             && s.stats.topped_out
-            && (s.stats.pieces < EARLY_TOP_OUT_PIECES
-                || (asked_more(s.stats.pieces)
-                    && ((limits.pieces.is_some() && s.aims_long_chains())
-                        || s.health.counts().off_plan >= OFF_PLAN_TOP_OUT
-                        || s.health.clock_cuts_reach()
-                        || s.health.thin_top_out())))
+            && if endless {
+                early
+                    || (asked_more(s.stats.pieces)
+                        && ((limits.pieces.is_some() && s.aims_long_chains())
+                            || s.health.counts().off_plan >= OFF_PLAN_TOP_OUT
+                            || s.health.clock_cuts_reach()
+                            || s.health.thin_top_out()))
+            } else {
+                early && s.health.thin_top_out()
+            }
     };
     let Some(s) = session.seats.iter().find(failed) else {
         return;
@@ -331,4 +339,39 @@ fn limit_reached<M: Machine>(limits: Limits, session: &Session<M>, frames: u64) 
         _ => {}
     }
     limits.until_calibrated && session.calibration().is_none_or(|c| c.finished())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::health::Fact;
+    use crate::play::session::testing::session;
+
+    fn until_game_over() -> Limits {
+        Limits { frames: None, pieces: None, stop_at_game_over: true, games: None, until_calibrated: false }
+    }
+
+    #[test]
+    fn a_two_player_loss_within_the_first_pieces_on_a_thin_field_is_not_a_normal_game() {
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+        s.seats[1].stats.pieces = 10;
+        s.seats[1].stats.topped_out = true;
+        s.seats[1].health.topped_out(20);
+        check_early_top_out(&mut s, until_game_over());
+        let failure = s.health_failure().expect("the loss is named");
+        assert_eq!((failure.player.as_str(), failure.fact), ("P2", Fact::Unexplained), "{failure}");
+        assert!(failure.seen.contains("topped out after 10 pieces"), "{}", failure.seen);
+    }
+
+    #[test]
+    fn a_two_player_loss_under_nuisance_or_after_the_first_pieces_is_a_game() {
+        for (pieces, puyos) in [(10, 60), (40, 20)] {
+            let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+            s.seats[1].stats.pieces = pieces;
+            s.seats[1].stats.topped_out = true;
+            s.seats[1].health.topped_out(puyos);
+            check_early_top_out(&mut s, until_game_over());
+            assert!(s.health_failure().is_none(), "{pieces} pieces, {puyos} puyos: {:?}", s.health_failure());
+        }
+    }
 }

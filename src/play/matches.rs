@@ -38,6 +38,8 @@ pub struct MatchState {
     pub seed_wait: u32,
     /// The games that ended.
     pub results: Vec<GameResult>,
+    /// Games the menus started in another mode than the one asked for, ended to try the menus again.
+    pub wrong_mode: Vec<GameResult>,
     /// The nuisance on its way to each player, for the bots.
     pub nuisance: NuisanceWatch,
 }
@@ -73,6 +75,32 @@ impl MatchState {
             self.open = false;
             self.seed_wait = 0;
         }
+    }
+
+    /// The game under way is not the mode asked for and was played out to try the menus again: it is kept
+    /// apart from the results, and each seat's counters go back to where they stood when it began, so the
+    /// run's figures (pieces, chains, mismatches) are those of the games asked for. A field read with
+    /// another mode's layout does not judge the contract.
+    pub fn abandon(&mut self, seats: &mut [Seat], frame: u64) {
+        if !self.open {
+            return;
+        }
+        let result = self.result(seats, frame, GameEnd::Abandoned, None);
+        log::info!(
+            "game {} abandoned (not the mode asked for): {}",
+            result.game,
+            result
+                .players
+                .iter()
+                .map(|p| format!("{} {} pieces, {} mismatches", p.label, p.pieces, p.mismatches))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        self.wrong_mode.push(result);
+        for (s, start) in seats.iter_mut().zip(&self.start_stats) {
+            s.stats.restore_counts(start);
+        }
+        self.open = false;
     }
 
     /// Every game: those that ended and, when one is under way with a piece locked, that one as
@@ -137,6 +165,8 @@ pub enum GameEnd {
     /// The run stopped (a frame or piece limit, an interrupt, or the window closed) before the game
     /// ended.
     Stopped,
+    /// The game was not the mode asked for: played out to try the menus again (never in `games`).
+    Abandoned,
 }
 
 impl GameEnd {
@@ -147,6 +177,7 @@ impl GameEnd {
             GameEnd::Draw => "draw",
             GameEnd::Over => "game over",
             GameEnd::Stopped => "stopped",
+            GameEnd::Abandoned => "abandoned",
         }
     }
 }
@@ -238,6 +269,7 @@ impl Tally {
                 GameEnd::Draw => t.draws += 1,
                 GameEnd::Over => t.game_overs += 1,
                 GameEnd::Stopped => t.stopped += 1,
+                GameEnd::Abandoned => {}
             }
             for p in &g.players {
                 let best = t.largest_chain.entry(p.label.clone()).or_insert(0);

@@ -285,6 +285,10 @@ pub struct Summary {
     pub tally: Tally,
     /// Every game of the run, in order (one still under way when the run stopped is `stopped`).
     pub games: Vec<GameResult>,
+    /// Games the menus started in another mode than the one asked for, played out to try the menus
+    /// again: not in `games`, and left out of the players' counts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wrong_mode_games: Vec<GameResult>,
 }
 
 impl Summary {
@@ -358,6 +362,7 @@ impl Summary {
             colors: s.colors_report(),
             tally: Tally::of(&labels, &games),
             games,
+            wrong_mode_games: s.wrong_mode_games().to_vec(),
         }
     }
 

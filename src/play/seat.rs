@@ -77,6 +77,24 @@ pub struct SeatStats {
     pub calibration_surprises: u64,
 }
 
+impl SeatStats {
+    /// Puts the game's counters back to `start` (a game that did not count), keeping the time and CPU
+    /// the bot spent, which were spent all the same.
+    pub fn restore_counts(&mut self, start: &SeatStats) {
+        *self = SeatStats {
+            think_time: self.think_time,
+            think_cpu: self.think_cpu,
+            frame_path_time: self.frame_path_time,
+            ..start.clone()
+        };
+    }
+}
+
+/// Rows a pair may fall while the bot waits for the next pair's bytes to become valid; on a clock that
+/// drops it further in that wait, the bot is asked at the spawn with the current pair standing in for the
+/// next one, and again once the next pair reads.
+const NEXT_WAIT_ROWS: u32 = 2;
+
 /// What every seat shares on one frame.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameContext<'a> {
@@ -106,6 +124,10 @@ struct PieceLife {
     next_lag: u32,
     /// Driver counters when the piece under way spawned.
     driver_at_spawn: DriverStats,
+    /// The bot was asked at the spawn, with the current pair standing in for a next pair whose bytes
+    /// come too late on this clock: its plan is kept when they do come (a plan changed mid-fall, from
+    /// a pair already on its way, goes astray more often than the next pair helps).
+    planned_without_next: bool,
 }
 
 /// What the seat was dealt: pieces, items and colours (the options check reads them).
@@ -411,6 +433,7 @@ impl Seat {
         self.piece.seen = true;
         self.piece.topout.reset();
         self.piece.frames = 0;
+        self.piece.planned_without_next = false;
         self.bot.new_piece();
         self.forget_piece();
         if self.moves.timing.is_some() && self.stats.pieces % GRAVITY_SAMPLE_EVERY == GRAVITY_SAMPLE_EVERY - 1 {
@@ -422,14 +445,22 @@ impl Seat {
         if asking && self.piece.next_lag == 0 {
             self.ask(view, ctx);
         } else if asking
-            && resting(st)
+            && (resting(st) || self.next_table_unknown || self.next_wait_costs_rows())
             && let Some(current) = st.current
         {
             // A pair that spawns on something locks within the game's lock delay, maybe before the next
-            // pair's bytes are valid: the bot is asked at once with the next pair as it reads now (or the
-            // current pair in its place), and again when the next pair becomes readable.
+            // pair's bytes are valid; on a fast clock the wait for them costs rows of reach; while their
+            // table is learned they never read. The bot is asked at once with the next pair as it reads
+            // now (or the current pair in its place), and again when the next pair becomes readable.
+            self.piece.planned_without_next = !resting(st) && !self.next_table_unknown;
             self.ask_with(view, ctx, st.next.unwrap_or(current));
         }
+    }
+
+    /// Whether waiting for the next pair's bytes ([`Self::set_next_lag`]) would let the pair fall
+    /// [`NEXT_WAIT_ROWS`] rows or more on the clock played on: then the bot does not wait for them.
+    fn next_wait_costs_rows(&self) -> bool {
+        self.moves.timing.is_some_and(|t| self.piece.next_lag >= u32::from(t.frames_per_row) * NEXT_WAIT_ROWS)
     }
 
     /// Counts the piece that spawned, and what the bot was dealt.
@@ -459,7 +490,7 @@ impl Seat {
         }
         let (Some(_), Some(next)) = (view.own.current, view.own.next) else { return };
         self.health.read_late(true, true);
-        if self.bot.asked_next.is_some_and(|asked| asked == next) {
+        if self.piece.planned_without_next || self.bot.asked_next.is_some_and(|asked| asked == next) {
             return;
         }
         log::debug!("{}: the next pair now reads {next}; asking again", self.label);

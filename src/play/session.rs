@@ -203,6 +203,11 @@ impl<M: Machine> Session<M> {
         self.matches.all_results(&self.seats, self.clock.frames)
     }
 
+    /// The games the menus started in another mode than the one asked for, played out to try again.
+    pub fn wrong_mode_games(&self) -> &[GameResult] {
+        &self.matches.wrong_mode
+    }
+
     /// The longest chain of seat `i` over every game of the run.
     pub fn largest_chain(&self, i: usize) -> u32 {
         self.matches.largest_chain(&self.seats, i)
@@ -436,6 +441,7 @@ impl<M: Machine> Session<M> {
     /// The game in the wrong mode is over: the restart script runs again with its `seek` steps replaced by
     /// the cursor move of `attempt`; the game it reaches is checked like the first.
     fn retry_menus(&mut self, attempt: u32) {
+        self.matches.abandon(&mut self.seats, self.clock.frames);
         let Some(mut r) = self.reading.decoder.map().restart.clone() else {
             self.phase = self.game_phase();
             return;
@@ -539,5 +545,33 @@ impl<M: Machine> Session<M> {
                 s.set_contract(contract);
             }
         }
+    }
+}
+
+/// Sessions on the software model for the play module's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Session;
+    use crate::ai::{AiConfig, Level};
+    use crate::emu::mock::MockGame;
+    use crate::memmap::{AddressSource, Mode};
+    use crate::play::SeatConfig;
+
+    /// A session on the software model in `mode`, already in its game (no menus), calibration off.
+    pub(crate) fn session(mode: Mode, file: &str, restart: bool) -> Session<MockGame> {
+        let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
+        let cfg = SeatConfig {
+            bots: ["greedy".into(), "greedy".into()],
+            strength: [Level::FULL; 2],
+            ai: AiConfig::two_ply(),
+            speed: 10,
+            seed: 1,
+            threaded: false,
+            budget: None,
+            timing: None,
+        };
+        let seats = crate::play::seats_for(mode, &map, &cfg).expect("seats");
+        let players = seats.len();
+        Session::builder(MockGame::new(players, 4, 7), map, mode, seats).restart(restart).build().expect("session")
     }
 }

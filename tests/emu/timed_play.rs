@@ -2,8 +2,8 @@
 //! delay, input lag and gravity that speeds up with the level, each played with the open cartridge's
 //! address file and the build's true timing given (`--lab-timing`, as a measured timing would be): 200
 //! pieces of Endless with 0 mismatches, no top-out and plans that hold (few pieces off plan); and a lock
-//! delay the soft drop hides, measured when calibrating from the real cartridge's guessed files. A
-//! missing `ca65` fails these tests (tests/common/tools.rs).
+//! delay the soft drop hides, and next-pair bytes written late on a fast clock, from the real cartridge's
+//! guessed files. A missing `ca65` fails these tests (tests/common/tools.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -195,4 +195,23 @@ fn a_lock_delay_the_soft_drop_hides_is_measured_from_a_pair_let_land() {
         (Some(40), &Value::from(0), &Value::from(false)),
         "{p}"
     );
+}
+
+#[test]
+fn a_next_pair_written_late_on_a_fast_clock_is_not_waited_for() {
+    // 4 frames a row and next-pair bytes valid 24 frames after each spawn: waiting for them lets every
+    // pair fall 6 of its 12 rows before the bot is asked, and a game played that way never builds a long
+    // chain (3 links in 200 pieces). Asked at the spawn with the current pair standing in, it builds.
+    let c = Contract { next_lag: 24, ..gravity(4) };
+    let Some((ok, json, stderr)) = calibrate_and_play("next-late-fast", c, 200) else { return };
+    assert!(ok, "{stderr}");
+    let j = json.unwrap_or_else(|| panic!("not JSON: {stderr}"));
+    assert_eq!(j["calibration"]["next_pair"]["lag"].as_u64().map(|l| l >= 20), Some(true), "{}", j["calibration"]);
+    let p = &j["players"][0];
+    assert_eq!(
+        (p["pieces"].as_u64(), &p["mismatches"], &p["topped_out"]),
+        (Some(200), &Value::from(0), &Value::from(false)),
+        "{p}"
+    );
+    assert!(p["largest_chain"].as_u64().is_some_and(|c| c >= 8), "{p}");
 }

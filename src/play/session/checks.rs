@@ -126,7 +126,8 @@ impl<M: Machine> Session<M> {
     }
 
     /// In a 2-player mode both fields must get pairs: a game in which [`MODE_CHECK_PIECES`] pieces appear
-    /// for one player and none for the other is not the mode asked for, whatever a mode byte says. The
+    /// for one player and none for the other, or that ends with one field empty, is not the mode asked for,
+    /// whatever a mode byte says. The
     /// game is abandoned to try the menus again while attempts remain, else the bots stop with the failure.
     pub(super) fn check_mode(&mut self) {
         if self.mode_check.confirmed || self.health.stop.is_some() || self.seats.len() < 2 {
@@ -143,9 +144,13 @@ impl<M: Machine> Session<M> {
             self.mode_check.confirmed = true;
             return;
         }
-        let (Some(busy), Some(idle)) =
-            (placed.iter().position(|&p| p >= MODE_CHECK_PIECES), placed.iter().position(|&p| p == 0))
-        else {
+        // A game that ended (a top-out) with one field empty was one field too, however few pieces it had:
+        // a fast game can top out before MODE_CHECK_PIECES while its first pieces are read.
+        let ended = self.seats.iter().any(|s| s.stats.topped_out);
+        let (Some(busy), Some(idle)) = (
+            placed.iter().position(|&p| p >= MODE_CHECK_PIECES || (ended && p > 0)),
+            placed.iter().position(|&p| p == 0),
+        ) else {
             return;
         };
         if matches!(self.phase, Phase::Abandoning { .. }) {

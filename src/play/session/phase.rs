@@ -290,30 +290,11 @@ impl<M: Machine> Session<M> {
 #[cfg(test)]
 mod tests {
     use super::super::MODE_RETRY_MOVES;
+    use super::super::testing::session;
     use super::*;
-    use crate::ai::{AiConfig, Level};
-    use crate::emu::mock::MockGame;
-    use crate::memmap::{AddressSource, Mode};
-    use crate::play::SeatConfig;
+    use crate::memmap::Mode;
     use crate::play::health::Fact;
-
-    /// A session on the software model in `mode`, already in its game (no menus), calibration off.
-    fn session(mode: Mode, file: &str, restart: bool) -> Session<MockGame> {
-        let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
-        let cfg = SeatConfig {
-            bots: ["greedy".into(), "greedy".into()],
-            strength: [Level::FULL; 2],
-            ai: AiConfig::two_ply(),
-            speed: 10,
-            seed: 1,
-            threaded: false,
-            budget: None,
-            timing: None,
-        };
-        let seats = crate::play::seats_for(mode, &map, &cfg).expect("seats");
-        let players = seats.len();
-        Session::builder(MockGame::new(players, 4, 7), map, mode, seats).restart(restart).build().expect("session")
-    }
+    use crate::play::matches::GameEnd;
 
     #[test]
     fn a_top_out_ends_play_and_a_new_game_ends_the_game_over() {
@@ -359,11 +340,21 @@ mod tests {
             assert!(!s.in_menus(), "the wrong game is played out");
             s.check_mode();
             assert!(matches!(s.phase, Phase::Abandoning { attempt: a, .. } if a == attempt), "one attempt per game");
+            // Its field, read with the layout of the mode asked for, disagreed with the model.
+            s.seats[0].stats.pieces += 8;
+            s.seats[0].stats.mismatches += 3;
             // It tops out: the restart script runs with this attempt's cursor move.
             s.seats[0].stats.topped_out = true;
             s.watch_for_end();
             assert!(matches!(s.phase, Phase::NextGame(_)));
             assert!(s.outcome.is_none() && s.finished_games().is_empty(), "an abandoned game is not a result");
+            assert_eq!((s.seats[0].stats.pieces, s.seats[0].stats.mismatches), (0, 0), "its counts are set apart");
+            let apart = s.wrong_mode_games();
+            assert_eq!(apart.len(), attempt as usize);
+            assert_eq!(
+                (apart[0].result, apart[0].players[0].pieces, apart[0].players[0].mismatches),
+                (GameEnd::Abandoned, 8, 3)
+            );
             s.phase = Phase::Play;
         }
         s.begin_game(false);
@@ -373,6 +364,20 @@ mod tests {
         let failure = s.health_failure().expect("the bots stop");
         assert_eq!((failure.fact, failure.player.as_str()), (Fact::Mode, "P2"));
         assert!(failure.seen.contains("4 menu attempts"), "{}", failure.seen);
+    }
+
+    #[test]
+    fn a_game_that_tops_out_with_one_field_empty_is_not_a_win() {
+        // A fast one-field game tops out before the piece count that would have named it.
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", true);
+        s.begin_game(false);
+        s.seats[0].dealt.spawns += 3;
+        s.seats[0].stats.topped_out = true;
+        s.check_mode();
+        s.watch_for_end();
+        assert!(matches!(s.phase, Phase::NextGame(_)), "{:?}", s.phase);
+        assert!(s.finished_games().is_empty() && s.outcome.is_none(), "P2 did not win a game it never played");
+        assert_eq!(s.wrong_mode_games().len(), 1);
     }
 
     #[test]
