@@ -96,8 +96,11 @@ impl Field {
         let target = match self.get(x, y + 1) {
             Cell::Color(c) if below & touched != 0 => c,
             _ => {
-                // The lowest colour among the touched cells; nuisance-only contact changes nothing.
-                match (0..super::piece::MAX_COLORS).find(|&c| self.layers[c] & touched != 0) {
+                // The lowest colour among the touched cells (in the cartridge's code order); nuisance-only
+                // contact changes nothing.
+                let rank = &rules.items.carbuncle_rank;
+                match (0..super::piece::MAX_COLORS).filter(|&c| self.layers[c] & touched != 0).min_by_key(|&c| rank[c])
+                {
                     Some(c) => super::piece::Color::ALL[c],
                     None => return ChainSummary::default(),
                 }

@@ -4,6 +4,7 @@
 //! cartridge's own formula is undocumented (docs/cartridge.md §5), so these are a best guess that the player checks
 //! against RAM. Item semantics follow the original bot's write-up (one line); the details are guesses too.
 
+use super::piece::MAX_COLORS;
 use serde::{Deserialize, Serialize};
 
 use super::{HEIGHT, Orientation, WIDTH};
@@ -25,11 +26,34 @@ pub struct ItemRules {
     pub big_puyo_clears_nuisance: bool,
     /// Carbuncle recolours nuisance it touches as well as colours.
     pub carbuncle_recolors_nuisance: bool,
+    /// Each model colour's rank in Carbuncle's tie-break (with no colour below it, the touched colour of
+    /// lowest rank wins): the order of the cartridge's colour codes, so a code table learned in another
+    /// order than the codes run still picks the colour the game picks. Identity by default.
+    pub carbuncle_rank: [u8; MAX_COLORS],
 }
 
 impl Default for ItemRules {
     fn default() -> Self {
-        ItemRules { interval: 16, big_puyo_clears_nuisance: true, carbuncle_recolors_nuisance: false }
+        ItemRules {
+            interval: 16,
+            big_puyo_clears_nuisance: true,
+            carbuncle_recolors_nuisance: false,
+            carbuncle_rank: [0, 1, 2, 3, 4, 5],
+        }
+    }
+}
+
+impl ItemRules {
+    /// Carbuncle's ranks for the colour codes `codes` (model colour order): lowest code first; colours
+    /// without a code keep their place after them.
+    pub fn ranks_by_code(codes: &[u8]) -> [u8; MAX_COLORS] {
+        let mut order: Vec<usize> = (0..MAX_COLORS).collect();
+        order.sort_by_key(|&c| (codes.get(c).map_or(1, |_| 0), codes.get(c).copied().unwrap_or(0), c));
+        let mut rank = [0u8; MAX_COLORS];
+        for (r, &c) in order.iter().enumerate() {
+            rank[c] = r as u8;
+        }
+        rank
     }
 }
 

@@ -11,7 +11,7 @@ use crate::calib::{CalibrateMode, CalibrationReport, Frame, KnownCodes, Learner,
 use crate::driver::Lock;
 use crate::emu::{EmuError, Machine};
 use crate::game::timing::Timing;
-use crate::game::{MoveRules, Orientation, Rules};
+use crate::game::{ItemRules, MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
 
@@ -39,9 +39,12 @@ const MODE_CHECK_PIECES: u32 = 8;
 /// tops out) and the restart script runs again with the next of these.
 const MODE_RETRY_MOVES: [(&str, u32); 4] = [("DOWN", 1), ("RIGHT", 1), ("DOWN", 2), ("UP", 1)];
 
-/// The rules model for a cartridge whose pairs spawn with their child towards `spawn` (up when unknown).
-fn rules_for(spawn: &Option<Orientation>) -> Rules {
-    Rules { spawn_orientation: spawn.unwrap_or(Orientation::Up), ..Rules::puyo1() }
+/// The rules model for the cartridge `map` describes: its pairs spawn with the child towards its
+/// `[movement] spawn` (up when unknown), and Carbuncle's tie-break follows its colour codes' order.
+fn rules_for(map: &AddressFile) -> Rules {
+    let mut rules = Rules { spawn_orientation: map.movement.spawn.unwrap_or(Orientation::Up), ..Rules::puyo1() };
+    rules.items.carbuncle_rank = ItemRules::ranks_by_code(&map.codes.colors);
+    rules
 }
 
 /// The movement model's rules for a cartridge's `[movement]` entry.
@@ -502,7 +505,7 @@ impl<M: Machine> Session<M> {
                     s.forget_last_prediction();
                 }
             }
-            self.reading.rules = rules_for(&learned.movement.spawn);
+            self.reading.rules = rules_for(&learned);
             for s in &mut self.seats {
                 s.set_moves(moves_of(&learned.movement));
                 s.set_next_lag(learned.timing.next_lag);

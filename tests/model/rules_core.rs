@@ -2,7 +2,9 @@
 
 use proptest::prelude::*;
 use puyobot::game::field::bit;
-use puyobot::game::{Cell, Color, Field, Item, Orientation, Pair, Piece, Placement, Rules, nuisance_from_score, text};
+use puyobot::game::{
+    Cell, Color, Field, Item, ItemRules, Orientation, Pair, Piece, Placement, Rules, nuisance_from_score, text,
+};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -238,6 +240,22 @@ fn carbuncle_recolours_what_it_touches_to_the_colour_below_and_the_field_resolve
     let mut h = Field::from_rows(&["O.R..."]);
     h.play(Piece::Item(Item::Carbuncle), Placement::new(2, Orientation::Up), &rules).unwrap();
     assert_eq!(h.get(1, 13), Cell::Nuisance);
+}
+
+#[test]
+fn carbuncle_s_lowest_colour_follows_the_cartridge_s_code_order() {
+    // Codes learned in the order they appeared: model green's code is below model blue's, red's above
+    // both. With nothing below, Carbuncle takes the touched colour of lowest code, whatever its place in
+    // the model's order.
+    let mut rules = Rules::puyo1();
+    rules.items.carbuncle_rank = ItemRules::ranks_by_code(&[13, 11, 12, 10]);
+    assert_eq!(rules.items.carbuncle_rank, [3, 1, 2, 0, 4, 5]);
+    let mut g = Field::from_rows(&["B.G..."]);
+    g.play(Piece::Item(Item::Carbuncle), Placement::new(2, Orientation::Up), &rules).unwrap();
+    assert_eq!((g.get(1, 13), g.get(3, 13)), (Cell::Color(G), Cell::Color(G)));
+    let mut r = Field::from_rows(&["R.B..."]);
+    r.play(Piece::Item(Item::Carbuncle), Placement::new(2, Orientation::Up), &rules).unwrap();
+    assert_eq!((r.get(1, 13), r.get(3, 13)), (Cell::Color(B), Cell::Color(B)), "blue's code 12 is below red's 13");
 }
 
 #[test]

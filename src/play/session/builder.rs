@@ -167,7 +167,7 @@ impl<M: Machine> SessionBuilder<M> {
         }
         // A seat that starts with a clock was given one (`[lab] timing`): it plays on it, not on what is measured.
         let timing_given = seats.iter().any(|s| s.timing().is_some());
-        let (ready_timeout, rules) = (map.menu.ready_timeout, rules_for(&map.movement.spawn));
+        let (ready_timeout, rules) = (map.menu.ready_timeout, rules_for(&map));
         // Without the menus the person starts the game: the session counts it from the first frame.
         let mut matches = MatchState::new(!walk_menu);
         matches.seed = seed;
