@@ -186,6 +186,7 @@ pub fn run_observed<M: Machine>(
         }
         if limit_reached(limits, session, frames) {
             check_weak_game(session, limits);
+            check_mismatched_end(session);
             break;
         }
         if let Some(c) = session.calibration()
@@ -294,6 +295,23 @@ fn check_weak_game<M: Machine>(session: &mut Session<M>, limits: Limits) {
     session.stop_with(failure);
 }
 
+/// At the end of a run: a bot seat whose contract mispredicted a lock or two since it settled, too few
+/// to stop play, fails all the same ([`super::health::SeatHealth::mismatched_at_end`]): a run is not
+/// reported healthy over a field the model got wrong.
+fn check_mismatched_end<M: Machine>(session: &mut Session<M>) {
+    if session.health_failure().is_some() || !session.contract_healthy() {
+        return;
+    }
+    let rules = session.rules().clone();
+    let Some(failure) =
+        session.seats.iter().filter(|s| s.bot_on).find_map(|s| s.health.mismatched_at_end(&s.label, &rules))
+    else {
+        return;
+    };
+    log::error!("{failure}");
+    session.stop_with(failure);
+}
+
 /// The stop of a run whose pieces stopped before calibration settled: what it had learned and what it
 /// still lacked, with the likeliest reason the pieces stopped (the game topped out, or never started).
 fn unsettled_stall_text(report: &crate::calib::CalibrationReport) -> String {
@@ -361,6 +379,22 @@ mod tests {
         let failure = s.health_failure().expect("the loss is named");
         assert_eq!((failure.player.as_str(), failure.fact), ("P2", Fact::Unexplained), "{failure}");
         assert!(failure.seen.contains("topped out after 10 pieces"), "{}", failure.seen);
+    }
+
+    #[test]
+    fn a_lock_mispredicted_once_fails_the_run_at_its_end() {
+        let mut s = session(Mode::Endless, "labcart/1p-endless.toml", false);
+        for matched in [true, true, false, true] {
+            s.seats[0].health.spawned(true, true, true, None, Some(matched));
+        }
+        check_mismatched_end(&mut s);
+        let failure = s.health_failure().expect("one mispredicted lock is named at the end");
+        assert_eq!((failure.player.as_str(), failure.fact), ("P1", Fact::FieldCells), "{failure}");
+        assert!(failure.seen.contains("after 1 of 4 locks"), "{}", failure.seen);
+        let mut clean = session(Mode::Endless, "labcart/1p-endless.toml", false);
+        clean.seats[0].health.spawned(true, true, true, None, Some(true));
+        check_mismatched_end(&mut clean);
+        assert!(clean.health_failure().is_none());
     }
 
     #[test]

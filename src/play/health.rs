@@ -714,11 +714,34 @@ impl SeatHealth {
     /// explanations ([`crate::play::explain`]): the failure names the fact that explains every one of them,
     /// or says that no single fact does. `rules` is the rules model the predictions were made with.
     pub fn verdict_explained(&self, player: &str, rules: &Rules) -> Option<Failure> {
-        let (mut failure, kind) = self.verdict_of(player)?;
+        let (failure, kind) = self.verdict_of(player)?;
+        Some(self.explained(failure, kind, rules))
+    }
+
+    /// At the end of a run: a lock or two since the contract settled that RAM did not show as predicted,
+    /// too few for [`SeatHealth::verdict`] while playing, still mean the contract does not predict the
+    /// game; the failure is explained as a verdict is. `None` when every lock checked held.
+    pub fn mismatched_at_end(&self, player: &str, rules: &Rules) -> Option<Failure> {
+        let (checked, mismatched) = self.since_clear;
+        if mismatched == 0 {
+            return None;
+        }
+        let seen = format!(
+            "the run played on, but the field RAM showed after {mismatched} of {checked} locks since the contract \
+             settled was not the one predicted (too few to stop play; a contract that mispredicts a lock does not \
+             predict the game)"
+        );
+        let failure = Failure { player: player.to_string(), fact: Fact::FieldCells, seen };
+        Some(self.explained(failure, Kind::Mismatched, rules))
+    }
+
+    /// `failure`, of a check of `kind`, with the locks it failed on tested against the alternative
+    /// explanations: the fact that explains every one of them is named, or the words say none does.
+    fn explained(&self, mut failure: Failure, kind: Kind, rules: &Rules) -> Failure {
         let locks: Vec<LockEvidence> = match kind {
             Kind::Mismatched => self.mismatched.iter().copied().collect(),
             Kind::Nearby => self.nearby.iter().copied().collect(),
-            Kind::Other => return Some(failure),
+            Kind::Other => return failure,
         };
         let e = explain(&locks, rules);
         if let Some(h) = e.named() {
@@ -728,7 +751,7 @@ impl SeatHealth {
         if !words.is_empty() {
             failure.seen = format!("{}; {words}", failure.seen);
         }
-        Some(failure)
+        failure
     }
 
     /// The verdict and the check it comes from.

@@ -159,6 +159,11 @@ impl<M: Machine> Session<M> {
         &self.health.relearned
     }
 
+    /// The rules model the seats' predictions are made with.
+    pub fn rules(&self) -> &Rules {
+        &self.reading.rules
+    }
+
     /// Whether the contract in use is settled and its predictions hold: calibration (when on) has
     /// settled and the health check has not failed.
     pub fn contract_healthy(&self) -> bool {
