@@ -251,6 +251,11 @@ impl Learner {
         self.bases.xy_bases()
     }
 
+    /// True when the locks have pinned the X / Y bases (the values of column 1 and row 0) in use.
+    pub fn xy_bases_settled(&self) -> bool {
+        self.bases.settled()
+    }
+
     /// Frames after the timer reaches 0 before a new piece's bytes are written, as seen most often.
     pub fn pose_lag(&self) -> u32 {
         self.timing.pose_lag()

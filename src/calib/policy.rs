@@ -30,6 +30,9 @@ const GRAVITY_LANDINGS: u32 = 2;
 const COLUMNS: [u8; 5] = [1, 6, 2, 5, 4];
 /// The probe: a full circle with A, then B and A once each.
 const PROBE: [u8; 6] = [pad::A, pad::A, pad::A, pad::A, pad::B, pad::A];
+/// The column pairs spawn in (the game's third), where the opening places a new pair while the X base
+/// (the X byte's value for column 1) is not yet pinned.
+const SPAWN_COLUMN: i32 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
@@ -65,6 +68,8 @@ pub struct OpeningPolicy {
     stage: Stage,
     was_active: bool,
     spawn_o: u8,
+    /// The X byte at the spawn.
+    spawn_x: u8,
     /// The press executor.
     presser: Presser<()>,
 }
@@ -78,6 +83,7 @@ impl OpeningPolicy {
             stage: Stage::Drop,
             was_active: false,
             spawn_o: 0,
+            spawn_x: 0,
             presser: Presser::new(TIMING),
         }
     }
@@ -105,6 +111,7 @@ impl OpeningPolicy {
             self.was_active = true;
             self.pieces += 1;
             self.spawn_o = v.o;
+            self.spawn_x = v.x;
             self.presser.cancel();
             self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
                 Stage::KickUpright { presses: 0 }
@@ -118,7 +125,8 @@ impl OpeningPolicy {
         loop {
             match self.stage {
                 Stage::Descend { frames } => {
-                    let open = learner.is_open(&v.cells, v.x, v.y);
+                    let x = self.column(&v, learner);
+                    let open = learner.is_open(&v.cells, x.clamp(1, 6) as u8, v.y);
                     if open || frames >= DESCEND_FRAMES || v.y >= 5 {
                         // Out of time or too low for open space: probe anyway (turns next to something
                         // still show the order of the orientation values).
@@ -131,10 +139,10 @@ impl OpeningPolicy {
                     }
                     self.stage = Stage::Descend { frames: frames + 1 };
                     // Open space needs two free columns each side: centre the pair first.
-                    if v.x < 3 {
+                    if x < 3 {
                         return self.start_press(pad::RIGHT, &v);
                     }
-                    if v.x > 4 {
+                    if x > 4 {
                         return self.start_press(pad::LEFT, &v);
                     }
                     // Soft drop only out of the top rows: lower, a held Down could lock a resting pair. Not at
@@ -166,12 +174,13 @@ impl OpeningPolicy {
                     return self.start_press(pad::A, &v);
                 }
                 Stage::Move => {
-                    let target = COLUMNS[(self.pieces as usize - 1) % COLUMNS.len()];
-                    if v.x == target {
+                    let target = i32::from(COLUMNS[(self.pieces as usize - 1) % COLUMNS.len()]);
+                    let x = self.column(&v, learner);
+                    if x == target {
                         self.stage = Stage::Drop;
                         continue;
                     }
-                    return self.start_press(if v.x > target { pad::LEFT } else { pad::RIGHT }, &v);
+                    return self.start_press(if x > target { pad::LEFT } else { pad::RIGHT }, &v);
                 }
                 // The first pieces land by gravity (no Down: Down locks at once), so the clock learner sees
                 // how long a landed pair waits before it locks.
@@ -187,7 +196,7 @@ impl OpeningPolicy {
                     return self.start_press(pad::A, &v);
                 }
                 Stage::KickWall => {
-                    if v.x == 1 {
+                    if self.column(&v, learner) == 1 {
                         self.stage = Stage::KickSideways;
                         continue;
                     }
@@ -243,6 +252,17 @@ impl OpeningPolicy {
 
     /// Odd pieces keep the spawn value; even ones go one A-turn further, so locks show two neighbouring
     /// orientation values.
+    /// The pair's column: the X byte once the locks have pinned its base; before, counted from the spawn
+    /// (pairs spawn in the third column), so a base the guessed file has wrong (column 1 read as 16) does
+    /// not send every pair to a wall, where turns are refused and every lock stands upright.
+    fn column(&self, v: &View, learner: &Learner) -> i32 {
+        if learner.xy_bases_settled() {
+            i32::from(v.x)
+        } else {
+            i32::from(v.x) - i32::from(self.spawn_x) + SPAWN_COLUMN
+        }
+    }
+
     fn target_orientation(&self, learner: &Learner) -> Option<u8> {
         if self.pieces % 2 == 1 {
             return Some(self.spawn_o);

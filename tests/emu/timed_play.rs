@@ -10,7 +10,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::contract::{BuildError, Contract};
+use crate::common::contract::{BuildError, Contract, Dir};
+use crate::common::labcart::Orients;
 
 /// A folder whose catalogue lends the open cartridge's address files to any unknown dump.
 fn labcart_addresses(dir: &Path) -> PathBuf {
@@ -214,4 +215,33 @@ fn a_next_pair_written_late_on_a_fast_clock_is_not_waited_for() {
         "{p}"
     );
     assert!(p["largest_chain"].as_u64().is_some_and(|c| c >= 8), "{p}");
+}
+
+#[test]
+fn an_x_base_far_from_the_guess_does_not_send_the_opening_to_a_wall() {
+    // Column 1 reads 16 and row 0 reads 2 where the guessed files say 1, pairs spawn upside down, A turns
+    // them counter-clockwise, a landed pair cannot turn and gravity quickens every 5 pieces. Steering by the X byte as read would push every opening pair to the left wall, where its
+    // turns are refused and it locks upright: no lock on its side, so which way A turns stays unknown
+    // and calibration fails after 20 pieces. Counted from the spawn column, the pairs spread and lie down.
+    let c = Contract {
+        x_base: 16,
+        y_base: 2,
+        spawn: Dir::Down,
+        orients: Orients { down: 1, left: 3, up: 0, right: 2 },
+        a_clockwise: false,
+        kick_side: false,
+        lock_delay: 8,
+        lock_moves: false,
+        fall_step: 1,
+        fall_min: 3,
+        level_pieces: 5,
+        ..Contract::DEFAULT
+    };
+    let Some((ok, json, stderr)) = calibrate_and_play("x-base-far", c, 40) else { return };
+    assert!(ok, "{stderr}");
+    let j = json.unwrap_or_else(|| panic!("not JSON: {stderr}"));
+    assert_eq!(j["calibration"]["state"], "settled", "{}", j["calibration"]);
+    assert_eq!(j["calibration"]["xy_bases"][0], 16, "{}", j["calibration"]);
+    let p = &j["players"][0];
+    assert_eq!((p["pieces"].as_u64(), &p["mismatches"]), (Some(40), &Value::from(0)), "{p}");
 }
