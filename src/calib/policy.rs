@@ -250,8 +250,6 @@ impl OpeningPolicy {
         }
     }
 
-    /// Odd pieces keep the spawn value; even ones go one A-turn further, so locks show two neighbouring
-    /// orientation values.
     /// The pair's column: the X byte once the locks have pinned its base; before, counted from the spawn
     /// (pairs spawn in the third column), so a base the guessed file has wrong (column 1 read as 16) does
     /// not send every pair to a wall, where turns are refused and every lock stands upright.
@@ -263,6 +261,8 @@ impl OpeningPolicy {
         }
     }
 
+    /// Odd pieces keep the spawn value; even ones go one A-turn further, so locks show two neighbouring
+    /// orientation values.
     fn target_orientation(&self, learner: &Learner) -> Option<u8> {
         if self.pieces % 2 == 1 {
             return Some(self.spawn_o);

@@ -92,7 +92,7 @@ impl SeatStats {
 
 /// Rows a pair may fall while the bot waits for the next pair's bytes to become valid; on a clock that
 /// drops it further in that wait, the bot is asked at the spawn with the current pair standing in for the
-/// next one, and again once the next pair reads.
+/// next one, and keeps that plan.
 const NEXT_WAIT_ROWS: u32 = 2;
 
 /// What every seat shares on one frame.
@@ -451,7 +451,8 @@ impl Seat {
             // A pair that spawns on something locks within the game's lock delay, maybe before the next
             // pair's bytes are valid; on a fast clock the wait for them costs rows of reach; while their
             // table is learned they never read. The bot is asked at once with the next pair as it reads
-            // now (or the current pair in its place), and again when the next pair becomes readable.
+            // now (or the current pair in its place); a resting pair is asked again when the next pair
+            // becomes readable, a falling one keeps its plan.
             self.piece.planned_without_next = !resting(st) && !self.next_table_unknown;
             self.ask_with(view, ctx, st.next.unwrap_or(current));
         }
