@@ -4,9 +4,9 @@
 //! cartridge's own formula is undocumented (docs/cartridge.md §5), so these are a best guess that the player checks
 //! against RAM. Item semantics follow the original bot's write-up (one line); the details are guesses too.
 
-use super::piece::MAX_COLORS;
 use serde::{Deserialize, Serialize};
 
+use super::piece::MAX_COLORS;
 use super::{HEIGHT, Orientation, WIDTH};
 
 /// Chain power by chain step (1-based: index 0 is the first step); steps beyond the table use the last entry.
