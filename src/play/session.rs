@@ -565,10 +565,9 @@ pub(crate) mod testing {
     use crate::memmap::{AddressSource, Mode};
     use crate::play::SeatConfig;
 
-    /// A session on the software model in `mode`, already in its game (no menus), calibration off.
-    pub(crate) fn session(mode: Mode, file: &str, restart: bool) -> Session<MockGame> {
-        let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
-        let cfg = SeatConfig {
+    /// Greedy bots at full strength on the two-ply search, full speed, inline: cheap seats for tests.
+    pub(crate) fn seat_config() -> SeatConfig {
+        SeatConfig {
             bots: ["greedy".into(), "greedy".into()],
             strength: [Level::FULL; 2],
             ai: AiConfig::two_ply(),
@@ -577,8 +576,13 @@ pub(crate) mod testing {
             threaded: false,
             budget: None,
             timing: None,
-        };
-        let seats = crate::play::seats_for(mode, &map, &cfg).expect("seats");
+        }
+    }
+
+    /// A session on the software model in `mode`, already in its game (no menus), calibration off.
+    pub(crate) fn session(mode: Mode, file: &str, restart: bool) -> Session<MockGame> {
+        let map = AddressSource::Builtin.address_file(file).expect("built-in address file");
+        let seats = crate::play::seats_for(mode, &map, &seat_config()).expect("seats");
         let players = seats.len();
         Session::builder(MockGame::new(players, 4, 7), map, mode, seats).restart(restart).build().expect("session")
     }

@@ -247,24 +247,13 @@ impl<M: Machine> SessionBuilder<M> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::seat_config;
     use super::*;
-    use crate::ai::{AiConfig, Level};
     use crate::emu::mock::MockGame;
     use crate::memmap::AddressSource;
-    use crate::play::SeatConfig;
 
     fn builder(map: AddressFile) -> SessionBuilder<MockGame> {
-        let cfg = SeatConfig {
-            bots: ["greedy".into(), "greedy".into()],
-            strength: [Level::FULL; 2],
-            ai: AiConfig::two_ply(),
-            speed: 10,
-            seed: 1,
-            threaded: false,
-            budget: None,
-            timing: None,
-        };
-        let seats = crate::play::seats_for(Mode::Endless, &map, &cfg).expect("seats");
+        let seats = crate::play::seats_for(Mode::Endless, &map, &seat_config()).expect("seats");
         Session::builder(MockGame::new(1, 4, 7), map, Mode::Endless, seats)
     }
 
