@@ -48,7 +48,7 @@ impl ItemRules {
     /// without a code keep their place after them.
     pub fn ranks_by_code(codes: &[u8]) -> [u8; MAX_COLORS] {
         let mut order: Vec<usize> = (0..MAX_COLORS).collect();
-        order.sort_by_key(|&c| (codes.get(c).map_or(1, |_| 0), codes.get(c).copied().unwrap_or(0), c));
+        order.sort_by_key(|&c| (codes.get(c).is_none(), codes.get(c).copied(), c));
         let mut rank = [0u8; MAX_COLORS];
         for (r, &c) in order.iter().enumerate() {
             rank[c] = r as u8;

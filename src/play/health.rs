@@ -594,10 +594,7 @@ impl SeatHealth {
     /// the plans failed on the way (pieces off plan, re-plans), else said plainly that no check explains it.
     pub fn early_top_out(&self, player: &str, pieces: u32) -> Failure {
         let c = &self.counts;
-        let plans = format!(
-            "{} pieces locked off plan, {} re-plans, {} presses without effect",
-            c.off_plan, c.replans, c.presses_refused
-        );
+        let plans = self.plans_text();
         let thin = match self.top_out_puyos.filter(|&n| n < THIN_TOP_OUT_PUYOS) {
             Some(n) => format!(
                 ", with {n} puyos on the field (a full stack tops out with {THIN_TOP_OUT_PUYOS} or more: the pairs \
@@ -630,10 +627,7 @@ impl SeatHealth {
     pub fn weak_game(&self, player: &str, pieces: u32, largest: u32) -> Failure {
         let c = &self.counts;
         let start = format!("played {pieces} pieces without a chain of {BIG_CHAIN} or more (the largest: {largest})");
-        let plans = format!(
-            "{} pieces locked off plan, {} re-plans, {} presses without effect",
-            c.off_plan, c.replans, c.presses_refused
-        );
+        let plans = self.plans_text();
         let clock = [self.reach_text(), self.lag_rows_text(), self.narrowed_text()];
         let (fact, seen) = match clock.into_iter().flatten().collect::<Vec<_>>() {
             found if !found.is_empty() || c.off_plan > 0 => (
@@ -650,6 +644,15 @@ impl SeatHealth {
             ),
         };
         Failure { player: player.to_string(), fact, seen }
+    }
+
+    /// How the plans went since the contract settled, in words: pieces off plan, re-plans, presses refused.
+    fn plans_text(&self) -> String {
+        let c = &self.counts;
+        format!(
+            "{} pieces locked off plan, {} re-plans, {} presses without effect",
+            c.off_plan, c.replans, c.presses_refused
+        )
     }
 
     /// The pieces the clock cut columns off for since the contract settled, in words, when there were any.

@@ -442,10 +442,11 @@ impl Seat {
             // unmeasured).
             self.driver.let_fall(if self.sample_lock { u32::MAX } else { GRAVITY_SAMPLE_ROWS });
         }
+        let on_something = resting(st);
         if asking && self.piece.next_lag == 0 {
             self.ask(view, ctx);
         } else if asking
-            && (resting(st) || self.next_table_unknown || self.next_wait_costs_rows())
+            && (on_something || self.next_table_unknown || self.next_wait_costs_rows())
             && let Some(current) = st.current
         {
             // A pair that spawns on something locks within the game's lock delay, maybe before the next
@@ -453,7 +454,7 @@ impl Seat {
             // table is learned they never read. The bot is asked at once with the next pair as it reads
             // now (or the current pair in its place); a resting pair is asked again when the next pair
             // becomes readable, a falling one keeps its plan.
-            self.piece.planned_without_next = !resting(st) && !self.next_table_unknown;
+            self.piece.planned_without_next = !on_something && !self.next_table_unknown;
             self.ask_with(view, ctx, st.next.unwrap_or(current));
         }
     }
