@@ -156,7 +156,7 @@ impl IgnitionPolicy {
         }
         let opponent = view.opponent?;
         let sends = nuisance_of(chain.score, view.rules);
-        if sends >= self.battle_nuisance.min(view.rules.nuisance_cap_per_chain) {
+        if sends >= self.battle_nuisance.min(view.rules.nuisance_cap()) {
             return Some(Reason::FullLoad);
         }
         if self.answer_incoming > 0 && incoming >= self.answer_incoming && chain.chains >= 2 {
@@ -171,7 +171,7 @@ impl IgnitionPolicy {
 
 /// Nuisance a chain of `score` points sends (no carry), capped per chain.
 pub fn nuisance_of(score: u32, rules: &Rules) -> u32 {
-    (score / rules.nuisance_rate.max(1)).min(rules.nuisance_cap_per_chain)
+    (score / rules.nuisance_rate.max(1)).min(rules.nuisance_cap())
 }
 
 /// True when the field is close to topping out by the policy's measures, counting the `incoming`

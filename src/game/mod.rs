@@ -20,5 +20,5 @@ pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placeme
 pub use play::PlacementError;
 pub use player::{Decision, FireReason, OpponentView, Player, View};
 pub use resolve::{ChainStep, ChainSummary};
-pub use rules::{ItemRules, Rules};
+pub use rules::{ItemRules, NuisanceOverflow, Rules};
 pub use timing::{GravityCurve, LockDelay, Timing};

@@ -57,6 +57,27 @@ impl ItemRules {
     }
 }
 
+/// What happens to a nuisance puyo that finds its column full when it falls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NuisanceOverflow {
+    /// It is lost (the guess the model has always made).
+    #[default]
+    Vanish,
+    /// It stays queued and falls with a later drop (Compile's later games).
+    Requeue,
+}
+
+impl NuisanceOverflow {
+    /// The word used in flags, config files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            NuisanceOverflow::Vanish => "vanish",
+            NuisanceOverflow::Requeue => "requeue",
+        }
+    }
+}
+
 /// Everything the model needs to know about the game's rules.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -73,10 +94,12 @@ pub struct Rules {
     pub hidden_row_pops: bool,
     /// Points per nuisance puyo sent.
     pub nuisance_rate: u32,
-    /// Most nuisance one chain can send (the cartridge's LIMIT option).
-    pub nuisance_cap_per_chain: u32,
+    /// Most nuisance one chain can send (the cartridge's LIMIT option); `None`: no cap, as in the arcade game.
+    pub nuisance_cap_per_chain: Option<u32>,
     /// Most nuisance that falls on a field at once.
     pub nuisance_max_drop: u32,
+    /// What happens to a nuisance puyo that finds its column full when it falls.
+    pub nuisance_overflow: NuisanceOverflow,
     /// Spawn column, 1-based.
     pub spawn_x: u8,
     /// Spawn row of the pivot (0 = hidden row).
@@ -105,8 +128,9 @@ impl Rules {
             pop_size: 4,
             hidden_row_pops: false,
             nuisance_rate: 70,
-            nuisance_cap_per_chain: 30,
+            nuisance_cap_per_chain: Some(30),
             nuisance_max_drop: 30,
+            nuisance_overflow: NuisanceOverflow::Vanish,
             spawn_x: 3,
             spawn_y: 1,
             spawn_orientation: Orientation::Up,
@@ -166,6 +190,12 @@ impl Rules {
         if self.nuisance_rate == 0 {
             return Err(("nuisance_rate", "must be at least 1".into()));
         }
+        if self.nuisance_cap_per_chain == Some(0) {
+            return Err(("nuisance_cap_per_chain", "must be at least 1 (leave it out for no cap)".into()));
+        }
+        if self.nuisance_max_drop == 0 {
+            return Err(("nuisance_max_drop", "must be at least 1".into()));
+        }
         if !(1..=6).contains(&self.spawn_x) {
             return Err(("spawn_x", format!("must be 1..=6, got {}", self.spawn_x)));
         }
@@ -173,6 +203,11 @@ impl Rules {
             return Err(("spawn_y", format!("must be 1..=13, got {}", self.spawn_y)));
         }
         Ok(())
+    }
+
+    /// The nuisance one chain may send at most (`u32::MAX` with no cap).
+    pub fn nuisance_cap(&self) -> u32 {
+        self.nuisance_cap_per_chain.unwrap_or(u32::MAX)
     }
 
     /// Chain power of the `step`-th step (1-based).
