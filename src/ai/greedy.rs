@@ -70,5 +70,13 @@ pub fn decide(view: &View<'_>, start: PiecePosition, moves: &MoveRules) -> Optio
     let mut ranking: Vec<_> = scored.iter().map(|(m, _, v)| (m.placement, *v as f64)).collect();
     ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
     let (m, chain, value) = scored.swap_remove(best);
-    Some(Decision { placement: m.placement, path: m.path, chain, value: value as f64, fired: None, ranking })
+    Some(Decision {
+        placement: m.placement,
+        path: m.path,
+        chain,
+        value: value as f64,
+        fired: None,
+        ranking,
+        intent: None,
+    })
 }

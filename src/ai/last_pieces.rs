@@ -95,7 +95,7 @@ pub fn cash_in(view: &View<'_>, start: PiecePosition, moves: &MoveRules, colors:
     ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
     let (m, chain, value) = scored.swap_remove(best);
     let fired = (chain.chains > 0).then_some(FireReason::LastPieces);
-    Some(Decision { placement: m.placement, path: m.path, chain, value, fired, ranking })
+    Some(Decision { placement: m.placement, path: m.path, chain, value, fired, ranking, intent: None })
 }
 
 #[cfg(test)]

@@ -101,6 +101,9 @@ pub struct Decision {
     /// Other placements of the piece with their values, best first, for when `placement` can no longer be
     /// reached (empty when the player does not rank).
     pub ranking: Vec<(Placement, f64)>,
+    /// The player's intent in a few upper-case words, for the window's HUD and the trace (e.g.
+    /// `FIRE 4: 30 = CAP`, `HOLD: COUNTER READY`, `JAB: BURY TRIGGER`); `None` when it has none to tell.
+    pub intent: Option<String>,
 }
 
 impl Decision {
@@ -113,6 +116,7 @@ impl Decision {
             value: 0.0,
             fired: None,
             ranking: Vec::new(),
+            intent: None,
         }
     }
 

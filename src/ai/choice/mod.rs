@@ -203,7 +203,15 @@ pub fn decision(result: &SearchResult, pick: usize, fired: Option<FireReason>) -
     let mut ranking: Vec<(Placement, f64)> = result.candidates.iter().map(|c| (c.placement, c.value)).collect();
     ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
     let c: &Candidate = &result.candidates[pick];
-    Decision { placement: c.placement, path: c.path.clone(), chain: c.chain, value: c.value, fired, ranking }
+    Decision {
+        placement: c.placement,
+        path: c.path.clone(),
+        chain: c.chain,
+        value: c.value,
+        fired,
+        ranking,
+        intent: None,
+    }
 }
 
 #[cfg(test)]
