@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use crate::emu::pad;
 use crate::memmap::raw::{RawField, View};
 
-use super::motion::TurnButton;
+use super::types::{MAX_LAG, TurnButton};
 
 /// Frames back in which a new press may explain a change (the game may react a frame or two late), beyond
 /// the game's input lag once measured ([`Observer::set_input_lag`]).
@@ -163,7 +163,7 @@ impl Observer {
 
     /// Sets the game's input lag: presses are matched with changes up to this many frames later.
     pub fn set_input_lag(&mut self, frames: u32) {
-        self.lag = (frames as usize).min(super::clock::MAX_LAG as usize);
+        self.lag = (frames as usize).min(MAX_LAG as usize);
     }
 
     /// Frames back in which a new press may explain a change.

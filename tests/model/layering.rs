@@ -164,7 +164,39 @@ fn the_scan_sees_grouped_imports() {
 /// the facts, one learner per fact, the `Learner` that coordinates them, what is read from it (the
 /// report, the opening policy, the learned address files), and the drivers that run it online and
 /// offline. A module uses only lower layers; equal ranks may not use each other.
-const CALIB_LAYERS: &[(&str, u8)] = &[];
+const CALIB_LAYERS: &[(&str, u8)] = &[
+    // The shared vocabulary: code tables, movement candidates and turns, timing samples; the test game.
+    ("codes", 0),
+    ("types", 0),
+    ("synth", 0),
+    // What one frame shows; the report's types (each learner renders its part).
+    ("observe", 1),
+    ("report", 1),
+    // The facts a learner reads of the others; where calibration stands; the menus watched.
+    ("fact", 2),
+    ("state", 2),
+    ("menu", 2),
+    // One learner per fact.
+    ("layout", 3),
+    ("colours", 3),
+    ("bases", 3),
+    ("motion", 3),
+    ("kicks", 3),
+    ("next", 3),
+    ("control", 3),
+    ("clock", 3),
+    ("order", 3),
+    // The coordinator.
+    ("learner", 4),
+    // What is read from it: the report, the opening's presses, the learned address files.
+    ("reporting", 5),
+    ("policy", 5),
+    ("write", 5),
+    // The drivers, and the tests of the whole.
+    ("online", 6),
+    ("offline", 6),
+    ("tests", 7),
+];
 
 #[test]
 fn no_import_circles_among_the_modules_of_any_folder() {
