@@ -180,7 +180,7 @@ impl OpeningPolicy {
         // when the pair is far lower.
         let clock = learner.clock(self.player);
         let slow = clock.frames_per_row.is_none_or(|f| f > 8) && clock.input_lag.is_none_or(|l| l < 2);
-        return Act::Hold(if v.y < 2 && slow { pad::DOWN } else { 0 });
+        Act::Hold(if v.y < 2 && slow { pad::DOWN } else { 0 })
     }
 
     /// The probe's presses, one at a time.
@@ -190,7 +190,7 @@ impl OpeningPolicy {
             return Act::Next;
         }
         self.stage = Stage::Probe { done: done + 1 };
-        return Act::Hold(self.start_press(PROBE[done], v));
+        Act::Hold(self.start_press(PROBE[done], v))
     }
 
     /// Turns the pair to the orientation this piece locks in.
@@ -205,7 +205,7 @@ impl OpeningPolicy {
             return Act::Next;
         }
         self.stage = Stage::Turn { presses: presses + 1 };
-        return Act::Hold(self.start_press(pad::A, v));
+        Act::Hold(self.start_press(pad::A, v))
     }
 
     /// Moves the pair to this piece's column.
@@ -216,7 +216,7 @@ impl OpeningPolicy {
             self.stage = Stage::Drop;
             return Act::Next;
         }
-        return Act::Hold(self.start_press(if x > target { pad::LEFT } else { pad::RIGHT }, v));
+        Act::Hold(self.start_press(if x > target { pad::LEFT } else { pad::RIGHT }, v))
     }
 
     /// Kick test: turns the pair upright.
@@ -227,7 +227,7 @@ impl OpeningPolicy {
             return Act::Next;
         }
         self.stage = Stage::KickUpright { presses: presses + 1 };
-        return Act::Hold(self.start_press(pad::A, v));
+        Act::Hold(self.start_press(pad::A, v))
     }
 
     /// Kick test: moves the upright pair to the left wall.
@@ -236,7 +236,7 @@ impl OpeningPolicy {
             self.stage = Stage::KickSideways;
             return Act::Next;
         }
-        return Act::Hold(self.start_press(pad::LEFT, v));
+        Act::Hold(self.start_press(pad::LEFT, v))
     }
 
     /// Kick test: turns towards the wall (a sideways kick or a refusal).
@@ -245,7 +245,7 @@ impl OpeningPolicy {
         self.stage = Stage::KickLieDown { presses: 0 };
         // Upright at the left wall, a turn to the left is blocked by the wall.
         let b = if c.a_turns == Turn::Counterclockwise { pad::A } else { pad::B };
-        return Act::Hold(self.start_press(b, v));
+        Act::Hold(self.start_press(b, v))
     }
 
     /// Kick test: lies the pair down on its side, towards the middle.
@@ -261,7 +261,7 @@ impl OpeningPolicy {
         let toward = if v.x <= 3 { Orientation::Right } else { Orientation::Left };
         let cw = o.is_some_and(|o| o.clockwise() == toward);
         let b = if cw == (c.a_turns == Turn::Clockwise) { pad::A } else { pad::B };
-        return Act::Hold(self.start_press(b, v));
+        Act::Hold(self.start_press(b, v))
     }
 
     /// Kick test: once the pair rests on its side, turns it towards the floor (an upward kick).
@@ -286,7 +286,7 @@ impl OpeningPolicy {
         }
         let to_down = if d == Orientation::Right { Turn::Clockwise } else { Turn::Counterclockwise };
         let b = if to_down == c.a_turns { pad::A } else { pad::B };
-        return Act::Hold(self.start_press(b, v));
+        Act::Hold(self.start_press(b, v))
     }
 
     /// The pair's column: the X byte once the locks have pinned its base; before, counted from the spawn
