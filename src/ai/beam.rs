@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use super::eval::Evaluation;
-use super::search::{Candidate, DEATH, Line, LineEnd, SearchInput, SearchOptions, SearchResult, sample_pairs};
+use super::search_types::{Candidate, DEATH, Line, LineEnd, SearchInput, SearchOptions, SearchResult, sample_pairs};
 use crate::game::movegen::{self, Move, PiecePosition};
 use crate::game::{Field, Piece, Rules};
 

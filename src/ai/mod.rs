@@ -24,6 +24,7 @@ pub mod ignition;
 pub mod last_pieces;
 pub mod playout;
 pub mod search;
+pub mod search_types;
 pub mod strength;
 
 /// The movement model lives in the game layer; the search and the driver share it.

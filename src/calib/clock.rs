@@ -18,15 +18,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use crate::emu::pad;
-use crate::game::timing::{LockDelay, Timing};
 
 use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
-
-/// The longest input lag looked for, in frames: a press whose effect comes later is not matched.
-pub const MAX_LAG: u32 = 8;
+use super::report::{ClockReport, ClockSamples};
+use super::types::MAX_LAG;
 
 /// Frames of a press beyond the lag within which its effect is looked for.
 const EFFECT_SLACK: u64 = 4;
@@ -376,99 +372,6 @@ impl PlayerClock {
     }
 }
 
-/// How many times each timing fact was measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ClockSamples {
-    /// Gravity intervals (two falls in a row with Down not held).
-    pub gravity: u32,
-    /// Pieces that showed their gravity.
-    pub gravity_pieces: u32,
-    /// Soft-drop intervals.
-    pub soft_drop: u32,
-    /// Locks without Down held.
-    pub lock: u32,
-    /// Presses matched with their effect.
-    pub input_lag: u32,
-    /// Spawns after a lock.
-    pub spawn: u32,
-}
-
-/// One player's measured timing: the JSON `calibration.timing` entry (`null` where not measured).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ClockReport {
-    /// Frames per row of gravity of the latest piece that showed it.
-    pub frames_per_row: Option<u16>,
-    /// The fastest and slowest gravity seen, in frames per row.
-    pub frames_per_row_range: Option<[u16; 2]>,
-    /// Frames per row with Down held.
-    pub soft_drop: Option<u16>,
-    /// Frames from landing to the lock (0: none).
-    pub lock_delay: Option<u16>,
-    /// Moves or turns were seen working while a landed piece waited (`null`: not seen).
-    pub lock_moves: Option<bool>,
-    /// Frames from a press to its effect beyond the frame it is held in (the floor: most presses take
-    /// no less).
-    pub input_lag: Option<u16>,
-    /// How many frames later than `input_lag` presses still often take effect (0 on a steady link; a
-    /// flaky pad or link spreads them).
-    pub input_lag_jitter: Option<u16>,
-    /// Frames between moves while Left / Right stays held (`null`: not seen).
-    pub auto_repeat: Option<u16>,
-    /// Frames from a lock to the next piece's first movable frame (the shortest seen).
-    pub spawn_delay: Option<u16>,
-    /// How many times each was measured.
-    pub samples: ClockSamples,
-}
-
-impl ClockReport {
-    /// The movement search's timing for a piece just spawned, once the gravity is measured (`None` before:
-    /// the untimed search). What is not measured yet is taken at its most demanding: no lock delay, a soft
-    /// drop as slow as gravity, and the longest input lag looked for until one press was matched. The
-    /// lag's jitter is kept in hand as margin. Moves during a measured lock delay are taken to work until
-    /// presses on a landed piece are seen ignored: the driver presses there only where the model says a
-    /// press works, so its first such presses test it, and a slower model would cost every fast game
-    /// most of its reach (a move after landing is seldom seen otherwise).
-    pub fn timing(&self, press_frames: u16) -> Option<Timing> {
-        let fpr = self.frames_per_row?.max(1);
-        let mut t = Timing::spawned(fpr);
-        t.soft_drop = self.soft_drop.unwrap_or(fpr).clamp(1, fpr);
-        t.lock = match self.lock_delay {
-            None | Some(0) => LockDelay::None,
-            Some(n) => LockDelay::Frames { frames: n, moves: self.lock_moves.unwrap_or(true) },
-        };
-        t.input_lag = self.input_lag.unwrap_or(MAX_LAG as u16);
-        t.press_frames = press_frames.max(1);
-        // Presses a jittery link makes late are kept in hand too.
-        t.margin = 2 + self.input_lag_jitter.unwrap_or(0);
-        Some(t)
-    }
-
-    /// The HUD panel's short line: `G` frames per row of gravity, `LK` lock delay, `LAG` input lag (`?`
-    /// where not measured), e.g. `G30 LK16 LAG0`.
-    pub fn hud_line(&self) -> String {
-        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
-        format!("G{} LK{} LAG{}", opt(self.frames_per_row), opt(self.lock_delay), opt(self.input_lag))
-    }
-
-    /// One line for the text report.
-    pub fn line(&self) -> String {
-        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
-        let range = self.frames_per_row_range.map_or(String::new(), |[lo, hi]| format!(" ({lo}..{hi})"));
-        let lock = match self.lock_delay {
-            None => "?".to_string(),
-            Some(0) => "none".to_string(),
-            Some(n) => format!("{n}f{}", if self.lock_moves == Some(true) { " moves" } else { "" }),
-        };
-        format!(
-            "gravity {}f/row{range}, soft drop {}, lock {lock}, input lag {}, spawn delay {}",
-            opt(self.frames_per_row),
-            opt(self.soft_drop),
-            opt(self.input_lag),
-            opt(self.spawn_delay)
-        )
-    }
-}
-
 /// Every player's clock.
 #[derive(Clone, Debug, Default)]
 pub struct ClockLearner {
@@ -510,6 +413,7 @@ impl FactLearner for ClockLearner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::timing::LockDelay;
 
     /// A synthetic game: one player's frames from a small model of a falling pair.
     struct Game {

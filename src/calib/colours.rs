@@ -20,9 +20,9 @@ use crate::memmap::schema::Codes;
 
 use super::codes::Mapping;
 use super::fact::{Contradictions, Known};
-use super::motion::Relative;
 use super::observe::LockSeen;
 use super::report::CodesReport;
+use super::types::Relative;
 
 /// Frames a cell must keep an unexplained code before it counts as nuisance.
 const NUISANCE_FRAMES: u32 = 60;

@@ -17,19 +17,11 @@ use crate::memmap::schema::LockSignal;
 
 use super::codes::majority_pattern;
 use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
+use super::types::TimingSample;
 
 /// Frames after the timer reaches 0 within which the pose bytes must change; after that the piece counts
 /// as movable anyway (a new piece that spawned exactly where the last one locked shows no change).
 pub const MAX_POSE_LAG: u32 = 10;
-
-/// What one frame told about the cartridge's timing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimingSample {
-    /// A new piece's bytes were written this many frames after the timer reached 0.
-    PoseLag(u32),
-    /// The field gained cells while the timer was still 0: a lock the timer does not mark.
-    FieldLock,
-}
 
 /// One player's piece life, followed frame by frame.
 #[derive(Clone, Debug, Default)]

@@ -12,9 +12,9 @@
 use crate::memmap::XyTracks;
 use crate::memmap::raw::View;
 
-use super::control::TimingSample;
-use super::motion::Candidate;
 use super::observe::Event;
+use super::types::Candidate;
+use super::types::TimingSample;
 
 /// What is known so far, copied out for a fact learner to read: no learner reads another one's fields.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

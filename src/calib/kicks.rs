@@ -10,9 +10,9 @@ use crate::memmap::XyTracks;
 use crate::memmap::raw::idx;
 
 use super::fact::Known;
-use super::motion::{TurnButton, turned};
 use super::observe::{RefusedSeen, TurnSeen};
 use super::report::KicksReport;
+use super::types::{TurnButton, turned};
 
 /// Turns and refusals kept as evidence.
 const KEPT: usize = 64;
@@ -130,7 +130,7 @@ mod tests {
     use crate::memmap::Turn;
     use crate::memmap::raw::{CELLS, MAX_CELL_BYTES};
 
-    use super::super::motion::Candidate;
+    use super::super::types::Candidate;
     use Orientation::*;
 
     /// Values 0 down, 1 left, 2 up, 3 right; X / Y on the pivot; A clockwise; colour in byte 0, empty 0.

@@ -11,18 +11,20 @@ use crate::memmap::raw::{View, pos};
 use crate::memmap::schema::{AddressFile, LockSignal};
 
 use super::bases::{Bases, LockRead};
-use super::clock::{ClockLearner, ClockReport};
+use super::clock::ClockLearner;
 use super::codes::Mapping;
 use super::colours::{ColourLearner, KnownCodes, PairLock};
 use super::control::{ControlWatch, TimingLearner};
 use super::fact::{Contradictions, FactLearner, Known, PlayerFrame};
 use super::kicks::KickLearner;
 use super::layout::{CellLayout, changed};
-use super::motion::{Candidate, MotionLearner, Relative};
+use super::motion::MotionLearner;
 use super::next::{NextLearner, NextTable};
 use super::observe::{Event, LockSeen, Observer};
 use super::order::PairOrder;
+use super::report::ClockReport;
 use super::state::{CalibrationState, Moment, Progress, UnsettledFact};
+use super::types::{Candidate, Relative};
 use super::{CalibrateMode, Frame};
 
 /// Pieces (by the player who locked most) after which an unsettled calibration counts as failed.

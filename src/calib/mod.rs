@@ -17,6 +17,14 @@
 //! works on a trace of a person playing. The [`policy`] is the bot's safe opening, which presses what
 //! the learner needs to see. Every fact keeps being checked; a contradiction is logged, listed in the
 //! report, and sends the learner back to learning that fact.
+//!
+//! The modules form layers, each using only those below it (`tests/model/layering.rs` checks it): the
+//! shared vocabulary ([`codes`], [`types`]); what a frame shows ([`observe`]) and the report's types
+//! ([`report`]); the facts one learner reads of the others ([`fact`]), where calibration stands
+//! ([`state`]) and the menus ([`menu`]); one learner per fact ([`layout`], [`colours`], [`bases`],
+//! [`motion`], [`kicks`], [`next`], [`control`], [`clock`], [`order`]); the [`Learner`] that coordinates
+//! them; what is read from it ([`reporting`], [`policy`], [`write`]); and the [`online`] and [`offline`]
+//! drivers.
 
 pub mod bases;
 pub mod clock;
@@ -36,7 +44,9 @@ pub mod online;
 pub mod order;
 pub mod policy;
 pub mod report;
+pub mod reporting;
 pub mod state;
+pub mod types;
 pub mod write;
 
 use serde::{Deserialize, Serialize};
@@ -48,8 +58,10 @@ pub use menu::{MenuReport, MenuWatcher};
 pub use offline::{OfflineCalibration, OfflineReport};
 pub use online::{OnlineCalibration, SeatControl};
 pub use policy::OpeningPolicy;
-pub use report::{CalibrationReport, CodesReport, KicksReport, NextPairReport, OrientationReport, Unsettled};
-pub use state::{CalibrationState, Moment, MovementPart, Progress, ReportState, UnsettledFact};
+pub use report::{
+    CalibrationReport, ClockReport, CodesReport, KicksReport, NextPairReport, OrientationReport, ReportState, Unsettled,
+};
+pub use state::{CalibrationState, Moment, MovementPart, Progress, UnsettledFact};
 pub use write::{LearnedRom, write_address_folder};
 
 /// One frame as the learner sees it: CPU RAM at the start of the frame and the pad bytes held during it.

@@ -16,54 +16,10 @@ use super::fact::Contradictions;
 use super::observe::TurnSeen;
 use super::report::OrientationReport;
 use super::state::{UnsettledFact, movement_parts};
+use super::types::{Candidate, Relative, TurnButton, turned};
 
 /// Number of candidates.
 pub const CANDIDATES: usize = 96;
-
-/// One candidate contract of movement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Candidate {
-    /// Direction (pivot → child) of orientation values 0, 1, 2, 3.
-    pub dirs: [Orientation; 4],
-    /// Which puyo X / Y follow.
-    pub tracks: XyTracks,
-    /// Which way A turns.
-    pub a_turns: Turn,
-}
-
-impl Candidate {
-    /// The direction of an orientation value (`None` beyond 3).
-    pub fn dir(&self, value: u8) -> Option<Orientation> {
-        self.dirs.get(value as usize).copied()
-    }
-
-    /// The value of a direction.
-    pub fn value(&self, dir: Orientation) -> u8 {
-        self.dirs.iter().position(|&d| d == dir).unwrap_or(0) as u8
-    }
-
-    /// The direction from the puyo X / Y follow to the other one, for orientation value `value`.
-    pub fn tracked_to_other(&self, value: u8) -> Option<Orientation> {
-        let d = self.dir(value)?;
-        Some(match self.tracks {
-            XyTracks::Pivot => d,
-            XyTracks::Child => opposite(d),
-        })
-    }
-}
-
-/// The opposite direction.
-pub fn opposite(d: Orientation) -> Orientation {
-    d.clockwise().clockwise()
-}
-
-/// One quarter turn of `d` the way `turn` says.
-pub fn turned(d: Orientation, turn: Turn) -> Orientation {
-    match turn {
-        Turn::Clockwise => d.clockwise(),
-        Turn::Counterclockwise => d.counter_clockwise(),
-    }
-}
 
 /// Every candidate, in a fixed order.
 fn all_candidates() -> Vec<Candidate> {
@@ -88,24 +44,6 @@ fn all_candidates() -> Vec<Candidate> {
         }
     }
     out
-}
-
-/// Where the other puyo showed up relative to the one X / Y follow, in a lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Relative {
-    /// In the same column, `dy` rows below (+1) or above (−1).
-    Vertical(i8),
-    /// In the column `dx` to the right (+1) or left (−1); rows may differ (each half falls alone).
-    Horizontal(i8),
-}
-
-/// A button that turned the pair, when one can be named.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TurnButton {
-    /// A was newly pressed just before.
-    A,
-    /// B was newly pressed just before.
-    B,
 }
 
 /// One observation of the orientation byte changing while the pair could move.

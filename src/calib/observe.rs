@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use crate::emu::pad;
 use crate::memmap::raw::{RawField, View};
 
-use super::motion::TurnButton;
+use super::types::{MAX_LAG, TurnButton};
 
 /// Frames back in which a new press may explain a change (the game may react a frame or two late), beyond
 /// the game's input lag once measured ([`Observer::set_input_lag`]).
@@ -163,7 +163,7 @@ impl Observer {
 
     /// Sets the game's input lag: presses are matched with changes up to this many frames later.
     pub fn set_input_lag(&mut self, frames: u32) {
-        self.lag = (frames as usize).min(super::clock::MAX_LAG as usize);
+        self.lag = (frames as usize).min(MAX_LAG as usize);
     }
 
     /// Frames back in which a new press may explain a change.
@@ -174,6 +174,23 @@ impl Observer {
     /// Feeds one frame: the player's bytes at its start and the pad held during it.
     pub fn step(&mut self, view: View, pad_held: u8) -> Vec<Event> {
         let mut out = Vec::new();
+        self.end_lock_watch(&view, &mut out);
+        match self.prev.take() {
+            Some(prev) => self.changes_since(&prev, &view, &mut out),
+            None if view.active => out.push(self.spawn(&view)),
+            None => {}
+        }
+        self.remember_pads(&view, pad_held, &mut out);
+        if view.active {
+            self.last_active_next = Some(view.next);
+        }
+        self.prev = Some(view);
+        out
+    }
+
+    /// A lock being watched ends once the field has changed (or the next piece is movable, or the watch
+    /// has run its frames): the lock is told with the field after it.
+    fn end_lock_watch(&mut self, view: &View, out: &mut Vec<Event>) {
         if let Some(w) = self.watch.as_mut() {
             w.frames += 1;
             let changed = (0..view.cell_bytes)
@@ -195,46 +212,55 @@ impl Observer {
                 out.extend(w.map(Event::Lock));
             }
         }
-        if let Some(prev) = self.prev.take() {
-            if view.active && prev.active {
-                self.active_frames += 1;
-                if view.next != prev.next {
-                    out.push(Event::NextChanged { frames: self.active_frames });
-                }
+    }
+
+    /// What changed since the previous frame: the next pair, a spawn, a turn, or a lock beginning.
+    fn changes_since(&mut self, prev: &View, view: &View, out: &mut Vec<Event>) {
+        if view.active && prev.active {
+            self.active_frames += 1;
+            if view.next != prev.next {
+                out.push(Event::NextChanged { frames: self.active_frames });
             }
-            if view.active && !prev.active {
-                out.push(self.spawn(&view));
-            } else if view.active && prev.active && view.o != prev.o {
-                let window = self.window();
-                out.push(Event::Turn(TurnSeen {
-                    from: prev.o,
-                    to: view.o,
-                    xy: (prev.x, prev.y),
-                    xy_after: (view.x, view.y),
-                    button: self.take_turn_button(),
-                    sideways: self.pads.iter().take(window).any(|&(h, _)| h & (pad::LEFT | pad::RIGHT) != 0),
-                    field: Box::new(prev.cells),
-                }));
-            } else if !view.active && prev.active {
-                self.locks += 1;
-                self.watch = Some(Watch {
-                    lock: LockSeen {
-                        pivot: prev.pivot,
-                        child: prev.child,
-                        x: prev.x,
-                        y: prev.y,
-                        o: prev.o,
-                        late: ((view.x, view.y, view.o) != (prev.x, prev.y, prev.o))
-                            .then_some((view.x, view.y, view.o)),
-                        before: self.spawn_field.take().unwrap_or_else(|| Box::new(prev.cells)),
-                        after: Box::new(prev.cells),
-                    },
-                    frames: 0,
-                });
-            }
-        } else if view.active {
-            out.push(self.spawn(&view));
         }
+        if view.active && !prev.active {
+            out.push(self.spawn(view));
+        } else if view.active && prev.active && view.o != prev.o {
+            let window = self.window();
+            out.push(Event::Turn(TurnSeen {
+                from: prev.o,
+                to: view.o,
+                xy: (prev.x, prev.y),
+                xy_after: (view.x, view.y),
+                button: self.take_turn_button(),
+                sideways: self.pads.iter().take(window).any(|&(h, _)| h & (pad::LEFT | pad::RIGHT) != 0),
+                field: Box::new(prev.cells),
+            }));
+        } else if !view.active && prev.active {
+            self.start_lock_watch(prev, view);
+        }
+    }
+
+    /// The piece stopped being movable: watch the field for its lock.
+    fn start_lock_watch(&mut self, prev: &View, view: &View) {
+        self.locks += 1;
+        self.watch = Some(Watch {
+            lock: LockSeen {
+                pivot: prev.pivot,
+                child: prev.child,
+                x: prev.x,
+                y: prev.y,
+                o: prev.o,
+                late: ((view.x, view.y, view.o) != (prev.x, prev.y, prev.o)).then_some((view.x, view.y, view.o)),
+                before: self.spawn_field.take().unwrap_or_else(|| Box::new(prev.cells)),
+                after: Box::new(prev.cells),
+            },
+            frames: 0,
+        });
+    }
+
+    /// Keeps the last frames' pads and poses, and tells a turn press that has left the window without
+    /// explaining a turn as refused.
+    fn remember_pads(&mut self, view: &View, pad_held: u8, out: &mut Vec<Event>) {
         let last_held = self.pads.front().map_or(0, |&(h, _)| h);
         self.pads.push_front((pad_held, pad_held & !last_held));
         self.poses.push_front(view.active.then(|| (view.x, view.y, view.o, Box::new(view.cells))));
@@ -254,11 +280,6 @@ impl Observer {
                 out.push(Event::TurnRefused(RefusedSeen { button, x: *x, y: *y, o: *o, field: field.clone() }));
             }
         }
-        if view.active {
-            self.last_active_next = Some(view.next);
-        }
-        self.prev = Some(view);
-        out
     }
 
     fn spawn(&mut self, view: &View) -> Event {

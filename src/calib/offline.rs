@@ -8,8 +8,7 @@ use serde::Serialize;
 use crate::memmap::schema::AddressFile;
 
 use super::menu::{MenuReport, MenuWatcher};
-use super::report::{CalibrationReport, Unsettled};
-use super::state::ReportState;
+use super::report::{CalibrationReport, ReportState, Unsettled};
 use super::{CalibrateMode, Frame, Learner};
 
 /// The learner and the menu watcher over one trace.

@@ -60,6 +60,12 @@ enum Stage {
     KickFloor,
 }
 
+/// What a stage does on a frame: hand over to the stage it has just set, or hold these buttons.
+enum Act {
+    Next,
+    Hold(u8),
+}
+
 /// The opening of one player.
 #[derive(Clone, Debug)]
 pub struct OpeningPolicy {
@@ -108,146 +114,179 @@ impl OpeningPolicy {
             return 0;
         }
         if !self.was_active {
-            self.was_active = true;
-            self.pieces += 1;
-            self.spawn_o = v.o;
-            self.spawn_x = v.x;
-            self.presser.cancel();
-            self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
-                Stage::KickUpright { presses: 0 }
-            } else {
-                Stage::Descend { frames: 0 }
-            };
+            self.start_piece(&v, learner);
         }
         if let Some(b) = self.pressing(&v) {
             return b;
         }
         loop {
-            match self.stage {
-                Stage::Descend { frames } => {
-                    let x = self.column(&v, learner);
-                    let open = learner.is_open(&v.cells, x.clamp(1, 6) as u8, v.y);
-                    if open || frames >= DESCEND_FRAMES || v.y >= 5 {
-                        // Out of time or too low for open space: probe anyway (turns next to something
-                        // still show the order of the orientation values).
-                        self.stage = if learner.movement().is_none() {
-                            Stage::Probe { done: 0 }
-                        } else {
-                            Stage::Turn { presses: 0 }
-                        };
-                        continue;
-                    }
-                    self.stage = Stage::Descend { frames: frames + 1 };
-                    // Open space needs two free columns each side: centre the pair first.
-                    if x < 3 {
-                        return self.start_press(pad::RIGHT, &v);
-                    }
-                    if x > 4 {
-                        return self.start_press(pad::LEFT, &v);
-                    }
-                    // Soft drop only out of the top rows: lower, a held Down could lock a resting pair. Not at
-                    // all when the pair falls fast or the game sees the pad late: the Down would still act
-                    // when the pair is far lower.
-                    let clock = learner.clock(self.player);
-                    let slow = clock.frames_per_row.is_none_or(|f| f > 8) && clock.input_lag.is_none_or(|l| l < 2);
-                    return if v.y < 2 && slow { pad::DOWN } else { 0 };
-                }
-                Stage::Probe { done } => {
-                    if done >= PROBE.len() {
-                        self.stage = Stage::Turn { presses: 0 };
-                        continue;
-                    }
-                    self.stage = Stage::Probe { done: done + 1 };
-                    return self.start_press(PROBE[done], &v);
-                }
-                Stage::Turn { presses } => {
-                    let done = match self.target_orientation(learner) {
-                        Some(t) => t == v.o || presses >= 3,
-                        // Not known where one A-turn leads yet: make one.
-                        None => self.pieces % 2 == 1 || presses >= 1,
-                    };
-                    if done {
-                        self.stage = Stage::Move;
-                        continue;
-                    }
-                    self.stage = Stage::Turn { presses: presses + 1 };
-                    return self.start_press(pad::A, &v);
-                }
-                Stage::Move => {
-                    let target = i32::from(COLUMNS[(self.pieces as usize - 1) % COLUMNS.len()]);
-                    let x = self.column(&v, learner);
-                    if x == target {
-                        self.stage = Stage::Drop;
-                        continue;
-                    }
-                    return self.start_press(if x > target { pad::LEFT } else { pad::RIGHT }, &v);
-                }
+            let act = match self.stage {
+                Stage::Descend { frames } => self.descend(frames, &v, learner),
+                Stage::Probe { done } => self.probe(done, &v),
+                Stage::Turn { presses } => self.turn(presses, &v, learner),
+                Stage::Move => self.move_to_column(&v, learner),
                 // The first pieces land by gravity (no Down: Down locks at once), so the clock learner sees
                 // how long a landed pair waits before it locks.
-                Stage::Drop if self.pieces <= GRAVITY_LANDINGS => return 0,
-                Stage::Drop => return pad::DOWN,
-                Stage::KickUpright { presses } => {
-                    let Some(c) = learner.movement() else { return pad::DOWN };
-                    if v.o == c.value(Orientation::Up) || presses >= 3 {
-                        self.stage = Stage::KickWall;
-                        continue;
-                    }
-                    self.stage = Stage::KickUpright { presses: presses + 1 };
-                    return self.start_press(pad::A, &v);
-                }
-                Stage::KickWall => {
-                    if self.column(&v, learner) == 1 {
-                        self.stage = Stage::KickSideways;
-                        continue;
-                    }
-                    return self.start_press(pad::LEFT, &v);
-                }
-                Stage::KickSideways => {
-                    let Some(c) = learner.movement() else { return pad::DOWN };
-                    self.stage = Stage::KickLieDown { presses: 0 };
-                    // Upright at the left wall, a turn to the left is blocked by the wall.
-                    let b = if c.a_turns == Turn::Counterclockwise { pad::A } else { pad::B };
-                    return self.start_press(b, &v);
-                }
-                Stage::KickLieDown { presses } => {
-                    let Some(c) = learner.movement() else { return pad::DOWN };
-                    let o = c.dir(v.o);
-                    if o.is_some_and(|o| o.dx() != 0) || presses >= 3 {
-                        self.stage = Stage::KickFloor;
-                        continue;
-                    }
-                    self.stage = Stage::KickLieDown { presses: presses + 1 };
-                    // Lie down towards the middle of the field, where there is room.
-                    let toward = if v.x <= 3 { Orientation::Right } else { Orientation::Left };
-                    let cw = o.is_some_and(|o| o.clockwise() == toward);
-                    let b = if cw == (c.a_turns == Turn::Clockwise) { pad::A } else { pad::B };
-                    return self.start_press(b, &v);
-                }
-                Stage::KickFloor => {
-                    let Some(c) = learner.movement() else { return pad::DOWN };
-                    let Some(d) = c.dir(v.o) else { return pad::DOWN };
-                    let (px, py) = match c.tracks {
-                        XyTracks::Pivot => (v.x as i32, v.y as i32),
-                        XyTracks::Child => (v.x as i32 - d.dx() as i32, v.y as i32 - d.dy() as i32),
-                    };
-                    let (cx, cy) = (px + d.dx() as i32, py + d.dy() as i32);
-                    let below_free = |x: i32, y: i32| learner.cell_free(&v, x, y + 1);
-                    if below_free(px, py) && below_free(cx, cy) {
-                        // Falling: soft drop while well above the stack, then let it settle by itself.
-                        let room = (py + 1..14).take_while(|&y| learner.cell_free(&v, px, y)).count();
-                        return if room > 3 && d.dx() != 0 { pad::DOWN } else { 0 };
-                    }
-                    // Resting on its side: turn towards the floor.
-                    self.stage = Stage::Drop;
-                    if d.dx() == 0 {
-                        return pad::DOWN;
-                    }
-                    let to_down = if d == Orientation::Right { Turn::Clockwise } else { Turn::Counterclockwise };
-                    let b = if to_down == c.a_turns { pad::A } else { pad::B };
-                    return self.start_press(b, &v);
-                }
+                Stage::Drop if self.pieces <= GRAVITY_LANDINGS => Act::Hold(0),
+                Stage::Drop => Act::Hold(pad::DOWN),
+                Stage::KickUpright { presses } => self.kick_upright(presses, &v, learner),
+                Stage::KickWall => self.kick_wall(&v, learner),
+                Stage::KickSideways => self.kick_sideways(&v, learner),
+                Stage::KickLieDown { presses } => self.kick_lie_down(presses, &v, learner),
+                Stage::KickFloor => self.kick_floor(&v, learner),
+            };
+            if let Act::Hold(buttons) = act {
+                return buttons;
             }
         }
+    }
+
+    /// A new piece is under control: count it, note its spawn pose, and start the kick test (once the
+    /// movement is known and the kicks are not) or the descent.
+    fn start_piece(&mut self, v: &View, learner: &Learner) {
+        self.was_active = true;
+        self.pieces += 1;
+        self.spawn_o = v.o;
+        self.spawn_x = v.x;
+        self.presser.cancel();
+        self.stage = if learner.movement().is_some() && learner.kicks_unknown() {
+            Stage::KickUpright { presses: 0 }
+        } else {
+            Stage::Descend { frames: 0 }
+        };
+    }
+
+    /// Falls into open space, centred and soft-dropped out of the top rows; then the probe (or the turn).
+    fn descend(&mut self, frames: u32, v: &View, learner: &Learner) -> Act {
+        let x = self.column(v, learner);
+        let open = learner.is_open(&v.cells, x.clamp(1, 6) as u8, v.y);
+        if open || frames >= DESCEND_FRAMES || v.y >= 5 {
+            // Out of time or too low for open space: probe anyway (turns next to something
+            // still show the order of the orientation values).
+            self.stage =
+                if learner.movement().is_none() { Stage::Probe { done: 0 } } else { Stage::Turn { presses: 0 } };
+            return Act::Next;
+        }
+        self.stage = Stage::Descend { frames: frames + 1 };
+        // Open space needs two free columns each side: centre the pair first.
+        if x < 3 {
+            return Act::Hold(self.start_press(pad::RIGHT, v));
+        }
+        if x > 4 {
+            return Act::Hold(self.start_press(pad::LEFT, v));
+        }
+        // Soft drop only out of the top rows: lower, a held Down could lock a resting pair. Not at
+        // all when the pair falls fast or the game sees the pad late: the Down would still act
+        // when the pair is far lower.
+        let clock = learner.clock(self.player);
+        let slow = clock.frames_per_row.is_none_or(|f| f > 8) && clock.input_lag.is_none_or(|l| l < 2);
+        Act::Hold(if v.y < 2 && slow { pad::DOWN } else { 0 })
+    }
+
+    /// The probe's presses, one at a time.
+    fn probe(&mut self, done: usize, v: &View) -> Act {
+        if done >= PROBE.len() {
+            self.stage = Stage::Turn { presses: 0 };
+            return Act::Next;
+        }
+        self.stage = Stage::Probe { done: done + 1 };
+        Act::Hold(self.start_press(PROBE[done], v))
+    }
+
+    /// Turns the pair to the orientation this piece locks in.
+    fn turn(&mut self, presses: u32, v: &View, learner: &Learner) -> Act {
+        let done = match self.target_orientation(learner) {
+            Some(t) => t == v.o || presses >= 3,
+            // Not known where one A-turn leads yet: make one.
+            None => self.pieces % 2 == 1 || presses >= 1,
+        };
+        if done {
+            self.stage = Stage::Move;
+            return Act::Next;
+        }
+        self.stage = Stage::Turn { presses: presses + 1 };
+        Act::Hold(self.start_press(pad::A, v))
+    }
+
+    /// Moves the pair to this piece's column.
+    fn move_to_column(&mut self, v: &View, learner: &Learner) -> Act {
+        let target = i32::from(COLUMNS[(self.pieces as usize - 1) % COLUMNS.len()]);
+        let x = self.column(v, learner);
+        if x == target {
+            self.stage = Stage::Drop;
+            return Act::Next;
+        }
+        Act::Hold(self.start_press(if x > target { pad::LEFT } else { pad::RIGHT }, v))
+    }
+
+    /// Kick test: turns the pair upright.
+    fn kick_upright(&mut self, presses: u32, v: &View, learner: &Learner) -> Act {
+        let Some(c) = learner.movement() else { return Act::Hold(pad::DOWN) };
+        if v.o == c.value(Orientation::Up) || presses >= 3 {
+            self.stage = Stage::KickWall;
+            return Act::Next;
+        }
+        self.stage = Stage::KickUpright { presses: presses + 1 };
+        Act::Hold(self.start_press(pad::A, v))
+    }
+
+    /// Kick test: moves the upright pair to the left wall.
+    fn kick_wall(&mut self, v: &View, learner: &Learner) -> Act {
+        if self.column(v, learner) == 1 {
+            self.stage = Stage::KickSideways;
+            return Act::Next;
+        }
+        Act::Hold(self.start_press(pad::LEFT, v))
+    }
+
+    /// Kick test: turns towards the wall (a sideways kick or a refusal).
+    fn kick_sideways(&mut self, v: &View, learner: &Learner) -> Act {
+        let Some(c) = learner.movement() else { return Act::Hold(pad::DOWN) };
+        self.stage = Stage::KickLieDown { presses: 0 };
+        // Upright at the left wall, a turn to the left is blocked by the wall.
+        let b = if c.a_turns == Turn::Counterclockwise { pad::A } else { pad::B };
+        Act::Hold(self.start_press(b, v))
+    }
+
+    /// Kick test: lies the pair down on its side, towards the middle.
+    fn kick_lie_down(&mut self, presses: u32, v: &View, learner: &Learner) -> Act {
+        let Some(c) = learner.movement() else { return Act::Hold(pad::DOWN) };
+        let o = c.dir(v.o);
+        if o.is_some_and(|o| o.dx() != 0) || presses >= 3 {
+            self.stage = Stage::KickFloor;
+            return Act::Next;
+        }
+        self.stage = Stage::KickLieDown { presses: presses + 1 };
+        // Lie down towards the middle of the field, where there is room.
+        let toward = if v.x <= 3 { Orientation::Right } else { Orientation::Left };
+        let cw = o.is_some_and(|o| o.clockwise() == toward);
+        let b = if cw == (c.a_turns == Turn::Clockwise) { pad::A } else { pad::B };
+        Act::Hold(self.start_press(b, v))
+    }
+
+    /// Kick test: once the pair rests on its side, turns it towards the floor (an upward kick).
+    fn kick_floor(&mut self, v: &View, learner: &Learner) -> Act {
+        let Some(c) = learner.movement() else { return Act::Hold(pad::DOWN) };
+        let Some(d) = c.dir(v.o) else { return Act::Hold(pad::DOWN) };
+        let (px, py) = match c.tracks {
+            XyTracks::Pivot => (v.x as i32, v.y as i32),
+            XyTracks::Child => (v.x as i32 - d.dx() as i32, v.y as i32 - d.dy() as i32),
+        };
+        let (cx, cy) = (px + d.dx() as i32, py + d.dy() as i32);
+        let below_free = |x: i32, y: i32| learner.cell_free(v, x, y + 1);
+        if below_free(px, py) && below_free(cx, cy) {
+            // Falling: soft drop while well above the stack, then let it settle by itself.
+            let room = (py + 1..14).take_while(|&y| learner.cell_free(v, px, y)).count();
+            return Act::Hold(if room > 3 && d.dx() != 0 { pad::DOWN } else { 0 });
+        }
+        // Resting on its side: turn towards the floor.
+        self.stage = Stage::Drop;
+        if d.dx() == 0 {
+            return Act::Hold(pad::DOWN);
+        }
+        let to_down = if d == Orientation::Right { Turn::Clockwise } else { Turn::Counterclockwise };
+        let b = if to_down == c.a_turns { pad::A } else { pad::B };
+        Act::Hold(self.start_press(b, v))
     }
 
     /// The pair's column: the X byte once the locks have pinned its base; before, counted from the spawn

@@ -1,11 +1,14 @@
-//! What the learner knows, as the JSON `calibration` object of a headless run and as text.
+//! The report's types: what the learner knows, as the JSON `calibration` object of a headless run and as
+//! text. Each fact's learner renders its part (`CodesReport`, `OrientationReport`, ...); the whole is put
+//! together in [`super::reporting`].
 
-use serde::Serialize;
+use std::fmt;
 
-use super::CalibrateMode;
-use super::clock::ClockReport;
-use super::learner::Learner;
-use super::state::{CalibrationState, ReportState};
+use serde::{Deserialize, Serialize};
+
+use crate::game::timing::{LockDelay, Timing};
+
+use super::types::MAX_LAG;
 
 /// The learned codes; each `None` (JSON null) until seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -117,49 +120,6 @@ pub struct CalibrationReport {
     pub unsettled: Vec<Unsettled>,
 }
 
-impl Learner {
-    /// What is known so far, serialisable as the JSON `calibration` object: each fact's learner renders
-    /// its part.
-    pub fn report(&self) -> CalibrationReport {
-        let off = self.mode() == CalibrateMode::Off;
-        let state = self.state();
-        let pieces_to_settle = match &state {
-            CalibrationState::Settled { at } => Some(at.pieces),
-            _ => None,
-        };
-        let name = if off { ReportState::Off } else { state.report_state() };
-        let unsettled = match (off, state) {
-            (true, _) => Vec::new(),
-            (false, CalibrationState::Failed { facts }) => facts.iter().map(|f| f.render()).collect(),
-            (false, _) => self.unsettled_facts().iter().map(|f| f.render()).collect(),
-        };
-        let known = self.known();
-        let m = self.motion();
-        let (a_rotates, xy_tracks) = m.names();
-        let kicks = self.kick_learner();
-        CalibrationReport {
-            state: name,
-            pieces_to_settle,
-            pieces_seen: self.pieces(),
-            codes: self.colours().report(&known),
-            orientation: m.orientation_report(),
-            a_rotates,
-            xy_tracks,
-            current_pair: self.pair_order().name().to_string(),
-            color_byte_offset: known.offset.map(|k| k as u8),
-            kicks: kicks.report(&known),
-            xy_bases: known.xy_bases.into(),
-            pose_lag: self.pose_lag(),
-            lock_signal: self.lock_signal().name().to_string(),
-            spawn_orientations: m.spawn_orientations(),
-            timing: self.clocks(),
-            next_pair: self.next().report(),
-            contradictions: self.contradictions().iter().cloned().chain(kicks.conflicts(&known)).collect(),
-            unsettled,
-        }
-    }
-}
-
 impl CalibrationReport {
     /// The health check found that the settled contract does not predict what the game does: a settled
     /// calibration is reported as failed.
@@ -228,5 +188,133 @@ impl CalibrationReport {
             s += &format!("  not settled: {}: saw {}; {}\n", u.fact, u.seen, u.advice);
         }
         s
+    }
+}
+
+/// The `state` of a calibration report (serialised as its lower-case name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportState {
+    /// Calibration is off: the address file is trusted.
+    Off,
+    /// Still learning.
+    Learning,
+    /// Everything needed to play is known (and, in a play report, its predictions held).
+    Settled,
+    /// Not settled within the bound of pieces, or the settled contract failed the health check.
+    Failed,
+    /// A trace ended before everything was known (a trace has no bound of pieces).
+    Unsettled,
+}
+
+impl ReportState {
+    /// The name used in the JSON and the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportState::Off => "off",
+            ReportState::Learning => "learning",
+            ReportState::Settled => "settled",
+            ReportState::Failed => "failed",
+            ReportState::Unsettled => "unsettled",
+        }
+    }
+}
+
+impl fmt::Display for ReportState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How many times each timing fact was measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClockSamples {
+    /// Gravity intervals (two falls in a row with Down not held).
+    pub gravity: u32,
+    /// Pieces that showed their gravity.
+    pub gravity_pieces: u32,
+    /// Soft-drop intervals.
+    pub soft_drop: u32,
+    /// Locks without Down held.
+    pub lock: u32,
+    /// Presses matched with their effect.
+    pub input_lag: u32,
+    /// Spawns after a lock.
+    pub spawn: u32,
+}
+
+/// One player's measured timing: the JSON `calibration.timing` entry (`null` where not measured).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClockReport {
+    /// Frames per row of gravity of the latest piece that showed it.
+    pub frames_per_row: Option<u16>,
+    /// The fastest and slowest gravity seen, in frames per row.
+    pub frames_per_row_range: Option<[u16; 2]>,
+    /// Frames per row with Down held.
+    pub soft_drop: Option<u16>,
+    /// Frames from landing to the lock (0: none).
+    pub lock_delay: Option<u16>,
+    /// Moves or turns were seen working while a landed piece waited (`null`: not seen).
+    pub lock_moves: Option<bool>,
+    /// Frames from a press to its effect beyond the frame it is held in (the floor: most presses take
+    /// no less).
+    pub input_lag: Option<u16>,
+    /// How many frames later than `input_lag` presses still often take effect (0 on a steady link; a
+    /// flaky pad or link spreads them).
+    pub input_lag_jitter: Option<u16>,
+    /// Frames between moves while Left / Right stays held (`null`: not seen).
+    pub auto_repeat: Option<u16>,
+    /// Frames from a lock to the next piece's first movable frame (the shortest seen).
+    pub spawn_delay: Option<u16>,
+    /// How many times each was measured.
+    pub samples: ClockSamples,
+}
+
+impl ClockReport {
+    /// The movement search's timing for a piece just spawned, once the gravity is measured (`None` before:
+    /// the untimed search). What is not measured yet is taken at its most demanding: no lock delay, a soft
+    /// drop as slow as gravity, and the longest input lag looked for until one press was matched. The
+    /// lag's jitter is kept in hand as margin. Moves during a measured lock delay are taken to work until
+    /// presses on a landed piece are seen ignored: the driver presses there only where the model says a
+    /// press works, so its first such presses test it, and a slower model would cost every fast game
+    /// most of its reach (a move after landing is seldom seen otherwise).
+    pub fn timing(&self, press_frames: u16) -> Option<Timing> {
+        let fpr = self.frames_per_row?.max(1);
+        let mut t = Timing::spawned(fpr);
+        t.soft_drop = self.soft_drop.unwrap_or(fpr).clamp(1, fpr);
+        t.lock = match self.lock_delay {
+            None | Some(0) => LockDelay::None,
+            Some(n) => LockDelay::Frames { frames: n, moves: self.lock_moves.unwrap_or(true) },
+        };
+        t.input_lag = self.input_lag.unwrap_or(MAX_LAG as u16);
+        t.press_frames = press_frames.max(1);
+        // Presses a jittery link makes late are kept in hand too.
+        t.margin = 2 + self.input_lag_jitter.unwrap_or(0);
+        Some(t)
+    }
+
+    /// The HUD panel's short line: `G` frames per row of gravity, `LK` lock delay, `LAG` input lag (`?`
+    /// where not measured), e.g. `G30 LK16 LAG0`.
+    pub fn hud_line(&self) -> String {
+        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
+        format!("G{} LK{} LAG{}", opt(self.frames_per_row), opt(self.lock_delay), opt(self.input_lag))
+    }
+
+    /// One line for the text report.
+    pub fn line(&self) -> String {
+        let opt = |v: Option<u16>| v.map_or("?".to_string(), |v| v.to_string());
+        let range = self.frames_per_row_range.map_or(String::new(), |[lo, hi]| format!(" ({lo}..{hi})"));
+        let lock = match self.lock_delay {
+            None => "?".to_string(),
+            Some(0) => "none".to_string(),
+            Some(n) => format!("{n}f{}", if self.lock_moves == Some(true) { " moves" } else { "" }),
+        };
+        format!(
+            "gravity {}f/row{range}, soft drop {}, lock {lock}, input lag {}, spawn delay {}",
+            opt(self.frames_per_row),
+            opt(self.soft_drop),
+            opt(self.input_lag),
+            opt(self.spawn_delay)
+        )
     }
 }

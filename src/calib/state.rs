@@ -1,16 +1,12 @@
 //! Where calibration stands, as types: the learner's [`CalibrationState`] (learning, settled at some piece,
-//! or failed on some facts), the facts that are not settled with what was seen of them, and the
-//! [`ReportState`] name the report carries. Nothing outside renders or compares the state as text: the
-//! strings exist only in the report's JSON and text.
+//! or failed on some facts) and the facts that are not settled with what was seen of them. Nothing
+//! outside renders or compares the state as text: the strings exist only in the report's JSON and text.
 
 use std::collections::BTreeSet;
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
 
 use crate::game::Orientation;
 
-use super::report::Unsettled;
+use super::report::{ReportState, Unsettled};
 
 /// The point calibration settled at.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,41 +93,6 @@ impl CalibrationState {
             CalibrationState::Settled { .. } => ReportState::Settled,
             CalibrationState::Failed { .. } => ReportState::Failed,
         }
-    }
-}
-
-/// The `state` of a calibration report (serialised as its lower-case name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReportState {
-    /// Calibration is off: the address file is trusted.
-    Off,
-    /// Still learning.
-    Learning,
-    /// Everything needed to play is known (and, in a play report, its predictions held).
-    Settled,
-    /// Not settled within the bound of pieces, or the settled contract failed the health check.
-    Failed,
-    /// A trace ended before everything was known (a trace has no bound of pieces).
-    Unsettled,
-}
-
-impl ReportState {
-    /// The name used in the JSON and the text.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReportState::Off => "off",
-            ReportState::Learning => "learning",
-            ReportState::Settled => "settled",
-            ReportState::Failed => "failed",
-            ReportState::Unsettled => "unsettled",
-        }
-    }
-}
-
-impl fmt::Display for ReportState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -9,7 +9,9 @@ use crate::game::Orientation;
 use crate::memmap::Mode;
 use crate::memmap::catalog::{Catalog, KnownRom, ModeFiles};
 use crate::memmap::load::validate;
-use crate::memmap::schema::AddressFile;
+use crate::memmap::schema::{AddressFile, Codes, OrientationCodes, Timing as TimingFile};
+
+use super::types::Candidate;
 use crate::memmap::{AddressSource, Movement};
 
 use super::learner::Learner;
@@ -51,105 +53,17 @@ impl Learner {
         let mut f = base.clone();
         let learned = |what: &str| format!("learned from ROM {rom_sha1} by puyobot's calibration: {what}");
         if !self.colours().is_trusted() {
-            let map = self.colour_codes()?;
-            let c = &mut f.codes;
-            c.empty = self.empty_code()?;
-            c.color_mask = self.colours().colour_mask();
-            c.empty &= c.color_mask;
-            let order = self.colours().colour_order();
-            let mut pieces: Vec<u8> = order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
-            pieces.extend(map.pairs.keys().filter(|p| !order.contains(p)));
-            pieces.truncate(6);
-            c.colors = pieces.iter().filter_map(|&p| map.field(p)).collect();
-            c.piece_colors = (!map.is_identity()).then_some(pieces);
-            let mut used: Vec<u8> = vec![c.empty];
-            used.extend(&c.colors);
-            used.extend(c.piece_colors.iter().flatten());
-            let mut guessed = Vec::new();
-            let mut pick = |learned: Option<u8>, guess: u8, name: &str, used: &mut Vec<u8>| {
-                let v = learned.unwrap_or_else(|| {
-                    guessed.push(name.to_string());
-                    free_code(used, guess)
-                });
-                used.push(v);
-                v
-            };
-            c.wall = pick(Some(c.wall).filter(|w| !used.contains(w)), c.wall, "wall", &mut used);
-            // Learned codes are taken first, so a guess that collides with one moves to a free code.
-            let (nuisance, big, carbuncle) = self.special_codes();
-            let learned_specials: Vec<u8> = [nuisance, big, carbuncle].into_iter().flatten().collect();
-            let mut used_guess = used.clone();
-            used_guess.extend(&learned_specials);
-            let (n_guess, b_guess, c_guess) = (c.nuisance, c.big_puyo, c.carbuncle);
-            c.nuisance = pick(nuisance, free_code(&used_guess, n_guess), "nuisance", &mut used);
-            used_guess.push(c.nuisance);
-            c.big_puyo = pick(big, free_code(&used_guess, b_guess), "big_puyo", &mut used);
-            used_guess.push(c.big_puyo);
-            c.carbuncle = pick(carbuncle, free_code(&used_guess, c_guess), "carbuncle", &mut used);
-            c.source = if guessed.is_empty() {
-                learned("empty, colours, nuisance and items")
-            } else {
-                learned(&format!(
-                    "empty and colours; not seen, so kept from the guess (or moved to a free code): {}",
-                    guessed.join(", ")
-                ))
-            };
-            c.verified = guessed.is_empty();
+            self.write_codes(&mut f.codes, &learned)?;
         }
         let m = self.movement()?;
         if !self.motion().trusts_orientation() {
-            let o = &mut f.orientation;
-            o.up = self.ori_raw(m.value(Orientation::Up));
-            o.right = self.ori_raw(m.value(Orientation::Right));
-            o.down = self.ori_raw(m.value(Orientation::Down));
-            o.left = self.ori_raw(m.value(Orientation::Left));
-            let all_seen = Orientation::ALL.into_iter().all(|d| self.motion().index_seen(m.value(d)));
-            o.source = learned(if all_seen {
-                "from turns and locks"
-            } else {
-                "from turns and locks; a value the game never showed is given a free number"
-            });
-            o.verified = all_seen;
+            self.write_orientation(&mut f.orientation, &m, &learned);
         }
         if !self.motion().trusts_movement() {
-            let (side, up) = self.kicks();
-            let base_m = &base.movement;
-            let kicks_seen = side.is_some() && up.is_some();
-            f.movement = Movement {
-                xy_tracks: m.tracks,
-                a_rotates: m.a_turns,
-                kick_sideways: side.unwrap_or(base_m.kick_sideways),
-                kick_up: up.unwrap_or(base_m.kick_up),
-                spawn: match self.motion().spawn_values().iter().collect::<Vec<_>>()[..] {
-                    [&v] => Orientation::ALL.into_iter().find(|&o| m.value(o) == v),
-                    _ => base_m.spawn,
-                },
-                x_base: self.xy_bases().0,
-                y_base: self.xy_bases().1,
-                source: learned(if kicks_seen {
-                    "X/Y, A's direction and kicks"
-                } else {
-                    "X/Y and A's direction; kicks not seen, kept from the guess"
-                }),
-                verified: true,
-            };
+            f.movement = self.learned_movement(&base.movement, &m, &learned);
         }
         if !base.timing.verified {
-            let lag = self.next_lag();
-            f.timing.next_lag = lag;
-            f.timing.pose_lag = self.pose_lag();
-            f.timing.lock_signal = self.lock_signal();
-            let clock = self.clock(0);
-            f.timing.frames_per_row = clock.frames_per_row_range.map(|[fastest, _]| fastest);
-            f.timing.soft_drop = clock.soft_drop;
-            f.timing.lock_delay = clock.lock_delay;
-            f.timing.input_lag = clock.input_lag;
-            f.timing.source = learned(&format!(
-                "the next pair's bytes change {lag} frames after a spawn at the latest; a new piece's bytes are \
-                 written {} frames after the spawn-delay timer reaches 0; locks are marked by the {}",
-                f.timing.pose_lag,
-                f.timing.lock_signal.name()
-            ));
+            self.write_timing(&mut f.timing, &learned);
         }
         match self.next_table() {
             NextTable::Mapped(table) if !self.colours().is_trusted() => f.codes.next_codes = Some(table),
@@ -157,12 +71,7 @@ impl Learner {
             _ => {}
         }
         if !self.layout().is_trusted() {
-            let k = self.offset()? as u16;
-            for p in &mut f.player {
-                p.field.color_offset = k;
-                p.field.source = learned("colour byte of a cell");
-                p.field.verified = true;
-            }
+            self.write_colour_offset(&mut f, &learned)?;
         }
         self.pair_order().write_into(&mut f, learned);
         f.meta.name = format!("{} (learned)", base.meta.name);
@@ -174,6 +83,126 @@ impl Learner {
                 None
             }
         }
+    }
+
+    /// The learned codes: empty, mask, colours (and their piece codes), then wall, nuisance and items,
+    /// each kept from the guess (moved to a free code on a collision) when not seen. `None` until the
+    /// colour codes and the empty code are known.
+    fn write_codes(&self, c: &mut Codes, learned: &dyn Fn(&str) -> String) -> Option<()> {
+        let map = self.colour_codes()?;
+        c.empty = self.empty_code()?;
+        c.color_mask = self.colours().colour_mask();
+        c.empty &= c.color_mask;
+        let order = self.colours().colour_order();
+        let mut pieces: Vec<u8> = order.iter().copied().filter(|p| map.field(*p).is_some()).collect();
+        pieces.extend(map.pairs.keys().filter(|p| !order.contains(p)));
+        pieces.truncate(6);
+        c.colors = pieces.iter().filter_map(|&p| map.field(p)).collect();
+        c.piece_colors = (!map.is_identity()).then_some(pieces);
+        let mut used: Vec<u8> = vec![c.empty];
+        used.extend(&c.colors);
+        used.extend(c.piece_colors.iter().flatten());
+        let mut guessed = Vec::new();
+        let mut pick = |learned: Option<u8>, guess: u8, name: &str, used: &mut Vec<u8>| {
+            let v = learned.unwrap_or_else(|| {
+                guessed.push(name.to_string());
+                free_code(used, guess)
+            });
+            used.push(v);
+            v
+        };
+        c.wall = pick(Some(c.wall).filter(|w| !used.contains(w)), c.wall, "wall", &mut used);
+        // Learned codes are taken first, so a guess that collides with one moves to a free code.
+        let (nuisance, big, carbuncle) = self.special_codes();
+        let learned_specials: Vec<u8> = [nuisance, big, carbuncle].into_iter().flatten().collect();
+        let mut used_guess = used.clone();
+        used_guess.extend(&learned_specials);
+        let (n_guess, b_guess, c_guess) = (c.nuisance, c.big_puyo, c.carbuncle);
+        c.nuisance = pick(nuisance, free_code(&used_guess, n_guess), "nuisance", &mut used);
+        used_guess.push(c.nuisance);
+        c.big_puyo = pick(big, free_code(&used_guess, b_guess), "big_puyo", &mut used);
+        used_guess.push(c.big_puyo);
+        c.carbuncle = pick(carbuncle, free_code(&used_guess, c_guess), "carbuncle", &mut used);
+        c.source = if guessed.is_empty() {
+            learned("empty, colours, nuisance and items")
+        } else {
+            learned(&format!(
+                "empty and colours; not seen, so kept from the guess (or moved to a free code): {}",
+                guessed.join(", ")
+            ))
+        };
+        c.verified = guessed.is_empty();
+        Some(())
+    }
+
+    /// The learned orientation values.
+    fn write_orientation(&self, o: &mut OrientationCodes, m: &Candidate, learned: &dyn Fn(&str) -> String) {
+        o.up = self.ori_raw(m.value(Orientation::Up));
+        o.right = self.ori_raw(m.value(Orientation::Right));
+        o.down = self.ori_raw(m.value(Orientation::Down));
+        o.left = self.ori_raw(m.value(Orientation::Left));
+        let all_seen = Orientation::ALL.into_iter().all(|d| self.motion().index_seen(m.value(d)));
+        o.source = learned(if all_seen {
+            "from turns and locks"
+        } else {
+            "from turns and locks; a value the game never showed is given a free number"
+        });
+        o.verified = all_seen;
+    }
+
+    /// The learned movement: which puyo X / Y follow, A's direction, kicks (kept from `base_m` when not
+    /// seen), the spawn orientation and the X / Y bases.
+    fn learned_movement(&self, base_m: &Movement, m: &Candidate, learned: &dyn Fn(&str) -> String) -> Movement {
+        let (side, up) = self.kicks();
+        let kicks_seen = side.is_some() && up.is_some();
+        Movement {
+            xy_tracks: m.tracks,
+            a_rotates: m.a_turns,
+            kick_sideways: side.unwrap_or(base_m.kick_sideways),
+            kick_up: up.unwrap_or(base_m.kick_up),
+            spawn: match self.motion().spawn_values().iter().collect::<Vec<_>>()[..] {
+                [&v] => Orientation::ALL.into_iter().find(|&o| m.value(o) == v),
+                _ => base_m.spawn,
+            },
+            x_base: self.xy_bases().0,
+            y_base: self.xy_bases().1,
+            source: learned(if kicks_seen {
+                "X/Y, A's direction and kicks"
+            } else {
+                "X/Y and A's direction; kicks not seen, kept from the guess"
+            }),
+            verified: true,
+        }
+    }
+
+    /// The learned timing: the next pair's lag, the pose lag, the lock signal and the first player's clock.
+    fn write_timing(&self, t: &mut TimingFile, learned: &dyn Fn(&str) -> String) {
+        let lag = self.next_lag();
+        t.next_lag = lag;
+        t.pose_lag = self.pose_lag();
+        t.lock_signal = self.lock_signal();
+        let clock = self.clock(0);
+        t.frames_per_row = clock.frames_per_row_range.map(|[fastest, _]| fastest);
+        t.soft_drop = clock.soft_drop;
+        t.lock_delay = clock.lock_delay;
+        t.input_lag = clock.input_lag;
+        t.source = learned(&format!(
+            "the next pair's bytes change {lag} frames after a spawn at the latest; a new piece's bytes are \
+             written {} frames after the spawn-delay timer reaches 0; locks are marked by the {}",
+            t.pose_lag,
+            t.lock_signal.name()
+        ));
+    }
+
+    /// The learned colour byte of a cell, for every player. `None` until it is known.
+    fn write_colour_offset(&self, f: &mut AddressFile, learned: &dyn Fn(&str) -> String) -> Option<()> {
+        let k = self.offset()? as u16;
+        for p in &mut f.player {
+            p.field.color_offset = k;
+            p.field.source = learned("colour byte of a cell");
+            p.field.verified = true;
+        }
+        Some(())
     }
 }
 

@@ -3,44 +3,13 @@
 //! Fixed all-zero power-on RAM (reproducible runs), no battery files anywhere, NTSC, the `Pixellate`
 //! filter (a crisp, deterministic image), and headless when no window shows the picture.
 
-use tetanes_core::control_deck::Error as DeckError;
 use tetanes_core::input::JoypadBtnState;
 use tetanes_core::prelude::*;
 use tetanes_core::video::VideoFilter;
 
-use super::Machine;
 use super::rom::RomImage;
 use super::state::SaveStates;
-
-/// What went wrong inside the emulator.
-#[derive(Debug, thiserror::Error)]
-pub enum EmuError {
-    /// tetanes-core refused the ROM (e.g. an unsupported mapper).
-    #[error("the emulator cannot load {name}: {source}")]
-    Load {
-        /// ROM label.
-        name: String,
-        /// The emulator's error.
-        source: DeckError,
-    },
-    /// The emulated CPU stopped (an invalid opcode) or another runtime error.
-    #[error("the emulator stopped at frame {frame}: {source}")]
-    Run {
-        /// Frame number when it happened.
-        frame: u32,
-        /// The emulator's error.
-        source: DeckError,
-    },
-    /// A save state could not be written or read.
-    #[error("save state: {0}")]
-    State(DeckError),
-    /// The host refused an operation (e.g. loading a state while a trace is recorded).
-    #[error("{0}")]
-    Refused(String),
-    /// The link to an emulator script failed or the emulator stopped ([`super::remote`]).
-    #[error(transparent)]
-    Remote(#[from] super::remote::RemoteError),
-}
+use super::{EmuError, Machine};
 
 /// One NES running one cartridge.
 pub struct Emu {

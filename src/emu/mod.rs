@@ -15,11 +15,43 @@ pub mod rom;
 pub mod speed;
 pub mod state;
 
-pub use host::{Emu, EmuError};
+use tetanes_core::control_deck::Error as DeckError;
+
+pub use host::Emu;
 pub use record::ram_hash;
 pub use rom::{RomError, RomHash, RomImage};
 pub use speed::{EmuSpeed, NES_FPS};
 pub use state::SaveStates;
+
+/// What went wrong inside the emulator.
+#[derive(Debug, thiserror::Error)]
+pub enum EmuError {
+    /// tetanes-core refused the ROM (e.g. an unsupported mapper).
+    #[error("the emulator cannot load {name}: {source}")]
+    Load {
+        /// ROM label.
+        name: String,
+        /// The emulator's error.
+        source: DeckError,
+    },
+    /// The emulated CPU stopped (an invalid opcode) or another runtime error.
+    #[error("the emulator stopped at frame {frame}: {source}")]
+    Run {
+        /// Frame number when it happened.
+        frame: u32,
+        /// The emulator's error.
+        source: DeckError,
+    },
+    /// A save state could not be written or read.
+    #[error("save state: {0}")]
+    State(DeckError),
+    /// The host refused an operation (e.g. loading a state while a trace is recorded).
+    #[error("{0}")]
+    Refused(String),
+    /// The link to an emulator script failed or the emulator stopped ([`remote`]).
+    #[error(transparent)]
+    Remote(#[from] remote::RemoteError),
+}
 
 /// Pad bits as the NES shifts them out: A, B, Select, Start, Up, Down, Left, Right.
 pub mod pad {

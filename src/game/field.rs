@@ -374,17 +374,6 @@ impl Field {
     pub fn rows(&self) -> Vec<String> {
         (0..HEIGHT).map(|y| (1..=WIDTH).map(|x| self.get(x, y).to_char()).collect()).collect()
     }
-
-    /// Builds a field from rows of characters, top row first; fewer than 14 rows fill the bottom.
-    /// For tests and fixtures only (unit tests, and the `test-support` feature for the integration tests
-    /// and benches): panics on a bad character. User input goes through [`crate::game::text`].
-    #[cfg(any(test, feature = "test-support"))]
-    pub fn from_rows(rows: &[&str]) -> Field {
-        match super::text::parse_field(&rows.join("\n")) {
-            Ok(f) => f,
-            Err(e) => panic!("bad fixture: {e}"),
-        }
-    }
 }
 
 #[cfg(test)]

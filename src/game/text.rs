@@ -121,3 +121,17 @@ pub fn parse_queue(text: &str) -> Result<Vec<Piece>, TextError> {
     }
     Ok(out)
 }
+
+/// Test fixtures: here rather than in `field.rs`, because they parse with this module's field format.
+impl Field {
+    /// Builds a field from rows of characters, top row first; fewer than 14 rows fill the bottom.
+    /// For tests and fixtures only (unit tests, and the `test-support` feature for the integration tests
+    /// and benches): panics on a bad character. User input goes through [`parse_field`].
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn from_rows(rows: &[&str]) -> Field {
+        match parse_field(&rows.join("\n")) {
+            Ok(f) => f,
+            Err(e) => panic!("bad fixture: {e}"),
+        }
+    }
+}

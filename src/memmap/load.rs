@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::schema::{AddressFile, Entry, MenuStep};
+use super::schema::{AddressFile, Entry, MenuStep, PlayerMap};
 use crate::emu::pad;
 
 /// RAM size of the NES: valid addresses are below this.
@@ -60,105 +60,174 @@ fn check_addr(file: &str, key: &str, addr: usize) -> Result<(), AddressFileError
 
 /// Checks addresses, codes, orientation values, players and the menu script.
 pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
-    // Codes: every code names one thing.
-    let c = &f.codes;
-    if c.colors.is_empty() || c.colors.len() > 6 {
-        return Err(AddressFileError::new(
-            file,
-            "codes.colors",
-            format!("needs 1 to 6 colour codes, got {}", c.colors.len()),
-        ));
-    }
-    let mut seen: HashMap<u8, String> = HashMap::new();
-    let mut named: Vec<(String, u8)> = vec![("codes.empty".into(), c.empty)];
-    named.extend(c.colors.iter().enumerate().map(|(i, &v)| (format!("codes.colors[{i}]"), v)));
-    named.push(("codes.nuisance".into(), c.nuisance));
-    named.push(("codes.wall".into(), c.wall));
-    named.push(("codes.big_puyo".into(), c.big_puyo));
-    named.push(("codes.carbuncle".into(), c.carbuncle));
-    for (key, v) in named {
-        if let Some(prev) = seen.insert(v, key.clone()) {
-            return Err(AddressFileError::new(file, key, format!("code {v} is already used by {prev}")));
-        }
-    }
-    if let Some(pc) = &c.piece_colors {
-        if pc.len() != c.colors.len() {
+    let checks = Checks { file, f };
+    checks.field_codes()?;
+    checks.piece_codes()?;
+    checks.next_codes()?;
+    checks.next_lag()?;
+    checks.orientation()?;
+    checks.globals()?;
+    checks.players()?;
+    checks.menus()?;
+    validate_options(file, &f.options)
+}
+
+/// The steps of [`validate`], in the order they run: the first error found is the one reported.
+struct Checks<'a> {
+    /// The file's name, for the errors.
+    file: &'a str,
+    f: &'a AddressFile,
+}
+
+impl Checks<'_> {
+    /// Codes: 1 to 6 colours, and every field code names one thing.
+    fn field_codes(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        let c = &f.codes;
+        if c.colors.is_empty() || c.colors.len() > 6 {
             return Err(AddressFileError::new(
                 file,
-                "codes.piece_colors",
-                format!("needs one piece code per colour ({}), got {}", c.colors.len(), pc.len()),
+                "codes.colors",
+                format!("needs 1 to 6 colour codes, got {}", c.colors.len()),
             ));
         }
         let mut seen: HashMap<u8, String> = HashMap::new();
         let mut named: Vec<(String, u8)> = vec![("codes.empty".into(), c.empty)];
-        named.extend(pc.iter().enumerate().map(|(i, &v)| (format!("codes.piece_colors[{i}]"), v)));
+        named.extend(c.colors.iter().enumerate().map(|(i, &v)| (format!("codes.colors[{i}]"), v)));
+        named.push(("codes.nuisance".into(), c.nuisance));
+        named.push(("codes.wall".into(), c.wall));
         named.push(("codes.big_puyo".into(), c.big_puyo));
         named.push(("codes.carbuncle".into(), c.carbuncle));
         for (key, v) in named {
             if let Some(prev) = seen.insert(v, key.clone()) {
-                return Err(AddressFileError::new(file, key, format!("piece code {v} is already used by {prev}")));
+                return Err(AddressFileError::new(file, key, format!("code {v} is already used by {prev}")));
             }
         }
+        Ok(())
     }
-    if let Some(table) = &c.next_codes {
-        let mut next: HashMap<u8, usize> = HashMap::new();
-        let mut piece: HashMap<u8, usize> = HashMap::new();
-        for (i, &[n, p]) in table.iter().enumerate() {
-            let key = format!("codes.next_codes[{i}]");
-            if let Some(j) = next.insert(n, i) {
+
+    /// Piece codes, when the pieces have codes of their own: one per colour, each naming one thing.
+    fn piece_codes(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        let c = &f.codes;
+        if let Some(pc) = &c.piece_colors {
+            if pc.len() != c.colors.len() {
                 return Err(AddressFileError::new(
                     file,
-                    key,
-                    format!("next code {n} is already in codes.next_codes[{j}]"),
+                    "codes.piece_colors",
+                    format!("needs one piece code per colour ({}), got {}", c.colors.len(), pc.len()),
                 ));
             }
-            if let Some(j) = piece.insert(p, i) {
-                return Err(AddressFileError::new(
-                    file,
-                    key,
-                    format!("piece code {p} is already in codes.next_codes[{j}]"),
-                ));
+            let mut seen: HashMap<u8, String> = HashMap::new();
+            let mut named: Vec<(String, u8)> = vec![("codes.empty".into(), c.empty)];
+            named.extend(pc.iter().enumerate().map(|(i, &v)| (format!("codes.piece_colors[{i}]"), v)));
+            named.push(("codes.big_puyo".into(), c.big_puyo));
+            named.push(("codes.carbuncle".into(), c.carbuncle));
+            for (key, v) in named {
+                if let Some(prev) = seen.insert(v, key.clone()) {
+                    return Err(AddressFileError::new(file, key, format!("piece code {v} is already used by {prev}")));
+                }
             }
         }
+        Ok(())
     }
-    if f.timing.next_lag > 600 {
-        return Err(AddressFileError::new(
-            file,
-            "timing.next_lag",
-            format!("{} frames is more than the 600 (10 seconds) a next pair may take to show", f.timing.next_lag),
-        ));
-    }
-    // Orientation values.
-    let o = &f.orientation;
-    let mut seen: HashMap<u8, &str> = HashMap::new();
-    for (key, v) in [
-        ("orientation.up", o.up),
-        ("orientation.right", o.right),
-        ("orientation.down", o.down),
-        ("orientation.left", o.left),
-    ] {
-        if let Some(prev) = seen.insert(v, key) {
-            return Err(AddressFileError::new(file, key, format!("value {v} is already used by {prev}")));
+
+    /// The next pair's own code table: each next code and each piece code at most once.
+    fn next_codes(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        let c = &f.codes;
+        if let Some(table) = &c.next_codes {
+            let mut next: HashMap<u8, usize> = HashMap::new();
+            let mut piece: HashMap<u8, usize> = HashMap::new();
+            for (i, &[n, p]) in table.iter().enumerate() {
+                let key = format!("codes.next_codes[{i}]");
+                if let Some(j) = next.insert(n, i) {
+                    return Err(AddressFileError::new(
+                        file,
+                        key,
+                        format!("next code {n} is already in codes.next_codes[{j}]"),
+                    ));
+                }
+                if let Some(j) = piece.insert(p, i) {
+                    return Err(AddressFileError::new(
+                        file,
+                        key,
+                        format!("piece code {p} is already in codes.next_codes[{j}]"),
+                    ));
+                }
+            }
         }
+        Ok(())
     }
-    // Globals.
-    if let Some(e) = &f.global.mode {
-        check_entry(file, "global.mode", e)?;
+
+    /// The next pair's lag: at most 10 seconds.
+    fn next_lag(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        if f.timing.next_lag > 600 {
+            return Err(AddressFileError::new(
+                file,
+                "timing.next_lag",
+                format!("{} frames is more than the 600 (10 seconds) a next pair may take to show", f.timing.next_lag),
+            ));
+        }
+        Ok(())
     }
-    if let Some(e) = &f.global.spawn_any {
-        check_entry(file, "global.spawn_any", e)?;
+
+    /// Orientation values: four different ones.
+    fn orientation(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        let o = &f.orientation;
+        let mut seen: HashMap<u8, &str> = HashMap::new();
+        for (key, v) in [
+            ("orientation.up", o.up),
+            ("orientation.right", o.right),
+            ("orientation.down", o.down),
+            ("orientation.left", o.left),
+        ] {
+            if let Some(prev) = seen.insert(v, key) {
+                return Err(AddressFileError::new(file, key, format!("value {v} is already used by {prev}")));
+            }
+        }
+        Ok(())
     }
-    // Players.
-    if f.player.is_empty() || f.player.len() > 2 {
-        return Err(AddressFileError::new(
-            file,
-            "player",
-            format!("needs 1 or 2 [[player]] tables, got {}", f.player.len()),
-        ));
+
+    /// The global entries.
+    fn globals(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        if let Some(e) = &f.global.mode {
+            check_entry(file, "global.mode", e)?;
+        }
+        if let Some(e) = &f.global.spawn_any {
+            check_entry(file, "global.spawn_any", e)?;
+        }
+        Ok(())
     }
-    let mut pads = Vec::new();
-    for (i, p) in f.player.iter().enumerate() {
-        let k = format!("player[{}]", i + 1);
+
+    /// One or two players, each on a pad of its own, with valid entries.
+    fn players(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        if f.player.is_empty() || f.player.len() > 2 {
+            return Err(AddressFileError::new(
+                file,
+                "player",
+                format!("needs 1 or 2 [[player]] tables, got {}", f.player.len()),
+            ));
+        }
+        let mut pads = Vec::new();
+        for (i, p) in f.player.iter().enumerate() {
+            let k = format!("player[{}]", i + 1);
+            self.player_pad(&k, p, &pads)?;
+            pads.push(p.pad);
+            self.player_entries(&k, p)?;
+            self.player_field(&k, p)?;
+            self.player_counters(&k, p)?;
+        }
+        Ok(())
+    }
+
+    /// The player's pad: 1 or 2, and not another player's.
+    fn player_pad(&self, k: &str, p: &PlayerMap, pads: &[u8]) -> Result<(), AddressFileError> {
+        let file = self.file;
         if !(1..=2).contains(&p.pad) {
             return Err(AddressFileError::new(file, format!("{k}.pad"), format!("must be 1 or 2, got {}", p.pad)));
         }
@@ -169,7 +238,12 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
                 format!("pad {} is used by two players", p.pad),
             ));
         }
-        pads.push(p.pad);
+        Ok(())
+    }
+
+    /// The player's RAM entries.
+    fn player_entries(&self, k: &str, p: &PlayerMap) -> Result<(), AddressFileError> {
+        let file = self.file;
         for (name, e) in [
             ("current_pivot", &p.current_pivot),
             ("current_child", &p.current_child),
@@ -184,6 +258,12 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
         ] {
             check_entry(file, &format!("{k}.{name}"), e)?;
         }
+        Ok(())
+    }
+
+    /// The field's layout: the colour byte inside a cell, a row of 8 cells inside a row, all of it in RAM.
+    fn player_field(&self, k: &str, p: &PlayerMap) -> Result<(), AddressFileError> {
+        let file = self.file;
         let fl = &p.field;
         if fl.color_offset >= fl.cell_stride.max(1) {
             return Err(AddressFileError::new(
@@ -206,6 +286,12 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
         check_addr(file, &format!("{k}.field.base"), fl.base as usize)?;
         check_addr(file, &format!("{k}.field.base"), fl.cell_addr(7, 13))
             .map_err(|e| AddressFileError { message: format!("the field's last cell: {}", e.message), ..e })?;
+        Ok(())
+    }
+
+    /// The score and the pending nuisance: 1 to 4 bytes, in RAM.
+    fn player_counters(&self, k: &str, p: &PlayerMap) -> Result<(), AddressFileError> {
+        let file = self.file;
         if let Some(s) = &p.score {
             if !(1..=4).contains(&s.bytes) {
                 return Err(AddressFileError::new(
@@ -226,20 +312,25 @@ pub fn validate(file: &str, f: &AddressFile) -> Result<(), AddressFileError> {
             }
             check_addr(file, &format!("{k}.pending_nuisance.addr"), c.addr as usize + c.bytes as usize - 1)?;
         }
+        Ok(())
     }
-    // Menus.
-    validate_steps(file, "menu", &f.menu.steps)?;
-    if let Some(r) = &f.restart {
-        if r.steps.is_empty() {
-            return Err(AddressFileError::new(
-                file,
-                "restart.steps",
-                "needs at least one step (leave the [restart] table out to stop at game over)",
-            ));
+
+    /// The menu script and the restart script.
+    fn menus(&self) -> Result<(), AddressFileError> {
+        let (file, f) = (self.file, self.f);
+        validate_steps(file, "menu", &f.menu.steps)?;
+        if let Some(r) = &f.restart {
+            if r.steps.is_empty() {
+                return Err(AddressFileError::new(
+                    file,
+                    "restart.steps",
+                    "needs at least one step (leave the [restart] table out to stop at game over)",
+                ));
+            }
+            validate_steps(file, "restart", &r.steps)?;
         }
-        validate_steps(file, "restart", &r.steps)?;
+        Ok(())
     }
-    validate_options(file, &f.options)
 }
 
 /// Game options: values that tell the choices apart, one value per number of colours.

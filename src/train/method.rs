@@ -251,93 +251,156 @@ impl State {
 
     /// The state after `plan` was played with `results` (one per job, any order).
     pub fn advance(&self, plan: Plan, results: &[JobResult]) -> Result<State, String> {
-        let mut by_job: Vec<Option<&JobResult>> = vec![None; plan.jobs.len()];
-        for r in results {
-            let slot = by_job.get_mut(r.job).ok_or(format!("result for job {} of {}", r.job, plan.jobs.len()))?;
-            if slot.replace(r).is_some() {
-                return Err(format!("job {} has two results", r.job));
-            }
-        }
-        if let Some(missing) = by_job.iter().position(|r| r.is_none()) {
-            return Err(format!("job {missing} of {} has no result", plan.jobs.len()));
-        }
-        let results: Vec<&JobResult> = by_job.into_iter().flatten().collect();
         let s = &self.settings;
-        let fitness_of = |cand: usize| -> f64 {
-            let mut sums = EndlessSums::default();
-            for (j, r) in plan.jobs.iter().zip(&results) {
-                if matches!(j, Job::Endless { cand: c, .. } if *c == cand) {
-                    sums.add(r);
-                }
-            }
-            sums.fitness(s.fitness)
-        };
-        let rate_of = |a: usize, b: usize| -> f64 {
-            win_rate(
-                plan.jobs
-                    .iter()
-                    .zip(&results)
-                    .filter(|(j, _)| matches!(j, Job::Battle { a: x, b: y, .. } if (*x, *y) == (a, b)))
-                    .map(|(_, r)| *r),
-            )
-        };
+        let scores = Scores { jobs: &plan.jobs, results: in_job_order(&plan, results)?, fitness: s.fitness };
         let mut next = self.clone();
         let mut rng = plan.rng;
         let row = match &mut next.method {
             MethodState::Tournament { population, wins, played } => {
-                let mut best: Option<(f64, usize)> = None;
-                let mut best_weights = Vec::new();
-                for &(i, j) in &plan.pairs {
-                    let (fi, fj) = if s.fitness.is_battle() {
-                        let r = rate_of(i, j);
-                        (r, 1.0 - r)
-                    } else {
-                        (fitness_of(i), fitness_of(j))
-                    };
-                    let i_wins = if fi == fj { rng.random::<bool>() } else { fi > fj };
-                    let (w, l, fw) = if i_wins { (i, j, fi) } else { (j, i, fj) };
-                    if best.is_none_or(|(f, _)| fw > f) {
-                        best = Some((fw, w));
-                        best_weights = population[w].clone();
-                    }
-                    let child: Vec<f64> = population[w]
-                        .iter()
-                        .zip(&population[l])
-                        .map(|(a, b)| (0.8 * a + 0.2 * b) * (1.0 + rng.random_range(-0.05..=0.05)))
-                        .collect();
-                    population[l] = child;
-                    wins[w] += 1;
-                    played[w] += 1;
-                    wins[l] = 0;
-                    played[l] = 0;
-                }
-                Row { generation: self.generation, fitness: best.map_or(0.0, |b| b.0), weights: best_weights }
+                let pool = Pool { population, wins, played };
+                tournament_generation(&scores, &plan.pairs, &mut rng, pool, self.generation)
             }
             MethodState::Spsa { theta, scale, fitness_scale } => {
-                let (fp, fm) =
-                    if s.fitness.is_battle() { (rate_of(0, 2), rate_of(1, 2)) } else { (fitness_of(0), fitness_of(1)) };
-                let mean = (fp + fm) / 2.0;
-                let floor = match s.fitness {
-                    Fitness::FirstChain => 1.0,
-                    Fitness::Score => 10.0,
-                    Fitness::Battle => 0.5,
-                };
-                let fs = *fitness_scale.get_or_insert(mean.abs().max(floor));
-                let k = self.generation;
-                let g = (fp - fm) / fs / (2.0 * spsa_c(s, k));
-                let row = Row { generation: k, fitness: mean, weights: theta.clone() };
-                for ((t, sc), d) in theta.iter_mut().zip(scale.iter()).zip(&plan.delta) {
-                    // At most half a scale per step: one lucky generation must not throw a weight far off.
-                    let step = (spsa_a(s, k) * g * d).clamp(-0.5, 0.5);
-                    *t += step * sc;
-                }
-                row
+                let spsa = Spsa { theta, scale, fitness_scale };
+                spsa_step(s, &scores, &plan.delta, spsa, self.generation)
             }
         };
         next.generation += 1;
         next.history.push(row);
         Ok(next)
     }
+}
+
+/// `results` in the order of `plan`'s jobs: an error names a result for no job, a job with two results
+/// or one with none.
+fn in_job_order<'a>(plan: &Plan, results: &'a [JobResult]) -> Result<Vec<&'a JobResult>, String> {
+    let mut by_job: Vec<Option<&JobResult>> = vec![None; plan.jobs.len()];
+    for r in results {
+        let slot = by_job.get_mut(r.job).ok_or(format!("result for job {} of {}", r.job, plan.jobs.len()))?;
+        if slot.replace(r).is_some() {
+            return Err(format!("job {} has two results", r.job));
+        }
+    }
+    if let Some(missing) = by_job.iter().position(|r| r.is_none()) {
+        return Err(format!("job {missing} of {} has no result", plan.jobs.len()));
+    }
+    Ok(by_job.into_iter().flatten().collect())
+}
+
+/// A generation's results, read as each candidate's fitness.
+struct Scores<'a> {
+    jobs: &'a [Job],
+    /// One per job, in job order.
+    results: Vec<&'a JobResult>,
+    fitness: Fitness,
+}
+
+impl Scores<'_> {
+    /// The fitness of candidate `cand` over its endless games.
+    fn fitness_of(&self, cand: usize) -> f64 {
+        let mut sums = EndlessSums::default();
+        for (j, r) in self.jobs.iter().zip(&self.results) {
+            if matches!(j, Job::Endless { cand: c, .. } if *c == cand) {
+                sums.add(r);
+            }
+        }
+        sums.fitness(self.fitness)
+    }
+
+    /// How often candidate `a` beat candidate `b` in their battles.
+    fn rate_of(&self, a: usize, b: usize) -> f64 {
+        win_rate(
+            self.jobs
+                .iter()
+                .zip(&self.results)
+                .filter(|(j, _)| matches!(j, Job::Battle { a: x, b: y, .. } if (*x, *y) == (a, b)))
+                .map(|(_, r)| *r),
+        )
+    }
+
+    /// The fitness of `i` and of `j`: their win rates against each other in battle, else their own.
+    fn pair(&self, i: usize, j: usize) -> (f64, f64) {
+        if self.fitness.is_battle() {
+            let r = self.rate_of(i, j);
+            (r, 1.0 - r)
+        } else {
+            (self.fitness_of(i), self.fitness_of(j))
+        }
+    }
+}
+
+/// The tournament's population with each member's record.
+struct Pool<'a> {
+    population: &'a mut [Vec<f64>],
+    wins: &'a mut [u32],
+    played: &'a mut [u32],
+}
+
+/// One tournament generation: each pair's winner replaces the loser by a child of the two; the row holds
+/// the best winner.
+fn tournament_generation(
+    scores: &Scores<'_>,
+    pairs: &[(usize, usize)],
+    rng: &mut Xoshiro256PlusPlus,
+    pool: Pool<'_>,
+    generation: usize,
+) -> Row {
+    let Pool { population, wins, played } = pool;
+    let mut best: Option<(f64, usize)> = None;
+    let mut best_weights = Vec::new();
+    for &(i, j) in pairs {
+        let (fi, fj) = scores.pair(i, j);
+        let i_wins = if fi == fj { rng.random::<bool>() } else { fi > fj };
+        let (w, l, fw) = if i_wins { (i, j, fi) } else { (j, i, fj) };
+        if best.is_none_or(|(f, _)| fw > f) {
+            best = Some((fw, w));
+            best_weights = population[w].clone();
+        }
+        let child: Vec<f64> = population[w]
+            .iter()
+            .zip(&population[l])
+            .map(|(a, b)| (0.8 * a + 0.2 * b) * (1.0 + rng.random_range(-0.05..=0.05)))
+            .collect();
+        population[l] = child;
+        wins[w] += 1;
+        played[w] += 1;
+        wins[l] = 0;
+        played[l] = 0;
+    }
+    Row { generation, fitness: best.map_or(0.0, |b| b.0), weights: best_weights }
+}
+
+/// SPSA's weights, their scales and the fitness scale fixed at the first generation.
+struct Spsa<'a> {
+    theta: &'a mut [f64],
+    scale: &'a [f64],
+    fitness_scale: &'a mut Option<f64>,
+}
+
+/// One SPSA step from the fitness of the two perturbed weights (candidates 0 and 1; in battle, each
+/// one's win rate against the unperturbed weights, candidate 2); the row holds the weights before it.
+fn spsa_step(s: &Settings, scores: &Scores<'_>, delta: &[f64], spsa: Spsa<'_>, k: usize) -> Row {
+    let Spsa { theta, scale, fitness_scale } = spsa;
+    let (fp, fm) = if s.fitness.is_battle() {
+        (scores.rate_of(0, 2), scores.rate_of(1, 2))
+    } else {
+        (scores.fitness_of(0), scores.fitness_of(1))
+    };
+    let mean = (fp + fm) / 2.0;
+    let floor = match s.fitness {
+        Fitness::FirstChain => 1.0,
+        Fitness::Score => 10.0,
+        Fitness::Battle => 0.5,
+    };
+    let fs = *fitness_scale.get_or_insert(mean.abs().max(floor));
+    let g = (fp - fm) / fs / (2.0 * spsa_c(s, k));
+    let row = Row { generation: k, fitness: mean, weights: theta.to_vec() };
+    for ((t, sc), d) in theta.iter_mut().zip(scale.iter()).zip(delta) {
+        // At most half a scale per step: one lucky generation must not throw a weight far off.
+        let step = (spsa_a(s, k) * g * d).clamp(-0.5, 0.5);
+        *t += step * sc;
+    }
+    row
 }
 
 #[cfg(test)]

@@ -11,10 +11,16 @@
 //! skips comment lines (doc links create no dependency) and collects each
 //! `crate::<module>` it names.
 //!
-//! Within `cli` and `play` the modules form no import circle either (a module that uses another is
-//! never used by it, directly or around a ring), so each can be read after the ones it uses.
+//! Within every folder of `src/` the modules form no import circle either (a module that uses another
+//! is never used by it, directly or around a ring), so each can be read after the ones it uses; the
+//! graph comes from every `crate::`, `super::` and `self::` path (see [`graph`]). Calibration's modules
+//! also keep an order of layers of their own ([`CALIB_LAYERS`]).
+
+mod graph;
 
 use std::path::{Path, PathBuf};
+
+use graph::{Crate, Graph, circles, group_heads};
 
 /// Layers with their rank; a layer may use only lower ranks. Equal ranks are
 /// siblings and may not use each other.
@@ -90,30 +96,6 @@ fn crate_uses(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The elements of a `{…}` group (`group` starts after its `{`) at its own level, trimmed, empty ones
-/// (a trailing comma) left out: `ai::{Bot, NAMES}, ui}` gives `ai::{Bot, NAMES}` and `ui`.
-fn group_heads(group: &str) -> Vec<&str> {
-    let mut heads = Vec::new();
-    let (mut depth, mut begin) = (0usize, 0usize);
-    for (i, c) in group.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => {
-                heads.push(group[begin..i].trim());
-                break;
-            }
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                heads.push(group[begin..i].trim());
-                begin = i + 1;
-            }
-            _ => {}
-        }
-    }
-    heads.retain(|h| !h.is_empty());
-    heads
-}
-
 #[test]
 fn every_layer_uses_only_lower_layers() {
     let mut violations = Vec::new();
@@ -178,182 +160,121 @@ fn the_scan_sees_grouped_imports() {
     assert_eq!(crate_uses("use crate::{\n    ui,\n};")[0].1, "use crate::{");
 }
 
-/// The modules of `src/<layer>/` (each top-level file but `mod.rs`) with their files: the file and, for
-/// a module with a folder of its own (`session.rs` and `session/`), every file in that folder, each with
-/// its depth below `src/<layer>/` (0 for `session.rs`, 1 for `session/builder.rs`).
-fn modules_of(layer: &str) -> Vec<(String, Vec<(PathBuf, usize)>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
-    let mut out = Vec::new();
-    let entries = std::fs::read_dir(&root).unwrap_or_else(|e| panic!("reading {}: {e}", root.display()));
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Some(name) = path.file_stem().and_then(|s| s.to_str()).map(str::to_string) else { continue };
-        if path.is_dir() || path.extension().is_none_or(|e| e != "rs") || name == "mod" {
+/// Calibration's layers, low to high: what the learners see (frames, events, the shared state types),
+/// the facts, one learner per fact, the `Learner` that coordinates them, what is read from it (the
+/// report, the opening policy, the learned address files), and the drivers that run it online and
+/// offline. A module uses only lower layers; equal ranks may not use each other.
+const CALIB_LAYERS: &[(&str, u8)] = &[
+    // The shared vocabulary: code tables, movement candidates and turns, timing samples; the test game.
+    ("codes", 0),
+    ("types", 0),
+    ("synth", 0),
+    // What one frame shows; the report's types (each learner renders its part).
+    ("observe", 1),
+    ("report", 1),
+    // The facts a learner reads of the others; where calibration stands; the menus watched.
+    ("fact", 2),
+    ("state", 2),
+    ("menu", 2),
+    // One learner per fact.
+    ("layout", 3),
+    ("colours", 3),
+    ("bases", 3),
+    ("motion", 3),
+    ("kicks", 3),
+    ("next", 3),
+    ("control", 3),
+    ("clock", 3),
+    ("order", 3),
+    // The coordinator.
+    ("learner", 4),
+    // What is read from it: the report, the opening's presses, the learned address files.
+    ("reporting", 5),
+    ("policy", 5),
+    ("write", 5),
+    // The drivers, and the tests of the whole.
+    ("online", 6),
+    ("offline", 6),
+    ("tests", 7),
+];
+
+#[test]
+fn no_import_circles_among_the_modules_of_any_folder() {
+    let graphs = Crate::read().folder_graphs();
+    for folder in [&["calib"][..], &["play"], &["cli"], &["ai"], &["play", "session"]] {
+        let folder: Vec<String> = folder.iter().map(|s| s.to_string()).collect();
+        let graph = graphs.get(&folder).unwrap_or_else(|| panic!("no folder src/{}", folder.join("/")));
+        assert!(graph.iter().any(|(_, deps)| !deps.is_empty()), "src/{}: the scan saw no use", folder.join("/"));
+    }
+    assert!(graphs.len() > 12, "found only {} folders", graphs.len());
+    let mut found = Vec::new();
+    for (folder, graph) in &graphs {
+        let place = if folder.is_empty() { "src".to_string() } else { format!("src/{}", folder.join("/")) };
+        found.extend(circles(graph).into_iter().map(|ring| format!("{place}: {ring}")));
+    }
+    assert!(found.is_empty(), "import circles among the modules of a folder:\n{}", found.join("\n"));
+}
+
+#[test]
+fn calibration_modules_use_only_lower_calibration_layers() {
+    let graphs = Crate::read().folder_graphs();
+    let graph = &graphs[&vec!["calib".to_string()]];
+    let rank = |name: &str| CALIB_LAYERS.iter().find(|(n, _)| *n == name).map(|(_, r)| *r);
+    let mut wrong = Vec::new();
+    for (module, deps) in graph {
+        let Some(own) = rank(module) else {
+            wrong.push(format!("calib::{module} is missing from CALIB_LAYERS"));
             continue;
-        }
-        let mut files = vec![(path.clone(), 0)];
-        let mut stack = vec![(root.join(&name), 1)];
-        while let Some((dir, depth)) = stack.pop() {
-            let Ok(inner) = std::fs::read_dir(&dir) else { continue };
-            for e in inner.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push((p, depth + 1));
-                } else if p.extension().is_some_and(|e| e == "rs") {
-                    files.push((p, depth));
-                }
+        };
+        for dep in deps {
+            if rank(dep).is_none_or(|r| r >= own) {
+                wrong.push(format!("calib::{module} (layer {own}) uses calib::{dep} (layer {:?})", rank(dep)));
             }
         }
-        out.push((name, files));
     }
-    out.sort();
-    out
+    assert!(wrong.is_empty(), "calibration's layers:\n{}", wrong.join("\n"));
 }
 
-/// What the layer's `mod.rs` re-exports, item → module: `pub use session::{Session, SessionBuilder};`
-/// makes `crate::play::Session` a use of `session`.
-fn reexports(layer: &str) -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer).join("mod.rs");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.trim().strip_prefix("pub use ") else { continue };
-        let rest = rest.trim_end_matches(';');
-        let Some((module, items)) = rest.split_once("::") else { continue };
-        let items = items.strip_prefix('{').map_or(vec![items], group_heads);
-        for item in items {
-            let name = item.rsplit(" as ").next().unwrap_or(item);
-            out.push((name.trim().to_string(), module.to_string()));
-        }
-    }
-    out
-}
-
-/// The names a file at `depth` below `src/<layer>/` uses of the layer's own top level: each
-/// `crate::<layer>::NAME` (and each head of `crate::<layer>::{…}`), and each `super::…::NAME` whose
-/// `super`s climb to the layer's folder or beyond (`super::super::seat` in `session/builder.rs`, or in
-/// the test module inside `session.rs`). Comment lines are skipped.
-fn layer_uses(text: &str, layer: &str, depth: usize) -> Vec<String> {
-    let code: Vec<&str> = text.lines().map(str::trim_start).filter(|l| !l.starts_with("//")).collect();
-    let code = code.join("\n");
-    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
-    let heads = |rest: &str| -> Vec<String> {
-        match rest.strip_prefix('{') {
-            Some(group) => group_heads(group).into_iter().map(ident).collect(),
-            None => vec![ident(rest)],
-        }
-    };
-    let mut out = Vec::new();
-    let own = format!("crate::{layer}::");
-    let mut from = 0;
-    while let Some(at) = code[from..].find(&own) {
-        let after = from + at + own.len();
-        out.extend(heads(&code[after..]));
-        from = after;
-    }
-    let mut from = 0;
-    while let Some(at) = code[from..].find("super::") {
-        let start = from + at;
-        let mut after = start;
-        let mut climbs = 0;
-        while code[after..].starts_with("super::") {
-            after += "super::".len();
-            climbs += 1;
-        }
-        let preceded = code[..start].ends_with("::");
-        if !preceded && climbs > depth {
-            out.extend(heads(&code[after..]));
-        }
-        from = after;
-    }
-    out.retain(|n| !n.is_empty());
-    out
-}
-
-/// The import graph among the modules of `src/<layer>/`: module → the sibling modules it uses.
-fn import_graph(layer: &str) -> Vec<(String, Vec<String>)> {
-    let modules = modules_of(layer);
-    let names: Vec<&str> = modules.iter().map(|(n, _)| n.as_str()).collect();
-    let reexported = reexports(layer);
-    let mut graph = Vec::new();
-    for (name, files) in &modules {
-        let mut deps = Vec::new();
-        for (file, depth) in files {
-            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("reading {}: {e}", file.display()));
-            for used in layer_uses(&text, layer, *depth) {
-                let module = match reexported.iter().find(|(item, _)| *item == used) {
-                    Some((_, m)) => m.clone(),
-                    None => used,
-                };
-                if module != *name && names.contains(&module.as_str()) && !deps.contains(&module) {
-                    deps.push(module);
-                }
-            }
-        }
-        deps.sort();
-        graph.push((name.clone(), deps));
-    }
-    graph
-}
-
-/// Every import circle of `graph`, each as the path that closes it (`a -> b -> a`), each circle once.
-fn circles(graph: &[(String, Vec<String>)]) -> Vec<String> {
-    fn visit(
-        at: &str,
-        graph: &[(String, Vec<String>)],
-        path: &mut Vec<String>,
-        done: &mut Vec<String>,
-        found: &mut Vec<String>,
-    ) {
-        if let Some(i) = path.iter().position(|p| p == at) {
-            let mut ring = path[i..].to_vec();
-            ring.push(at.to_string());
-            found.push(ring.join(" -> "));
-            return;
-        }
-        if done.iter().any(|d| d == at) {
-            return;
-        }
-        path.push(at.to_string());
-        for next in graph.iter().find(|(n, _)| n == at).map(|(_, d)| d.as_slice()).unwrap_or(&[]) {
-            visit(next, graph, path, done, found);
-        }
-        path.pop();
-        done.push(at.to_string());
-    }
-    let (mut done, mut found) = (Vec::new(), Vec::new());
-    for (name, _) in graph {
-        visit(name, graph, &mut Vec::new(), &mut done, &mut found);
-    }
-    found
+fn graph_of(crate_files: &[(&str, &str)], folder: &[&str]) -> Graph {
+    let folder: Vec<String> = folder.iter().map(|s| s.to_string()).collect();
+    Crate::from_files(crate_files).folder_graphs().remove(&folder).unwrap_or_default()
 }
 
 #[test]
-fn no_import_circles_among_the_modules_of_cli_and_play() {
-    for layer in ["cli", "play"] {
-        let graph = import_graph(layer);
-        assert!(graph.len() > 5, "{layer}: found only {} modules", graph.len());
-        assert!(graph.iter().any(|(_, deps)| !deps.is_empty()), "{layer}: the scan saw no use between modules");
-        let found = circles(&graph);
-        assert!(found.is_empty(), "import circles among the modules of src/{layer}:\n{}", found.join("\n"));
-    }
+fn the_circle_scan_reads_crate_super_and_self_paths() {
+    let files = [
+        ("lib.rs", "pub mod a;"),
+        ("a/mod.rs", "pub mod b;\npub mod c;\npub mod d;\npub use c::Thing;\nuse self::d::Other;"),
+        // A grouped crate path, a re-exported item, a private import of the folder.
+        ("a/b.rs", "use crate::a::{Thing, d::{self}};\nfn f() { super::Other::new(); }"),
+        // A path in a comment or a string is no use; a test module climbs one more `super`.
+        (
+            "a/c.rs",
+            "// crate::a::b\nconst S: &str = \"super::b\";\n#[cfg(test)]\nmod tests {\n    use super::super::b::X;\n}",
+        ),
+        ("a/d.rs", "pub struct Other;"),
+    ];
+    let graph = graph_of(&files, &["a"]);
+    let edges = |name: &str| graph.iter().find(|(n, _)| n == name).map(|(_, d)| d.clone()).unwrap_or_default();
+    assert_eq!(edges("b"), ["c", "d"]);
+    assert_eq!(edges("c"), ["b"]);
+    assert!(edges("d").is_empty());
+    assert_eq!(circles(&graph), ["b -> c -> b"]);
 }
 
 #[test]
-fn the_circle_scan_reads_super_paths_and_finds_a_circle() {
-    // A file of `play` and a file one folder down.
-    assert_eq!(
-        layer_uses("use super::seat::Seat;\nuse super::{health, thinker::Request};", "play", 0),
-        ["seat", "health", "thinker"]
-    );
-    assert_eq!(
-        layer_uses("use super::{Phase, Session};\nuse super::super::matches::MatchState;", "play", 1),
-        ["matches"]
-    );
-    assert_eq!(layer_uses("let s = crate::play::Session::new();\n// super::menu in a comment", "play", 0), ["Session"]);
-    let graph = |edges: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
-        edges.iter().map(|(n, d)| (n.to_string(), d.iter().map(|s| s.to_string()).collect())).collect()
-    };
-    assert_eq!(circles(&graph(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])])), ["a -> b -> c -> a"]);
-    assert!(circles(&graph(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])])).is_empty());
+fn the_circle_scan_sees_circles_in_nested_folders_and_not_in_chains() {
+    let files = [
+        ("lib.rs", "pub mod p;"),
+        ("p/mod.rs", "mod one;\nmod two;\nmod three;"),
+        ("p/one.rs", "mod inner;\nuse super::two::X;"),
+        ("p/one/inner.rs", "use super::super::three::Y;\nuse super::Z;"),
+        ("p/two.rs", "pub struct X;"),
+        ("p/three.rs", "use crate::p::one::W;"),
+    ];
+    assert_eq!(circles(&graph_of(&files, &["p"])), ["one -> three -> one"]);
+    let chain = [("lib.rs", "mod a; mod b; mod c;"), ("a.rs", "use crate::b::X;"), ("b.rs", "use crate::c::Y;")];
+    let graph = graph_of(&chain, &[]);
+    assert!(circles(&graph).is_empty());
+    assert_eq!(graph.iter().find(|(n, _)| n == "a").map(|(_, d)| d.clone()), Some(vec!["b".to_string()]));
 }
