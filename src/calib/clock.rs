@@ -75,9 +75,19 @@ struct Pending {
     button: u8,
 }
 
-/// One player's clock, followed frame by frame.
+/// One player's clock, followed frame by frame: what the frames before showed, the piece under way, and
+/// what was measured.
 #[derive(Clone, Debug, Default)]
 pub struct PlayerClock {
+    recent: RecentFrames,
+    piece: PieceWatch,
+    measured: Measured,
+}
+
+/// What the frames before this one showed: the pose and the pad, when Down and the sides were last
+/// held, and the last lock.
+#[derive(Clone, Debug, Default)]
+struct RecentFrames {
     /// X, Y, orientation and whether the piece could move, on the frame before.
     prev: Option<(u8, u8, u8, bool)>,
     /// The pad of the frame before.
@@ -88,6 +98,13 @@ pub struct PlayerClock {
     down_since: Option<u64>,
     /// The last frame Left or Right was not held.
     last_no_side: u64,
+    /// The frame of the last lock (for the spawn delay).
+    lock_frame: Option<u64>,
+}
+
+/// The piece under way: its falls and moves, the gravity it showed, and its presses awaiting their effect.
+#[derive(Clone, Debug, Default)]
+struct PieceWatch {
     /// The frame the piece under way last fell a row.
     last_fall: Option<u64>,
     /// The frame the piece under way last moved sideways.
@@ -95,15 +112,27 @@ pub struct PlayerClock {
     /// The piece under way moved or turned after its last fall.
     moved_since_fall: bool,
     /// Gravity intervals of the piece under way.
-    piece_gravity: Tally,
+    gravity: Tally,
     /// Gravity intervals of the last piece before it that showed any.
-    previous_piece_gravity: Tally,
+    previous_gravity: Tally,
     /// The piece under way has shown its gravity for sure.
-    piece_confirmed: bool,
-    /// The frame of the last lock (for the spawn delay).
-    lock_frame: Option<u64>,
+    confirmed: bool,
     /// New presses waiting for their effect.
     pending: Vec<Pending>,
+    /// Frames of the presses of the piece under way that showed no effect in time.
+    unanswered: Vec<u64>,
+    /// The first frame of the piece's present pose (X, Y and orientation unchanged since).
+    pose_since: u64,
+    /// The frame the piece under way last changed row, by a fall or by a turn (a fall on the frame of a
+    /// turn is not counted as a fall, but the piece did leave its row).
+    last_row_change: Option<u64>,
+    /// The frame of the first move or turn after the piece's last change of row (None: none since).
+    first_move_in_row: Option<u64>,
+}
+
+/// What was measured over every piece: the samples of each fact, and the gravity as it stands.
+#[derive(Clone, Debug, Default)]
+struct Measured {
     /// Gravity of the latest piece that showed it, and the range seen.
     gravity_now: Option<u16>,
     gravity_range: Option<(u16, u16)>,
@@ -116,46 +145,37 @@ pub struct PlayerClock {
     repeat: Tally,
     /// Moves or turns seen while a piece was known to be landed (see `moved_after_fall`).
     moved_grounded: u32,
-    /// Frames of the presses of the piece under way that showed no effect in time.
-    unanswered: Vec<u64>,
-    /// The first frame of the piece's present pose (X, Y and orientation unchanged since).
-    pose_since: u64,
     /// Presses that showed no effect while their piece was known to be landed (see `locked`).
     refused_grounded: u32,
-    /// The frame the piece under way last changed row, by a fall or by a turn (a fall on the frame of a
-    /// turn is not counted as a fall, but the piece did leave its row).
-    last_row_change: Option<u64>,
-    /// The frame of the first move or turn after the piece's last change of row (None: none since).
-    first_move_in_row: Option<u64>,
 }
 
 impl PlayerClock {
     /// The input lag as measured, or the longest looked for while none is measured.
     fn lag_bound(&self) -> u64 {
-        self.lag.ceiling().map_or(MAX_LAG as u64, |l| l as u64)
+        self.measured.lag.ceiling().map_or(MAX_LAG as u64, |l| l as u64)
     }
 
     /// True when Down was not held in any frame from `from` on.
     fn down_free_since(&self, from: u64) -> bool {
-        self.last_down.is_none_or(|d| d < from)
+        self.recent.last_down.is_none_or(|d| d < from)
     }
 
     /// Feeds one frame: `frame` its number, the pose (X, Y, orientation, movable) and the pad held in it.
     pub fn step(&mut self, frame: u64, pose: (u8, u8, u8, bool), pad_held: u8) {
         let (x, y, o, active) = pose;
         let reach = self.lag_bound() + 2;
-        if self.prev.is_none_or(|(px, py, po, _)| (px, py, po) != (x, y, o)) {
-            self.pose_since = frame;
+        if self.recent.prev.is_none_or(|(px, py, po, _)| (px, py, po) != (x, y, o)) {
+            self.piece.pose_since = frame;
         }
-        if let Some((px, py, po, pactive)) = self.prev {
+        if let Some((px, py, po, pactive)) = self.recent.prev {
             if active && !pactive {
                 self.spawned(frame);
             } else if active && pactive {
                 if y == py.wrapping_add(1) && o == po {
                     self.fell(frame, reach);
                 } else if y != py {
-                    self.last_row_change = Some(frame);
-                    self.first_move_in_row = None;
+                    self.piece.last_row_change = Some(frame);
+                    self.piece.first_move_in_row = None;
                 }
                 if o != po {
                     self.effect(frame, &[pad::A, pad::B], None);
@@ -170,17 +190,17 @@ impl PlayerClock {
             }
         }
         // The pad held in this frame.
-        let new = pad_held & !self.prev_pad;
+        let new = pad_held & !self.recent.prev_pad;
         if active {
             for b in [pad::LEFT, pad::RIGHT, pad::A, pad::B] {
                 if new & b != 0 {
-                    self.pending.push(Pending { frame, button: b });
+                    self.piece.pending.push(Pending { frame, button: b });
                 }
             }
         }
         let window = self.lag_bound() + EFFECT_SLACK;
-        let unanswered = &mut self.unanswered;
-        self.pending.retain(|p| {
+        let unanswered = &mut self.piece.unanswered;
+        self.piece.pending.retain(|p| {
             let waiting = frame <= p.frame + window;
             if !waiting {
                 unanswered.push(p.frame);
@@ -188,64 +208,64 @@ impl PlayerClock {
             waiting
         });
         if pad_held & pad::DOWN != 0 {
-            self.last_down = Some(frame);
-            self.down_since.get_or_insert(frame);
+            self.recent.last_down = Some(frame);
+            self.recent.down_since.get_or_insert(frame);
         } else {
-            self.down_since = None;
+            self.recent.down_since = None;
         }
         if pad_held & (pad::LEFT | pad::RIGHT) == 0 {
-            self.last_no_side = frame;
+            self.recent.last_no_side = frame;
         }
-        self.prev_pad = pad_held;
-        self.prev = Some((x, y, o, active));
+        self.recent.prev_pad = pad_held;
+        self.recent.prev = Some((x, y, o, active));
     }
 
     fn spawned(&mut self, frame: u64) {
-        if let Some(l) = self.lock_frame.take() {
-            self.spawn.add(frame - l);
+        if let Some(l) = self.recent.lock_frame.take() {
+            self.measured.spawn.add(frame - l);
         }
-        self.last_fall = None;
-        self.last_move = None;
-        self.moved_since_fall = false;
-        self.first_move_in_row = None;
-        self.last_row_change = None;
-        self.unanswered.clear();
-        if self.piece_gravity.count() > 0 {
-            self.previous_piece_gravity = std::mem::take(&mut self.piece_gravity);
+        self.piece.last_fall = None;
+        self.piece.last_move = None;
+        self.piece.moved_since_fall = false;
+        self.piece.first_move_in_row = None;
+        self.piece.last_row_change = None;
+        self.piece.unanswered.clear();
+        if self.piece.gravity.count() > 0 {
+            self.piece.previous_gravity = std::mem::take(&mut self.piece.gravity);
         }
-        self.piece_confirmed = false;
-        self.pending.clear();
+        self.piece.confirmed = false;
+        self.piece.pending.clear();
     }
 
     /// The piece fell a row on this frame.
     fn fell(&mut self, frame: u64, reach: u64) {
         // Moves and turns between the two falls do not disqualify them: the Y byte grows only on a fall
         // (a frame whose turn changed the orientation is never counted as one).
-        if let Some(t0) = self.last_fall {
+        if let Some(t0) = self.piece.last_fall {
             let since = t0.saturating_sub(reach);
             let interval = frame - t0;
             if self.down_free_since(since) {
-                self.piece_gravity.add(interval);
-                self.gravity.add(interval);
+                self.piece.gravity.add(interval);
+                self.measured.gravity.add(interval);
                 if let Some(g) = self.confirmed_gravity() {
-                    if !self.piece_confirmed {
-                        self.piece_confirmed = true;
-                        self.gravity_pieces += 1;
+                    if !self.piece.confirmed {
+                        self.piece.confirmed = true;
+                        self.measured.gravity_pieces += 1;
                     }
-                    self.gravity_now = Some(g);
-                    self.gravity_range = Some(match self.gravity_range {
+                    self.measured.gravity_now = Some(g);
+                    self.measured.gravity_range = Some(match self.measured.gravity_range {
                         None => (g, g),
                         Some((lo, hi)) => (lo.min(g), hi.max(g)),
                     });
                 }
-            } else if self.down_since.is_some_and(|d| d <= since) && self.last_down == Some(frame - 1) {
-                self.soft.add(interval);
+            } else if self.recent.down_since.is_some_and(|d| d <= since) && self.recent.last_down == Some(frame - 1) {
+                self.measured.soft.add(interval);
             }
         }
-        self.last_fall = Some(frame);
-        self.last_row_change = Some(frame);
-        self.moved_since_fall = false;
-        self.first_move_in_row = None;
+        self.piece.last_fall = Some(frame);
+        self.piece.last_row_change = Some(frame);
+        self.piece.moved_since_fall = false;
+        self.piece.first_move_in_row = None;
     }
 
     /// The gravity the piece under way shows for sure: an interval seen twice among its own, or once when
@@ -253,8 +273,8 @@ impl PlayerClock {
     /// the link invented (a Down nobody held) or a fall hidden by a turn on the same frame gives an
     /// interval gravity never had, and the search and the driver play on the clock measured.
     fn confirmed_gravity(&self) -> Option<u16> {
-        self.piece_gravity.repeated().or_else(|| {
-            self.piece_gravity.0.keys().rev().find(|v| self.previous_piece_gravity.0.contains_key(v)).copied()
+        self.piece.gravity.repeated().or_else(|| {
+            self.piece.gravity.0.keys().rev().find(|v| self.piece.previous_gravity.0.contains_key(v)).copied()
         })
     }
 
@@ -263,18 +283,18 @@ impl PlayerClock {
     /// (A move soon after a fall proves nothing: the piece may have been in the air and moved onto a
     /// ledge, which is how a game that ignores the pad once landed still shows a move before a lock.)
     fn moved_after_fall(&mut self, frame: u64, reach: u64) {
-        let (Some(_), Some(t0)) = (self.last_fall, self.last_row_change) else { return };
-        self.moved_since_fall = true;
-        if self.last_row_change == Some(frame) {
+        let (Some(_), Some(t0)) = (self.piece.last_fall, self.piece.last_row_change) else { return };
+        self.piece.moved_since_fall = true;
+        if self.piece.last_row_change == Some(frame) {
             return;
         }
-        self.first_move_in_row.get_or_insert(frame);
-        let gravity = self.confirmed_gravity().or(self.gravity_range.map(|(_, hi)| hi));
+        self.piece.first_move_in_row.get_or_insert(frame);
+        let gravity = self.confirmed_gravity().or(self.measured.gravity_range.map(|(_, hi)| hi));
         if let Some(g) = gravity
             && frame > t0 + g as u64 + 1
             && self.down_free_since(t0.saturating_sub(reach))
         {
-            self.moved_grounded += 1;
+            self.measured.moved_grounded += 1;
         }
     }
 
@@ -282,66 +302,68 @@ impl PlayerClock {
     /// press of those buttons waited, so the effect is not shared); a move while Left / Right stayed held
     /// and no press waited is an auto-repeat.
     fn effect(&mut self, frame: u64, buttons: &[u8], side: Option<u8>) {
-        let waiting: Vec<Pending> = self.pending.iter().filter(|p| buttons.contains(&p.button)).copied().collect();
-        self.pending.retain(|p| !buttons.contains(&p.button));
+        let waiting: Vec<Pending> =
+            self.piece.pending.iter().filter(|p| buttons.contains(&p.button)).copied().collect();
+        self.piece.pending.retain(|p| !buttons.contains(&p.button));
         if let [p] = waiting[..] {
-            self.lag.add(frame - p.frame - 1);
+            self.measured.lag.add(frame - p.frame - 1);
         } else if waiting.is_empty()
-            && let (Some(b), Some(m)) = (side, self.last_move)
-            && self.prev_pad & b != 0
-            && self.last_no_side < m
+            && let (Some(b), Some(m)) = (side, self.piece.last_move)
+            && self.recent.prev_pad & b != 0
+            && self.recent.last_no_side < m
         {
-            self.repeat.add(frame - m);
+            self.measured.repeat.add(frame - m);
         }
         if side.is_some() {
-            self.last_move = Some(frame);
+            self.piece.last_move = Some(frame);
         }
     }
 
     /// The piece locked on this frame; `fell_now`: its Y grew by one on this very frame.
     fn locked(&mut self, frame: u64, fell_now: bool, reach: u64) {
-        self.lock_frame = Some(frame);
+        self.recent.lock_frame = Some(frame);
         let lag = self.lag_bound();
         let answer_by = frame.saturating_sub(lag + 1);
-        self.unanswered.extend(self.pending.drain(..).filter(|p| p.frame < answer_by).map(|p| p.frame));
+        self.piece.unanswered.extend(self.piece.pending.drain(..).filter(|p| p.frame < answer_by).map(|p| p.frame));
         // Presses the game ignored while the piece sat in the pose it locked in: the piece was landed
         // there all along (same place, same field), and the driver presses only where the movement model
         // sees room, so the pad does not move a landed piece. (Never on a lock without a delay: the piece
         // locks on the frame it lands.)
-        let since = self.pose_since;
-        self.refused_grounded += self.unanswered.iter().filter(|&&p| p >= since && p < answer_by).count() as u32;
+        let since = self.piece.pose_since;
+        self.measured.refused_grounded +=
+            self.piece.unanswered.iter().filter(|&&p| p >= since && p < answer_by).count() as u32;
         if fell_now {
             if self.down_free_since(frame.saturating_sub(reach + 1)) {
-                self.lock.add(0);
+                self.measured.lock.add(0);
             }
             return;
         }
-        let Some(landed) = self.last_fall else { return };
-        if self.moved_since_fall {
+        let Some(landed) = self.piece.last_fall else { return };
+        if self.piece.moved_since_fall {
             // A piece that moved a few frames after its last fall, stayed in that row and still locked
             // exactly the lock delay after the fall was landed when it moved: a move onto a ledge would
             // have started the wait later. (The move on the frame right after the fall is left out: the
             // game may not have noticed the landing yet.)
-            let landed_when_moved = self.first_move_in_row.is_some_and(|m| m >= landed + 3)
-                && self.last_row_change == Some(landed)
-                && self.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
+            let landed_when_moved = self.piece.first_move_in_row.is_some_and(|m| m >= landed + 3)
+                && self.piece.last_row_change == Some(landed)
+                && self.measured.lock.mode().is_some_and(|l| l > 0 && u64::from(l) == frame - landed)
                 && self.down_free_since(landed.saturating_sub(reach));
             if landed_when_moved {
-                self.moved_grounded += 1;
+                self.measured.moved_grounded += 1;
             }
             return;
         }
         if self.down_free_since(landed.saturating_sub(reach)) {
-            self.lock.add(frame - landed);
+            self.measured.lock.add(frame - landed);
         }
     }
 
     /// Whether moves and turns work while a landed piece waits: seen working, or seen ignored twice and
     /// never working (`None` until then).
     fn lock_moves(&self) -> Option<bool> {
-        if self.moved_grounded > 0 {
+        if self.measured.moved_grounded > 0 {
             Some(true)
-        } else if self.refused_grounded >= 2 {
+        } else if self.measured.refused_grounded >= 2 {
             Some(false)
         } else {
             None
@@ -351,22 +373,22 @@ impl PlayerClock {
     /// What was measured so far.
     pub fn report(&self) -> ClockReport {
         ClockReport {
-            frames_per_row: self.gravity_now,
-            frames_per_row_range: self.gravity_range.map(|(lo, hi)| [lo, hi]),
-            soft_drop: self.soft.mode(),
-            lock_delay: self.lock.mode(),
+            frames_per_row: self.measured.gravity_now,
+            frames_per_row_range: self.measured.gravity_range.map(|(lo, hi)| [lo, hi]),
+            soft_drop: self.measured.soft.mode(),
+            lock_delay: self.measured.lock.mode(),
             lock_moves: self.lock_moves(),
-            input_lag: self.lag.floor(),
-            input_lag_jitter: self.lag.ceiling().zip(self.lag.floor()).map(|(hi, lo)| hi - lo),
-            auto_repeat: self.repeat.mode(),
-            spawn_delay: self.spawn.min(),
+            input_lag: self.measured.lag.floor(),
+            input_lag_jitter: self.measured.lag.ceiling().zip(self.measured.lag.floor()).map(|(hi, lo)| hi - lo),
+            auto_repeat: self.measured.repeat.mode(),
+            spawn_delay: self.measured.spawn.min(),
             samples: ClockSamples {
-                gravity: self.gravity.count(),
-                gravity_pieces: self.gravity_pieces,
-                soft_drop: self.soft.count(),
-                lock: self.lock.count(),
-                input_lag: self.lag.count(),
-                spawn: self.spawn.count(),
+                gravity: self.measured.gravity.count(),
+                gravity_pieces: self.measured.gravity_pieces,
+                soft_drop: self.measured.soft.count(),
+                lock: self.measured.lock.count(),
+                input_lag: self.measured.lag.count(),
+                spawn: self.measured.spawn.count(),
             },
         }
     }
@@ -392,7 +414,7 @@ impl ClockLearner {
     /// The latest a tenth of the presses took effect on any player, if any were matched: the window in
     /// which a press may still explain a change (the lag and its jitter).
     pub fn input_lag_window(&self) -> Option<u16> {
-        self.players.iter().filter_map(|p| p.lag.ceiling()).max()
+        self.players.iter().filter_map(|p| p.measured.lag.ceiling()).max()
     }
 }
 

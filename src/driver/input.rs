@@ -93,6 +93,19 @@ struct Planned {
     expect: Option<PiecePosition>,
 }
 
+/// Where the pair stands on a frame the driver steers it.
+#[derive(Clone, Copy, Debug)]
+struct Steering {
+    /// The pose RAM shows.
+    pose: PiecePosition,
+    /// Where the presses made so far leave the pair (RAM's pose once none is in flight), at RAM's row.
+    at: PiecePosition,
+    /// A press is in flight.
+    in_flight: bool,
+    /// The buttons the press in flight needs held.
+    held: u8,
+}
+
 /// The pose a press can change, for the press executor.
 fn press_pose(pose: PiecePosition) -> Pose {
     Pose { x: pose.x, turn: pose.orientation.index() as u8 }
@@ -128,9 +141,10 @@ pub struct DriverStats {
     pub unasked_moves: u64,
 }
 
-/// Drives one player's pad.
+/// How fast the driver presses: the speed setting's pace, the hurried one and which of them this piece
+/// takes, and the game's input lag the presses wait for.
 #[derive(Clone, Debug)]
-pub struct Driver {
+struct Pacing {
     /// The speed setting's pace.
     profile: SpeedProfile,
     /// The pace when hurried ([`HURRIED`]).
@@ -139,11 +153,50 @@ pub struct Driver {
     /// the presses reached the placement (a fast gravity or no lock delay). Never undone within a piece.
     hurried: bool,
     /// The pace for the plan under way has been chosen.
-    pace_chosen: bool,
-    /// Rows the pair is to fall by gravity, since it appeared, before the soft drop (this piece), and
-    /// the rows it fell with Down not held.
-    gravity_rows_wanted: u32,
-    gravity_rows: u32,
+    chosen: bool,
+    /// The game's input lag the press patience allows for (from the timing given with the plan).
+    lag: u32,
+}
+
+impl Pacing {
+    /// The speed setting's pace, not hurried, with no input lag.
+    fn new(speed: u8) -> Pacing {
+        Pacing {
+            profile: SpeedProfile::new(speed),
+            hurry: SpeedProfile::new(HURRIED),
+            hurried: false,
+            chosen: false,
+            lag: 0,
+        }
+    }
+
+    /// The pace the driver presses at now: the speed setting's, or the hurried one.
+    fn pace(&self) -> &SpeedProfile {
+        if self.hurried { &self.hurry } else { &self.profile }
+    }
+
+    /// How the press executor presses at the present pace and lag.
+    fn press_timing(&self) -> PressTiming {
+        press_timing(self.pace(), self.lag)
+    }
+
+    /// True when the driver presses ahead of its presses' effects (the game's input lag is
+    /// [`AHEAD_LAG`] frames or more).
+    fn ahead_of_effects(&self) -> bool {
+        self.lag >= AHEAD_LAG
+    }
+
+    /// Frames from one press to the next at the present pace: pressing ahead, one more to let go between
+    /// presses (the game reacts to new presses).
+    fn press_gap(&self) -> u32 {
+        if self.ahead_of_effects() { ahead_gap(self.pace()) } else { self.pace().gap }
+    }
+}
+
+/// The plan under way: the decision, where the pair is going now, the steps left to get there, and what
+/// the pair falls among.
+#[derive(Clone, Debug, Default)]
+struct Plan {
     /// The decision being carried out.
     decision: Option<Decision>,
     /// Where the pair is going now: the decision's placement, or a replacement after a re-plan.
@@ -152,92 +205,102 @@ pub struct Driver {
     steps: Vec<Step>,
     /// The path has been checked against the pose RAM showed at the first action.
     checked: bool,
-    /// The press executor: the presses in flight, and what was held and when the last press started.
-    presser: Presser<Planned>,
-    /// The pose the presses in flight are expected to leave (meaningful while one is in flight).
-    ahead: Option<PiecePosition>,
-    /// Pressing ahead, a surprise re-plans only from this frame (`since_spawn`) on: the presses already
-    /// made land first.
-    settle_until: u32,
-    /// The pose RAM showed last frame (to notice moves nobody asked for).
-    last_pose: Option<PiecePosition>,
+}
+
+/// The piece's own clock, counted from what RAM shows: frames since it appeared, on its row and in the
+/// drop, and the rows of its gravity sample.
+#[derive(Clone, Copy, Debug, Default)]
+struct PieceFrames {
     /// Controllable frames since the piece appeared (for the reaction delay; counting from the piece, not
     /// from the plan, keeps the timeline the same however late within the delay the plan arrives).
     since_spawn: u32,
-    /// Frames spent in the drop phase.
-    dropping: u32,
     /// Controllable frames since RAM last showed the pair's row change (or since it appeared): the time
     /// gravity has spent on this row, or, on a ledge, the lock delay spent (counted from the last fall,
     /// never less than the truth).
     since_row: u32,
     /// The row RAM showed last frame.
     last_row: Option<u8>,
-    /// The game's input lag the press patience allows for (from the timing given with the plan).
-    lag: u32,
-    refused_this_piece: u32,
-    replans_this_piece: u32,
+    /// Frames spent in the drop phase.
+    dropping: u32,
+    /// Rows the pair is to fall by gravity, since it appeared, before the soft drop (this piece), and
+    /// the rows it fell with Down not held.
+    gravity_rows_wanted: u32,
+    gravity_rows: u32,
+}
+
+/// The re-plan bookkeeping of the plan under way: how often RAM refused a press or sent the driver to
+/// re-plan (past a limit it lets the pair drop where it is), and how long presses made ahead still land
+/// before a re-plan.
+#[derive(Clone, Copy, Debug, Default)]
+struct Retries {
+    /// Presses refused.
+    refused: u32,
+    /// Re-plans made.
+    replans: u32,
+    /// Pressing ahead, a surprise re-plans only from this frame ([`PieceFrames::since_spawn`]) on: the
+    /// presses already made land first.
+    settle_until: u32,
+}
+
+/// Drives one player's pad: carries out the plan at its pace, pressing through the press executor and
+/// checking each press's effect in RAM.
+#[derive(Clone, Debug)]
+pub struct Driver {
+    pacing: Pacing,
+    plan: Plan,
+    /// The press executor: the presses in flight, and what was held and when the last press started.
+    presser: Presser<Planned>,
+    /// The pose the presses in flight are expected to leave (meaningful while one is in flight).
+    ahead: Option<PiecePosition>,
+    /// The pose RAM showed last frame (to notice moves nobody asked for).
+    last_pose: Option<PiecePosition>,
+    piece: PieceFrames,
+    retries: Retries,
     stats: DriverStats,
 }
 
 impl Driver {
     /// A driver at a speed setting.
     pub fn new(speed: u8) -> Driver {
-        let profile = SpeedProfile::new(speed);
+        let pacing = Pacing::new(speed);
         Driver {
-            presser: Presser::new(press_timing(&profile, 0)),
-            profile,
-            hurry: SpeedProfile::new(HURRIED),
-            hurried: false,
-            pace_chosen: false,
-            gravity_rows_wanted: 0,
-            gravity_rows: 0,
-            decision: None,
-            target: None,
-            surroundings: None,
-            steps: Vec::new(),
-            checked: false,
+            presser: Presser::new(pacing.press_timing()),
+            pacing,
+            plan: Plan::default(),
             ahead: None,
-            settle_until: 0,
             last_pose: None,
-            since_spawn: 0,
-            dropping: 0,
-            since_row: 0,
-            last_row: None,
-            lag: 0,
-            refused_this_piece: 0,
-            replans_this_piece: 0,
+            piece: PieceFrames::default(),
+            retries: Retries::default(),
             stats: DriverStats::default(),
         }
     }
 
     /// The speed setting.
     pub fn speed(&self) -> u8 {
-        self.profile.speed
+        self.pacing.profile.speed
     }
 
     /// Changes the speed setting (takes effect at once).
     pub fn set_speed(&mut self, speed: u8) {
-        self.profile = SpeedProfile::new(speed);
-        self.presser.set_timing(press_timing(self.pace(), self.lag));
-    }
-
-    /// The pace the driver presses at now: the speed setting's, or the hurried one.
-    fn pace(&self) -> &SpeedProfile {
-        if self.hurried { &self.hurry } else { &self.profile }
+        self.pacing.profile = SpeedProfile::new(speed);
+        self.presser.set_timing(self.pacing.press_timing());
     }
 
     /// Drives the rest of this piece at the hurried pace.
     fn hurry_up(&mut self) {
-        if !self.hurried {
-            log::debug!("driver: hurrying (speed {} cannot reach the placement before the lock)", self.profile.speed);
-            self.hurried = true;
-            self.presser.set_timing(press_timing(self.pace(), self.lag));
+        if !self.pacing.hurried {
+            log::debug!(
+                "driver: hurrying (speed {} cannot reach the placement before the lock)",
+                self.pacing.profile.speed
+            );
+            self.pacing.hurried = true;
+            self.presser.set_timing(self.pacing.press_timing());
         }
     }
 
     /// True when this piece is driven at the hurried pace.
     pub fn hurried(&self) -> bool {
-        self.hurried
+        self.pacing.hurried
     }
 
     /// Counters so far.
@@ -247,51 +310,51 @@ impl Driver {
 
     /// The placement being driven to, if any.
     pub fn target(&self) -> Option<Placement> {
-        self.target
+        self.plan.target
     }
 
     /// The decision being carried out, if any.
     pub fn decision(&self) -> Option<&Decision> {
-        self.decision.as_ref()
+        self.plan.decision.as_ref()
     }
 
     /// Forgets the current piece (call when a new piece becomes controllable or the bot is turned off).
     pub fn clear(&mut self) {
         self.forget_plan();
-        self.since_spawn = 0;
-        self.since_row = 0;
-        self.last_row = None;
-        if self.hurried {
-            self.hurried = false;
-            self.presser.set_timing(press_timing(self.pace(), self.lag));
+        self.piece.since_spawn = 0;
+        self.piece.since_row = 0;
+        self.piece.last_row = None;
+        if self.pacing.hurried {
+            self.pacing.hurried = false;
+            self.presser.set_timing(self.pacing.press_timing());
         }
-        self.gravity_rows_wanted = 0;
-        self.gravity_rows = 0;
+        self.piece.gravity_rows_wanted = 0;
+        self.piece.gravity_rows = 0;
     }
 
     /// Forgets the plan under way but not the piece (the bot is asked about it again): the piece's clock
     /// (frames since it appeared, frames on its row), its hurried pace and its gravity sample go on.
     pub fn forget_plan(&mut self) {
-        self.decision = None;
-        self.target = None;
-        self.surroundings = None;
-        self.steps.clear();
-        self.checked = false;
+        self.plan.decision = None;
+        self.plan.target = None;
+        self.plan.surroundings = None;
+        self.plan.steps.clear();
+        self.plan.checked = false;
         self.presser.cancel();
         self.ahead = None;
-        self.settle_until = 0;
+        self.retries.settle_until = 0;
         self.last_pose = None;
-        self.dropping = 0;
-        self.refused_this_piece = 0;
-        self.replans_this_piece = 0;
-        self.pace_chosen = false;
+        self.piece.dropping = 0;
+        self.retries.refused = 0;
+        self.retries.replans = 0;
+        self.pacing.chosen = false;
     }
 
     /// Lets the pair of this piece fall `rows` rows by gravity before the soft drop once it is in place,
     /// so the game's gravity shows (calibration measures it from falls made with Down not held; a bot
     /// that soft-drops every pair hides a gravity that changes with the level).
     pub fn let_fall(&mut self, rows: u32) {
-        self.gravity_rows_wanted = rows;
+        self.piece.gravity_rows_wanted = rows;
     }
 
     /// Starts carrying out `decision` for the piece falling in `st` (nothing when RAM shows no piece),
@@ -308,52 +371,54 @@ impl Driver {
             decision.value,
             decision.ranking.len()
         );
-        self.target = Some(decision.placement);
-        self.steps = decision.path.clone();
-        self.decision = Some(decision);
+        self.plan.target = Some(decision.placement);
+        self.plan.steps = decision.path.clone();
+        self.plan.decision = Some(decision);
         self.ahead = None;
-        self.surroundings = Some(surroundings);
+        self.plan.surroundings = Some(surroundings);
         let lag = moves.timing.map_or(0, |t| u32::from(t.input_lag));
-        if lag != self.lag {
-            self.lag = lag;
-            self.presser.set_timing(press_timing(self.pace(), lag));
+        if lag != self.pacing.lag {
+            self.pacing.lag = lag;
+            self.presser.set_timing(self.pacing.press_timing());
         }
         // A new plan gets its pace chosen afresh (a hurried piece stays hurried).
-        self.pace_chosen = self.hurried;
-        self.checked = false;
+        self.pacing.chosen = self.pacing.hurried;
+        self.plan.checked = false;
         self.presser.cancel();
-        self.dropping = 0;
-        self.refused_this_piece = 0;
-        self.replans_this_piece = 0;
+        self.piece.dropping = 0;
+        self.retries.refused = 0;
+        self.retries.replans = 0;
     }
 
     /// The frame (counted from the piece's first controllable frame as 1) on which the driver may first
     /// act: a plan given by then leads to the same presses whenever it arrived. On the game's clock
     /// (`timed`) it may have to hurry, with no reaction delay.
     pub fn first_action_frame(&self, timed: bool) -> u32 {
-        if timed { self.hurry.reaction + 1 } else { self.profile.reaction + 1 }
+        if timed { self.pacing.hurry.reaction + 1 } else { self.pacing.profile.reaction + 1 }
     }
 
     /// The buttons to hold during the next frame, given what RAM showed after the last one (`st`).
     pub fn tick(&mut self, st: &PlayerState) -> u8 {
         let obs = Observation::of(st);
         if obs.controllable {
-            self.since_spawn = self.since_spawn.saturating_add(1);
-            if self.last_row.replace(obs.pose.y).is_some_and(|y| y != obs.pose.y) {
-                self.since_row = 0;
+            self.piece.since_spawn = self.piece.since_spawn.saturating_add(1);
+            if self.piece.last_row.replace(obs.pose.y).is_some_and(|y| y != obs.pose.y) {
+                self.piece.since_row = 0;
                 if self.presser.held() & pad::DOWN == 0 {
-                    self.gravity_rows += 1;
+                    self.piece.gravity_rows += 1;
                 }
             }
-            self.since_row = self.since_row.saturating_add(1);
+            self.piece.since_row = self.piece.since_row.saturating_add(1);
         }
         let buttons = self.decide(obs);
         self.presser.end_frame(buttons);
         buttons
     }
 
+    /// The buttons for this frame: nothing before the reaction delay or while presses made ahead land,
+    /// else what the press in flight needs and what steering the pair to its target takes.
     fn decide(&mut self, obs: Observation) -> u8 {
-        if self.target.is_none() {
+        if self.plan.target.is_none() {
             return 0;
         }
         if !obs.controllable {
@@ -363,15 +428,8 @@ impl Driver {
             return 0;
         }
         let pose = self.normalised(obs.pose);
-        if !self.pace_chosen {
-            // The pace is chosen once the plan is in: the speed setting's, unless at that pace the pair
-            // would lock before the presses reach the placement (then no reaction delay either).
-            self.pace_chosen = true;
-            if !self.reachable_at_pace(pose) {
-                self.hurry_up();
-            }
-        }
-        if self.since_spawn <= self.pace().reaction {
+        self.choose_pace(pose);
+        if self.piece.since_spawn <= self.pacing.pace().reaction {
             return 0;
         }
         if self.settling() {
@@ -380,7 +438,7 @@ impl Driver {
         }
         let mut held = 0;
         if let Some(buttons) = self.watch(pose) {
-            if !self.ahead_of_effects() {
+            if !self.pacing.ahead_of_effects() {
                 return buttons;
             }
             held = buttons;
@@ -394,38 +452,61 @@ impl Driver {
             Some(a) => PiecePosition { y: pose.y, ..a },
             None => pose,
         };
-        if !self.checked {
+        if !self.plan.checked {
             // The path was planned from the spawn pose: re-plan if RAM shows the pair elsewhere.
-            self.checked = true;
+            self.plan.checked = true;
             if !self.path_leads_to_target(pose) || !self.target_in_time(pose) {
                 self.replan(pose);
             }
         }
+        self.steer(Steering { pose, at, in_flight, held })
+    }
 
-        let Some(target) = self.target else { return held };
+    /// Chooses the pace once the plan is in: the speed setting's, unless at that pace the pair would lock
+    /// before the presses reach the placement (then the hurried pace, with no reaction delay either).
+    fn choose_pace(&mut self, pose: PiecePosition) {
+        if !self.pacing.chosen {
+            self.pacing.chosen = true;
+            if !self.reachable_at_pace(pose) {
+                self.hurry_up();
+            }
+        }
+    }
+
+    /// Steers the pair to the target: the soft drop once the presses made leave it in place, else the
+    /// next step's press (re-planned from RAM's pose when the steps ran out elsewhere).
+    fn steer(&mut self, s: Steering) -> u8 {
+        let Steering { pose, at, in_flight, held } = s;
+        let Some(target) = self.plan.target else { return held };
         if placement_of(at) == target {
-            self.steps.clear();
+            self.plan.steps.clear();
             if in_flight {
                 return held;
             }
-            if self.gravity_rows < self.gravity_rows_wanted {
+            if self.piece.gravity_rows < self.piece.gravity_rows_wanted {
                 return 0;
             }
-            let down = self.pace().drop_on(self.dropping);
-            self.dropping += 1;
+            let down = self.pacing.pace().drop_on(self.piece.dropping);
+            self.piece.dropping += 1;
             return if down { pad::DOWN } else { 0 };
         }
-        if self.steps.is_empty() {
+        if self.plan.steps.is_empty() {
             if in_flight {
                 return held;
             }
             self.replan(pose);
         }
-        let Some(&step) = self.steps.first() else { return held };
-        if self.presser.since_press() < self.press_gap() {
+        self.press_next(at, in_flight, held)
+    }
+
+    /// Presses the plan's next step on the pose `at` the presses made so far leave, once the pace's gap
+    /// since the last press has passed; `held` are the buttons the press in flight needs.
+    fn press_next(&mut self, at: PiecePosition, in_flight: bool, held: u8) -> u8 {
+        let Some(&step) = self.plan.steps.first() else { return held };
+        if self.presser.since_press() < self.pacing.press_gap() {
             return held | self.presser.keep_holding();
         }
-        let expect = self.surroundings.and_then(|s| movegen::step(&s.field, s.piece, at, step, &s.moves));
+        let expect = self.plan.surroundings.and_then(|s| movegen::step(&s.field, s.piece, at, step, &s.moves));
         if in_flight && expect.is_none() {
             // A press the model expects refused is made only on the pose RAM shows.
             return held;
@@ -434,36 +515,24 @@ impl Driver {
         let Some(b) = self.presser.press(button(step), press_pose(at), Planned { step, before: at, expect }) else {
             return held;
         };
-        self.steps.remove(0);
+        self.plan.steps.remove(0);
         self.stats.presses += 1;
         self.ahead = expect.or(Some(at));
         held | b
     }
 
-    /// True when the driver presses ahead of its presses' effects (the game's input lag is
-    /// [`AHEAD_LAG`] frames or more).
-    fn ahead_of_effects(&self) -> bool {
-        self.lag >= AHEAD_LAG
-    }
-
-    /// Frames from one press to the next at the present pace: pressing ahead, one more to let go between
-    /// presses (the game reacts to new presses).
-    fn press_gap(&self) -> u32 {
-        if self.ahead_of_effects() { ahead_gap(self.pace()) } else { self.pace().gap }
-    }
-
     /// True while presses made ahead are landing before a re-plan.
     fn settling(&self) -> bool {
-        self.since_spawn < self.settle_until
+        self.piece.since_spawn < self.retries.settle_until
     }
 
     /// RAM showed something other than the plan: re-plans from `pose`, or, with presses made ahead still
     /// in flight, lets them land first (the re-plan comes when the steps run out after that).
     fn replan_after_surprise(&mut self, pose: PiecePosition) {
-        if self.ahead_of_effects() && self.presser.in_flight() {
+        if self.pacing.ahead_of_effects() && self.presser.in_flight() {
             self.presser.cancel();
-            self.steps.clear();
-            self.settle_until = self.since_spawn + self.lag + 1;
+            self.plan.steps.clear();
+            self.retries.settle_until = self.piece.since_spawn + self.pacing.lag + 1;
             return;
         }
         self.replan(pose);
@@ -503,9 +572,9 @@ impl Driver {
             }
             Progress::Refused(p) => {
                 log::debug!("driver: {:?} at {:?} had no effect; trying again", p.step, pose);
-                self.refused_this_piece += 1;
+                self.retries.refused += 1;
                 self.stats.refused += 1;
-                if self.refused_this_piece > MAX_REFUSED {
+                if self.retries.refused > MAX_REFUSED {
                     self.give_up(pose);
                 } else {
                     self.replan_after_surprise(pose);
@@ -517,8 +586,8 @@ impl Driver {
 
     /// True when the remaining steps, pressed from `pose`, end at the target by the model.
     fn path_leads_to_target(&self, pose: PiecePosition) -> bool {
-        let (Some(s), Some(target)) = (self.surroundings, self.target) else { return false };
-        let end = self.steps.iter().try_fold(pose, |p, &step| movegen::step(&s.field, s.piece, p, step, &s.moves));
+        let (Some(s), Some(target)) = (self.plan.surroundings, self.plan.target) else { return false };
+        let end = self.plan.steps.iter().try_fold(pose, |p, &step| movegen::step(&s.field, s.piece, p, step, &s.moves));
         end.is_some_and(|e| placement_of(e) == target)
     }
 
@@ -530,7 +599,7 @@ impl Driver {
 
     /// [`Driver::target_in_time`] on the clock as `adjust` changes it.
     fn target_in_time_with(&self, pose: PiecePosition, adjust: impl Fn(Timing) -> Timing) -> bool {
-        let (Some(s), Some(target)) = (self.surroundings, self.target) else { return true };
+        let (Some(s), Some(target)) = (self.plan.surroundings, self.plan.target) else { return true };
         let Some(timing) = self.time_left(&s, pose) else { return true };
         let rules = MoveRules { timing: Some(adjust(timing)), ..s.moves };
         movegen::generate(&s.field, s.piece, pose, &rules)
@@ -542,12 +611,12 @@ impl Driver {
     /// lands (always without a timing). Whatever path the plan holds: a path that leans on a kick the
     /// clock gives only at one row is re-planned later, and by then a slow pace has spent the frames.
     fn reachable_at_pace(&self, pose: PiecePosition) -> bool {
-        self.hurried || self.target_in_time_with(pose, without_lock_delay)
+        self.pacing.hurried || self.target_in_time_with(pose, without_lock_delay)
     }
 
     /// Items have no orientation: RAM may show any, the model says `Up`.
     fn normalised(&self, pose: PiecePosition) -> PiecePosition {
-        match self.surroundings.map(|s| s.piece) {
+        match self.plan.surroundings.map(|s| s.piece) {
             Some(Piece::Item(_)) => PiecePosition { orientation: Orientation::Up, ..pose },
             _ => pose,
         }
@@ -557,21 +626,21 @@ impl Driver {
     /// towards the best-ranked placement it can reach.
     fn replan(&mut self, pose: PiecePosition) {
         self.stats.replans += 1;
-        self.replans_this_piece += 1;
-        if self.replans_this_piece == MAX_REPLANS + 1 {
+        self.retries.replans += 1;
+        if self.retries.replans == MAX_REPLANS + 1 {
             return self.give_up_because(pose, &format!("moved the pair off its plan {MAX_REPLANS} times"));
         }
-        if self.replans_this_piece > MAX_REPLANS {
+        if self.retries.replans > MAX_REPLANS {
             // Let go already: it drops wherever it is now.
-            self.target = Some(placement_of(pose));
-            self.steps.clear();
+            self.plan.target = Some(placement_of(pose));
+            self.plan.steps.clear();
             return;
         }
-        let Some(s) = self.surroundings else { return self.give_up(pose) };
+        let Some(s) = self.plan.surroundings else { return self.give_up(pose) };
         let rules = MoveRules { timing: self.time_left(&s, pose), ..s.moves };
         let mut moves = movegen::generate(&s.field, s.piece, pose, &rules);
-        let decided = self.decision.as_ref().map(|d| d.placement);
-        if !self.hurried
+        let decided = self.plan.decision.as_ref().map(|d| d.placement);
+        if !self.pacing.hurried
             && rules.timing.is_some()
             && decided.is_some_and(|p| !moves.iter().any(|m| movegen::same_outcome(s.piece, m.placement, p)))
         {
@@ -581,20 +650,20 @@ impl Driver {
             moves = movegen::generate(&s.field, s.piece, pose, &rules);
         }
         let Some(m) = self.choose(&moves, s.piece) else { return self.give_up(pose) };
-        if self.target.is_some_and(|t| !movegen::same_outcome(s.piece, t, m.placement)) {
-            log::debug!("driver: {:?} is out of reach from {pose:?}; going to {}", self.target, m.placement);
+        if self.plan.target.is_some_and(|t| !movegen::same_outcome(s.piece, t, m.placement)) {
+            log::debug!("driver: {:?} is out of reach from {pose:?}; going to {}", self.plan.target, m.placement);
             self.stats.retargets += 1;
         }
-        self.target = Some(m.placement);
-        self.steps = m.path.clone();
+        self.plan.target = Some(m.placement);
+        self.plan.steps = m.path.clone();
     }
 
     /// The game's clock as it stands for a walk from `pose` now: gravity's next row comes after the frames
     /// left on this row, a pair on a ledge has only what is left of its lock delay, and each press costs
     /// the driver's pace ([`Driver::paced`]). `None` without a timing (the untimed walk).
     fn time_left(&self, s: &Surroundings, pose: PiecePosition) -> Option<Timing> {
-        let t = self.paced(s.moves.timing?, self.since_spawn);
-        let spent = self.since_row.min(u16::MAX as u32) as u16;
+        let t = self.paced(s.moves.timing?, self.piece.since_spawn);
+        let spent = self.piece.since_row.min(u16::MAX as u32) as u16;
         if movegen::resting(&s.field, s.piece, pose, &s.moves) {
             let lock = match t.lock {
                 LockDelay::Frames { frames, moves } if frames > spent => {
@@ -608,17 +677,23 @@ impl Driver {
         }
     }
 
+    /// The frames a press costs at the speed setting's pace (its hold and its gap): what a clock measured
+    /// in frames ([`crate::game::timing::Timing::press_frames`]) takes for this driver.
+    pub fn press_cost(&self) -> u16 {
+        Timing::press_cost(self.pacing.profile.hold, self.pacing.profile.gap)
+    }
+
     /// `timing` with this driver's pace for a piece `since_spawn` frames old: a press costs its gap, or
     /// its input lag and a frame to let go when that is longer (each press waits for its effect before
     /// the next), and the reaction delay still to come counts as lag before the first.
     pub fn paced(&self, timing: Timing, since_spawn: u32) -> Timing {
-        paced_at(self.pace(), timing, since_spawn)
+        paced_at(self.pacing.pace(), timing, since_spawn)
     }
 
     /// [`Driver::paced`] at the fastest pace the driver may take for a piece: what the bot's search
     /// counts as reachable (the driver hurries when the speed setting's pace does not get there).
     pub fn fastest(&self, timing: Timing, since_spawn: u32) -> Timing {
-        paced_at(&self.hurry, timing, since_spawn)
+        paced_at(&self.pacing.hurry, timing, since_spawn)
     }
 
     /// The clock for a search that walks from the spawn pose, asked `since_spawn` frames into the piece:
@@ -628,15 +703,15 @@ impl Driver {
     /// pose on that frame, each counting gravity its own way: the search keeps a frame more in hand, so a
     /// placement it counts is not one the driver finds a frame out of reach.
     pub fn fastest_from_spawn(&self, timing: Timing, since_spawn: u32) -> Timing {
-        let t = paced_at(&self.hurry, timing, 0);
-        let late = since_spawn.saturating_sub(self.hurry.reaction).min(u32::from(u16::MAX)) as u16;
+        let t = paced_at(&self.pacing.hurry, timing, 0);
+        let late = since_spawn.saturating_sub(self.pacing.hurry.reaction).min(u32::from(u16::MAX)) as u16;
         Timing { input_lag: t.input_lag.saturating_add(late), ..t }
     }
 
     /// The move to make among those reachable: the decision's placement, else the best of its ranking,
     /// else the placement nearest to it.
     fn choose<'m>(&self, moves: &'m [Move], piece: Piece) -> Option<&'m Move> {
-        let decision = self.decision.as_ref()?;
+        let decision = self.plan.decision.as_ref()?;
         let reach = |p: Placement| moves.iter().find(|m| movegen::same_outcome(piece, m.placement, p));
         reach(decision.placement).or_else(|| decision.ranking.iter().find_map(|&(p, _)| reach(p))).or_else(|| {
             let want = decision.placement;
@@ -667,8 +742,8 @@ impl Driver {
             pose.y
         );
         self.stats.gave_up += 1;
-        self.target = Some(placement_of(pose));
-        self.steps.clear();
+        self.plan.target = Some(placement_of(pose));
+        self.plan.steps.clear();
     }
 }
 

@@ -4,8 +4,10 @@
 
 use std::time::{Duration, Instant};
 
+use crate::calib::clock::ClockReport;
 use crate::driver::{Driver, DriverStats, Lock, LockWatch};
 use crate::game::movegen::{self, MoveRules};
+use crate::game::timing::Timing;
 use crate::game::{Cell, HEIGHT, Placement, Rules, WIDTH};
 use crate::game::{Item, Piece};
 use crate::memmap::PlayerState;
@@ -18,7 +20,9 @@ use super::topout::TopOutWatch;
 use super::view::PlayerView;
 
 mod ask;
+mod movement;
 use ask::{Asking, BotLink, MAX_QUESTIONS_PER_PIECE};
+use movement::Movement;
 
 /// Whether a cell under the pair (below either puyo) is occupied: it locks as soon as the lock delay ends.
 fn resting(st: &PlayerState) -> bool {
@@ -118,16 +122,24 @@ struct PieceLife {
     seen: bool,
     /// Frames without a controllable piece, to tell a top-out from a long chain.
     topout: TopOutWatch,
-    /// The last next pair read while the piece under way was controllable: the pair that should spawn next.
-    last_next: Option<Piece>,
-    /// Frames after a spawn before the next pair's bytes are valid (`[timing] next_lag`).
-    next_lag: u32,
     /// Driver counters when the piece under way spawned.
     driver_at_spawn: DriverStats,
+}
+
+/// How the seat reads the next pair: when its bytes are valid, whether their table is known, what they
+/// last read, and whether the bot's plan was made without them.
+#[derive(Clone, Debug, Default)]
+struct NextReading {
+    /// Frames after a spawn before the next pair's bytes are valid (`[timing] next_lag`).
+    lag: u32,
+    /// Calibration is still learning the next pair's code table ([`Seat::set_next_table_unknown`]).
+    table_unknown: bool,
+    /// The last next pair read while the piece under way was controllable: the pair that should spawn next.
+    last: Option<Piece>,
     /// The bot was asked at the spawn, with the current pair standing in for a next pair whose bytes
     /// come too late on this clock: its plan is kept when they do come (a plan changed mid-fall, from
     /// a pair already on its way, goes astray more often than the next pair helps).
-    planned_without_next: bool,
+    planned_without: bool,
 }
 
 /// What the seat was dealt: pieces, items and colours (the options check reads them).
@@ -169,14 +181,11 @@ pub struct Seat {
     pub dealt: Dealt,
     /// Score read from RAM, when the address file knows where it is.
     pub ram_score: Option<u32>,
-    /// The cartridge's movement rules (kicks), for the bot's search and the driver's re-plans.
-    moves: MoveRules,
-    /// The game's lock delay is not measured yet: the gravity-sample pairs land by gravity, so it shows.
-    sample_lock: bool,
-    /// Calibration is still learning the next pair's code table ([`Seat::set_next_table_unknown`]).
-    next_table_unknown: bool,
-    /// The seat's bot aims at long chains ([`Seat::set_aims_long_chains`]).
-    aims_long_chains: bool,
+    /// The cartridge's movement rules (kicks) and the game's clock, for the bot's search and the
+    /// driver's re-plans.
+    movement: Movement,
+    /// How the next pair is read.
+    next: NextReading,
 }
 
 impl std::fmt::Debug for Seat {
@@ -210,10 +219,8 @@ impl Seat {
             health: SeatHealth::default(),
             dealt: Dealt::default(),
             ram_score: None,
-            moves: MoveRules::default(),
-            sample_lock: false,
-            next_table_unknown: false,
-            aims_long_chains: false,
+            movement: Movement::default(),
+            next: NextReading::default(),
         }
     }
 
@@ -232,9 +239,10 @@ impl Seat {
         self.driver.speed()
     }
 
-    /// Changes the bot's speed setting.
+    /// Changes the bot's speed setting (the measured clock is counted at the new pace).
     pub fn set_speed(&mut self, speed: u8) {
         self.driver.set_speed(speed);
+        self.play_on_measured_clock();
     }
 
     /// Where the bot is taking the current piece.
@@ -259,14 +267,41 @@ impl Seat {
 
     /// Uses the cartridge's movement rules from now on (the game's timing, set apart, is kept).
     pub fn set_moves(&mut self, moves: MoveRules) {
-        self.moves = MoveRules { timing: self.moves.timing, ..moves };
+        self.movement.moves = MoveRules { timing: self.movement.moves.timing, ..moves };
     }
 
-    /// Plays on the game's clock from now on: the bot's reachable placements and the driver's plans count
-    /// only presses that arrive before the pair locks ([`MoveRules::timing`]). `None`: the untimed walk
-    /// (the pair is taken to wait at its row).
-    pub fn set_timing(&mut self, timing: Option<crate::game::timing::Timing>) {
-        if timing != self.moves.timing {
+    /// Plays on `timing`, given at set-up (`[lab] timing`), from now on, whatever calibration measures:
+    /// the bot's reachable placements and the driver's plans count only presses that arrive before the
+    /// pair locks ([`MoveRules::timing`]). `None`: the clock calibration measures, as it is handed over
+    /// ([`Seat::set_measured_clock`]; the untimed walk until then, the pair taken to wait at its row).
+    pub fn set_timing(&mut self, timing: Option<Timing>) {
+        self.movement.give(timing);
+        self.play_on(timing);
+    }
+
+    /// Calibration's hand-over of the game's clock as measured for this player (the latest piece's
+    /// gravity), when it changed: the seat plays on it at its own pace, unless it was given a clock.
+    pub fn set_measured_clock(&mut self, clock: ClockReport) {
+        self.movement.hand_over(clock);
+        self.play_on_measured_clock();
+    }
+
+    /// The clock calibration last handed over for this player.
+    pub fn measured_clock(&self) -> Option<&ClockReport> {
+        self.movement.measured()
+    }
+
+    /// Plays on the measured clock at the driver's pace (its presses' cost): the bot's question and the
+    /// driver's plan at the next spawn take it. Nothing when the seat was given a clock.
+    fn play_on_measured_clock(&mut self) {
+        let Some(measured) = self.movement.measured_timing(self.driver.press_cost()) else { return };
+        self.play_on(measured.timing);
+        self.movement.sample_lock = measured.sample_lock;
+    }
+
+    /// Plays on `timing` from now on (`None`: the untimed walk).
+    fn play_on(&mut self, timing: Option<Timing>) {
+        if timing != self.movement.moves.timing {
             match timing {
                 Some(t) => {
                     log::debug!("{}: playing on the game's clock {t} from piece {}", self.label, self.stats.pieces)
@@ -274,42 +309,35 @@ impl Seat {
                 None => log::debug!("{}: playing untimed from piece {}", self.label, self.stats.pieces),
             }
         }
-        self.moves.timing = timing;
+        self.movement.moves.timing = timing;
         self.health.set_timing(timing);
     }
 
-    /// Whether the gravity-sample pairs land by gravity, not soft-dropped: while the game's lock delay
-    /// is not measured (a pair soft-dropped onto the stack may lock at once, and hide it), the search
-    /// plays as if there were none and loses every move a real lock delay allows.
-    pub fn set_lock_sampling(&mut self, sample: bool) {
-        self.sample_lock = sample;
-    }
-
     /// The game's clock the seat plays on, if any.
-    pub fn timing(&self) -> Option<crate::game::timing::Timing> {
-        self.moves.timing
+    pub fn timing(&self) -> Option<Timing> {
+        self.movement.moves.timing
     }
 
     /// Reads the next pair only from `lag` frames after a spawn on (the cartridge's `[timing] next_lag`).
     pub fn set_next_lag(&mut self, lag: u32) {
-        self.piece.next_lag = lag;
+        self.next.lag = lag;
     }
 
     /// The seat's bot is the chain bot at full strength with the full search: an Endless game that never
     /// fires a long chain, or tops out before the pieces asked for, is not a normal game for it.
     pub fn set_aims_long_chains(&mut self, aims: bool) {
-        self.aims_long_chains = aims;
+        self.bot.aims_long_chains = aims;
     }
 
     /// The seat's bot aims at long chains ([`Seat::set_aims_long_chains`]).
     pub fn aims_long_chains(&self) -> bool {
-        self.aims_long_chains
+        self.bot.aims_long_chains
     }
 
     /// Calibration is still learning the next pair's code table: a next pair that cannot be read is not
     /// counted against its bytes, and the bot is asked with the current pair standing in for it.
     pub fn set_next_table_unknown(&mut self, unknown: bool) {
-        self.next_table_unknown = unknown;
+        self.next.table_unknown = unknown;
     }
 
     /// The contract the locks are judged against changed.
@@ -336,7 +364,7 @@ impl Seat {
         self.judge.reset();
         self.piece.was_controllable = false;
         self.piece.topout.reset();
-        self.piece.last_next = None;
+        self.next.last = None;
         self.health.clear_window();
     }
 
@@ -344,7 +372,7 @@ impl Seat {
     pub fn reset_prediction(&mut self) {
         self.judge.reset();
         self.driver.clear();
-        self.piece.last_next = None;
+        self.next.last = None;
         self.health.reset();
     }
 
@@ -388,8 +416,8 @@ impl Seat {
         if controllable {
             self.piece.frames += 1;
             self.judge.follow(st);
-            if st.next.is_some() && self.piece.frames > self.piece.next_lag {
-                self.piece.last_next = st.next;
+            if st.next.is_some() && self.piece.frames > self.next.lag {
+                self.next.last = st.next;
             }
             self.ask_again_if_next_changed(view, ctx);
             self.collect_answer(st, ctx);
@@ -422,31 +450,32 @@ impl Seat {
         let lock_matched = self.judge_last_lock(st);
         // The next pair read during the last piece should be the one that spawned: a pair is the same pair
         // either way round (the bot plans both), so only which two colours it holds is compared.
-        let next_confirmed = match (self.piece.last_next.take(), st.current) {
+        let next_confirmed = match (self.next.last.take(), st.current) {
             (Some(read), Some(spawned)) => Some(same_piece(read, spawned)),
             _ => None,
         };
         let asking = self.bot_on && self.bot.thinker.is_some();
-        let next_read = st.next.is_some() || self.next_table_unknown;
+        let next_read = st.next.is_some() || self.next.table_unknown;
         self.health.spawned(asking, st.current.is_some(), next_read, next_confirmed, lock_matched);
         self.piece.driver_at_spawn = self.driver.stats();
         self.piece.seen = true;
         self.piece.topout.reset();
         self.piece.frames = 0;
-        self.piece.planned_without_next = false;
+        self.next.planned_without = false;
         self.bot.new_piece();
         self.forget_piece();
-        if self.moves.timing.is_some() && self.stats.pieces % GRAVITY_SAMPLE_EVERY == GRAVITY_SAMPLE_EVERY - 1 {
+        if self.movement.moves.timing.is_some() && self.stats.pieces % GRAVITY_SAMPLE_EVERY == GRAVITY_SAMPLE_EVERY - 1
+        {
             // Now and then a pair falls a few rows by gravity before the soft drop, so the clock keeps
             // measuring a gravity that changes with the level (all the way down while the lock delay is
             // unmeasured).
-            self.driver.let_fall(if self.sample_lock { u32::MAX } else { GRAVITY_SAMPLE_ROWS });
+            self.driver.let_fall(if self.movement.sample_lock { u32::MAX } else { GRAVITY_SAMPLE_ROWS });
         }
         let on_something = resting(st);
-        if asking && self.piece.next_lag == 0 {
+        if asking && self.next.lag == 0 {
             self.ask(view, ctx);
         } else if asking
-            && (on_something || self.next_table_unknown || self.next_wait_costs_rows())
+            && (on_something || self.next.table_unknown || self.next_wait_costs_rows())
             && let Some(current) = st.current
         {
             // A pair that spawns on something locks within the game's lock delay, maybe before the next
@@ -454,7 +483,7 @@ impl Seat {
             // table is learned they never read. The bot is asked at once with the next pair as it reads
             // now (or the current pair in its place); a resting pair is asked again when the next pair
             // becomes readable, a falling one keeps its plan.
-            self.piece.planned_without_next = !on_something && !self.next_table_unknown;
+            self.next.planned_without = !on_something && !self.next.table_unknown;
             self.ask_with(view, ctx, st.next.unwrap_or(current));
         }
     }
@@ -462,7 +491,7 @@ impl Seat {
     /// Whether waiting for the next pair's bytes ([`Self::set_next_lag`]) would let the pair fall
     /// [`NEXT_WAIT_ROWS`] rows or more on the clock played on: then the bot does not wait for them.
     fn next_wait_costs_rows(&self) -> bool {
-        self.moves.timing.is_some_and(|t| self.piece.next_lag >= u32::from(t.frames_per_row) * NEXT_WAIT_ROWS)
+        self.movement.moves.timing.is_some_and(|t| self.next.lag >= u32::from(t.frames_per_row) * NEXT_WAIT_ROWS)
     }
 
     /// Counts the piece that spawned, and what the bot was dealt.
@@ -486,13 +515,13 @@ impl Seat {
         if !self.bot_on
             || self.bot.thinker.is_none()
             || self.bot.questions >= MAX_QUESTIONS_PER_PIECE
-            || self.piece.frames <= self.piece.next_lag
+            || self.piece.frames <= self.next.lag
         {
             return;
         }
         let (Some(_), Some(next)) = (view.own.current, view.own.next) else { return };
         self.health.read_late(true, true);
-        if self.piece.planned_without_next || self.bot.asked_next.is_some_and(|asked| asked == next) {
+        if self.next.planned_without || self.bot.asked_next.is_some_and(|asked| asked == next) {
             return;
         }
         log::debug!("{}: the next pair now reads {next}; asking again", self.label);
@@ -509,7 +538,7 @@ impl Seat {
     fn ask(&mut self, view: &PlayerView, ctx: &FrameContext<'_>) {
         match (view.own.next, view.own.current) {
             (Some(next), _) => self.ask_with(view, ctx, next),
-            (None, Some(current)) if self.next_table_unknown => self.ask_with(view, ctx, current),
+            (None, Some(current)) if self.next.table_unknown => self.ask_with(view, ctx, current),
             _ => {}
         }
     }
@@ -517,15 +546,20 @@ impl Seat {
     /// Tells health what the game's clock leaves the bot: the placements an empty field keeps in reach,
     /// and whether it cuts columns off the field of this piece (`timing`: the search's clock), saying once
     /// a game when it cuts the empty field's reach or narrowed half of the pieces.
-    fn watch_clock(&mut self, view: &PlayerView, rules: &Rules, timing: Option<crate::game::timing::Timing>) {
+    fn watch_clock(&mut self, view: &PlayerView, rules: &Rules, timing: Option<Timing>) {
         let spawn = crate::game::PiecePosition::spawn(rules);
         // The clock's own reach: the presses from the driver's first frame on.
         let first = self.driver.first_action_frame(true);
-        let open = self.moves.timing.map(|t| {
-            movegen::open_reach(spawn, &MoveRules { timing: Some(self.driver.fastest(t, first)), ..self.moves })
+        let open = self.movement.moves.timing.map(|t| {
+            movegen::open_reach(
+                spawn,
+                &MoveRules { timing: Some(self.driver.fastest(t, first)), ..self.movement.moves },
+            )
         });
         self.health.set_open_reach(open);
-        if timing.is_some() && movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.moves }) != 0 {
+        if timing.is_some()
+            && movegen::cut_off(&view.own.field, spawn, &MoveRules { timing, ..self.movement.moves }) != 0
+        {
             self.health.clock_cut();
         }
         if let Some(what) = self.health.clock_limits_play() {
@@ -533,7 +567,7 @@ impl Seat {
                 "{}: {what} ({}): the bot's choice is narrowed, which costs chains; a slower game setting plays \
                  better",
                 self.label,
-                self.moves.timing.map_or_else(String::new, |t| t.to_string())
+                self.movement.moves.timing.map_or_else(String::new, |t| t.to_string())
             );
         }
     }
@@ -542,14 +576,14 @@ impl Seat {
     fn ask_with(&mut self, view: &PlayerView, ctx: &FrameContext<'_>, next: Piece) {
         // The bot walks from the spawn on the fastest pace the driver takes (it hurries when its speed
         // setting is too slow for the placement), its presses starting no sooner than now.
-        let timing = self.moves.timing.map(|t| self.driver.fastest_from_spawn(t, self.piece.frames));
+        let timing = self.movement.moves.timing.map(|t| self.driver.fastest_from_spawn(t, self.piece.frames));
         self.watch_clock(view, ctx.rules, timing);
         // Moves nobody pressed, seen more than once: the link is flaky, and the bot keeps more room.
         let caution = self.driver.stats().unasked_moves >= CAUTION_AFTER_UNASKED_MOVES;
         let asking = Asking {
             rules: ctx.rules,
             pieces_played: self.stats.pieces,
-            moves: MoveRules { timing, ..self.moves },
+            moves: MoveRules { timing, ..self.movement.moves },
             caution,
         };
         if self.bot.ask(view, next, &asking, &mut self.stats) {
@@ -612,10 +646,10 @@ impl Seat {
     /// Takes the bot's answer once it is there (waiting for it when the driver would act on it) and
     /// hands the decision to the driver.
     fn collect_answer(&mut self, st: &PlayerState, ctx: &FrameContext<'_>) {
-        let must_have =
-            ctx.wait_for_bot && self.piece.frames >= self.driver.first_action_frame(self.moves.timing.is_some());
+        let must_have = ctx.wait_for_bot
+            && self.piece.frames >= self.driver.first_action_frame(self.movement.moves.timing.is_some());
         let Some(decision) = self.bot.collect(must_have, ctx, &mut self.stats) else { return };
-        self.driver.start(decision, st, self.moves);
+        self.driver.start(decision, st, self.movement.moves);
     }
 
     /// The piece locked: its [`Lock`] (when the model could play it) goes to the judge, whose prediction
@@ -623,7 +657,7 @@ impl Seat {
     fn on_lock(&mut self, lock: Option<&Lock>, rules: &Rules) {
         self.stats.pieces += 1;
         self.judge.locked(lock, rules);
-        if self.piece.frames <= self.piece.next_lag {
+        if self.piece.frames <= self.next.lag {
             // The pair locked before the next pair's bytes were due (it spawned on something): that the
             // next pair was not read says nothing about its bytes.
             self.health.read_late(false, true);

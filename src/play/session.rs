@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use crate::calib::{CalibrateMode, CalibrationReport, Frame, KnownCodes, Learner, OnlineCalibration, SeatControl};
 use crate::driver::Lock;
 use crate::emu::{EmuError, Machine};
-use crate::game::timing::Timing;
 use crate::game::{ItemRules, MoveRules, Orientation, Rules};
 use crate::memmap::Mode;
 use crate::memmap::{AddressFile, Decoder, Snapshot, Turn};
@@ -94,8 +93,6 @@ struct RunSettings {
     wait_for_bots: bool,
     /// The scripts wait before their last Start for the person's ([`SessionBuilder::hold_for_start`]).
     hold_for_start: bool,
-    /// The seats were given the game's clock (`[lab] timing`): what calibration measures is not handed to them.
-    timing_given: bool,
 }
 
 /// A game in progress on a machine. Each frame runs the function of its [`Phase`]; what every phase
@@ -352,19 +349,8 @@ impl<M: Machine> Session<M> {
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = r.decoder.map().movement.a_rotates == Turn::Counterclockwise;
         let ctx = FrameContext { rules: &r.rules, wait_for_bot: self.settings.wait_for_bots, frame_start };
-        let clocks: Vec<_> =
-            (0..self.seats.len()).map(|i| self.calib.online.as_ref().map(|c| c.learner().clock(i))).collect();
         for (i, seat) in self.seats.iter_mut().enumerate() {
             let Some(view) = views.get(i) else { continue };
-            // The game's clock as measured for this player (the latest piece's gravity): the bot's
-            // question and the driver's plan at the next spawn take it; unmeasured, the untimed walk.
-            let profile = crate::driver::SpeedProfile::new(seat.speed());
-            let press = Timing::press_cost(profile.hold, profile.gap);
-            if !self.settings.timing_given {
-                let clock = clocks.get(i).copied().flatten();
-                seat.set_timing(clock.and_then(|c| c.timing(press)));
-                seat.set_lock_sampling(clock.is_some_and(|c| c.frames_per_row.is_some() && c.lock_delay.is_none()));
-            }
             let opening = match self.calib.online.as_mut() {
                 Some(c) if seat.bot_on => match c.control(i, &ram) {
                     SeatControl::Opening { buttons, active } => Some((buttons, active)),
@@ -479,11 +465,12 @@ impl<M: Machine> Session<M> {
 
     /// Calibration sees the frame's RAM and pads. What it learned reaches the session here, through
     /// [`OnlineCalibration::take_learned`] and nowhere else: the first learned contract replaces the
-    /// guesses, and a fact learned after settling reaches the decoder the same frame. The seats' lock
-    /// judges hear of the contract when it changed.
+    /// guesses, and a fact learned after settling reaches the decoder the same frame. The seats hear of
+    /// what changed: their lock judges of the contract, each seat of the clock measured for its player.
     fn calibration_frame(&mut self, pads: [u8; 2]) {
         self.learn_from_frame(pads);
         self.update_contract();
+        self.update_clocks();
     }
 
     /// Calibration's part of [`Session::calibration_frame`]: it sees the frame, and what it learned
@@ -551,6 +538,18 @@ impl<M: Machine> Session<M> {
         if self.seats.first().is_some_and(|s| s.contract() != contract) {
             for s in &mut self.seats {
                 s.set_contract(contract);
+            }
+        }
+    }
+
+    /// Hands each seat the game's clock calibration measured for its player when it changed (the seat
+    /// plays on it at its own pace; calibration off: nothing is measured, the seats play untimed).
+    fn update_clocks(&mut self) {
+        let Some(cal) = &self.calib.online else { return };
+        for (i, s) in self.seats.iter_mut().enumerate() {
+            let clock = cal.learner().clock(i);
+            if s.measured_clock() != Some(&clock) {
+                s.set_measured_clock(clock);
             }
         }
     }

@@ -32,6 +32,8 @@ pub(super) struct BotLink {
     pub expected_chain: u32,
     /// Last decision time in milliseconds.
     pub think_ms: f32,
+    /// The bot aims at long chains (the chain bot at full strength with the full search).
+    pub aims_long_chains: bool,
 }
 
 /// What a question needs besides the view: the seat's figures and the cartridge's movement rules.

@@ -165,8 +165,6 @@ impl<M: Machine> SessionBuilder<M> {
             s.set_moves(moves_of(&map.movement));
             s.set_next_lag(map.timing.next_lag);
         }
-        // A seat that starts with a clock was given one (`[lab] timing`): it plays on it, not on what is measured.
-        let timing_given = seats.iter().any(|s| s.timing().is_some());
         let (ready_timeout, rules) = (map.menu.ready_timeout, rules_for(&map));
         // Without the menus the person starts the game: the session counts it from the first frame.
         let mut matches = MatchState::new(!walk_menu);
@@ -189,7 +187,7 @@ impl<M: Machine> SessionBuilder<M> {
             health: HealthGuard { log_stop: log_health_stop, ..HealthGuard::default() },
             mode_check: ModeCheck::default(),
             options: OptionsCheck { items, colors, ..OptionsCheck::default() },
-            settings: RunSettings { wait_for_bots, hold_for_start, timing_given },
+            settings: RunSettings { wait_for_bots, hold_for_start },
         };
         let contract = session.contract();
         for s in &mut session.seats {
