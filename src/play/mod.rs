@@ -20,7 +20,8 @@ pub mod thinker;
 pub mod topout;
 pub mod view;
 
-pub use headless::{HeadlessGame, Limits, RunError, run_game};
+pub use games::run_game;
+pub use headless::{Limits, RunError};
 pub use matches::{GameEnd, GameResult, Tally};
 pub use report::{CpuFigures, PlayerSummary, SeatCpu, Summary};
 pub use seat::{FrameContext, Seat, SeatStats};
