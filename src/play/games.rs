@@ -21,7 +21,7 @@ use super::flight::FlightRecorder;
 use super::headless::{Limits, RunError, run_observed};
 use super::matches::Tally;
 use super::options::{ColorsReport, ItemsReport};
-use super::report::{CpuFigures, HealthReport, PlayerSummary, Summary};
+use super::report::{CpuFigures, HealthReport, Summary};
 use super::session::Session;
 use super::setup::GameOptions;
 
@@ -357,20 +357,25 @@ fn match_summary(
     if s.health.failure.is_some() {
         s.calibration.overruled_by_health();
     }
-    s.players = last.summary.players.iter().map(|p| PlayerSummary { ..p.clone() }).collect();
+    s.players = last.summary.players.clone();
     for (i, p) in s.players.iter_mut().enumerate() {
         let each = || runs.iter().filter_map(move |r| r.summary.players.get(i));
         p.pieces = each().map(|q| q.pieces).sum();
         p.chains = each().map(|q| q.chains).sum();
         p.largest_chain = each().map(|q| q.largest_chain).max().unwrap_or(0);
         p.score = each().map(|q| q.score).sum();
-        p.checks = each().map(|q| q.checks).sum();
+        if let Some(c) = p.checked.as_mut() {
+            c.checks = each().map(|q| q.checks()).sum();
+        }
         p.mismatches = each().map(|q| q.mismatches).sum();
-        p.decisions = each().map(|q| q.decisions).sum();
-        p.think_ms_total = each().map(|q| q.think_ms_total).sum();
-        p.replans = each().map(|q| q.replans).sum();
-        p.off_plan = each().map(|q| q.off_plan).sum();
-        p.calibration_surprises = each().map(|q| q.calibration_surprises).sum();
+        if let Some(w) = p.bot_work.as_mut() {
+            let works = || each().filter_map(|q| q.bot_work.as_ref());
+            w.decisions = works().map(|q| q.decisions).sum();
+            w.think_ms_total = works().map(|q| q.think_ms_total).sum();
+            w.replans = works().map(|q| q.replans).sum();
+            w.off_plan = works().map(|q| q.off_plan).sum();
+            w.calibration_surprises = works().map(|q| q.calibration_surprises).sum();
+        }
     }
     for (k, r) in runs.iter().enumerate() {
         for g in &r.summary.games {
