@@ -1,6 +1,6 @@
 //! Headless runs on the emulator (`puyobot play --headless`, `puyobot replay`): one game, or a match of
 //! `--games N` games, each from its own power-on, played on `--jobs J` threads (one emulator each) and
-//! merged into one report. Each game runs through [`super::headless::run_game`].
+//! merged into one report. Each game runs through [`run_game`].
 //!
 //! Game `k` (0-based) of a run with seed `S` is exactly the one-game run with seed `S + k`: the bots, the
 //! pad faults and the menu script's `seed_wait` all draw from that seed. A game's result therefore does
@@ -18,10 +18,10 @@ use crate::memmap::AddressFile;
 use crate::trace::{TraceRecorder, TraceStats, TraceWriter};
 
 use super::flight::FlightRecorder;
-use super::headless::{HeadlessGame, Limits, run_game_kept};
+use super::headless::{Limits, RunError, run_observed};
 use super::matches::Tally;
 use super::options::{ColorsReport, ItemsReport};
-use super::report::{CpuFigures, HealthReport, PlayerSummary, Summary};
+use super::report::{CpuFigures, HealthReport, Summary};
 use super::session::Session;
 use super::setup::GameOptions;
 
@@ -107,6 +107,34 @@ pub struct Outcome {
     pub trace: Option<TraceStats>,
 }
 
+/// Plays one game of `plan` with `options` (the run's, or one game's of a match) on `machine` from
+/// power-on: makes its seats and session and runs it to the plan's limits ([`run_observed`], calling
+/// `observe` after every frame). Returns the session (with its machine, for what the caller reads
+/// afterwards) and the report.
+pub fn run_game<M: Machine>(
+    machine: M,
+    plan: &Plan<'_>,
+    options: &GameOptions,
+    observe: &mut dyn FnMut(&Session<M>),
+) -> Result<(Session<M>, Summary), RunError> {
+    let (session, result) = run_game_kept(machine, plan, options, observe)?;
+    Ok((session, result?))
+}
+
+/// [`run_game`], keeping the session also when the run fails once it has begun (the flight recorder
+/// reads what calibration learned from it). The outer error is a session that could not be made.
+pub fn run_game_kept<M: Machine>(
+    machine: M,
+    plan: &Plan<'_>,
+    options: &GameOptions,
+    observe: &mut dyn FnMut(&Session<M>),
+) -> Result<(Session<M>, Result<Summary, RunError>), RunError> {
+    let seats = super::seats_for(options.mode, plan.map, &options.seats).map_err(RunError::Seats)?;
+    let mut session = options.session(machine, plan.map.clone(), seats, &plan.image.hash.sha1).build()?;
+    let result = run_observed(&mut session, plan.limits, plan.name, options.seed(), options.seats.speed, observe);
+    Ok((session, result))
+}
+
 /// Plays game `k` of the run (seed `S + k`) from power-on; `trace` records it.
 pub fn play_game(
     plan: &Plan<'_>,
@@ -123,14 +151,7 @@ pub fn play_game(
         None => console,
     };
     let machine = FaultyPads::new(console, plan.faults, options.seed());
-    let game = HeadlessGame {
-        options: &options,
-        map: plan.map,
-        rom: plan.name,
-        rom_sha1: &plan.image.hash.sha1,
-        limits: plan.limits,
-    };
-    let (mut session, result) = run_game_kept(machine, &game, observe)?;
+    let (mut session, result) = run_game_kept(machine, plan, &options, observe)?;
     if let Some(f) = flight {
         f.note(&session);
     }
@@ -336,20 +357,25 @@ fn match_summary(
     if s.health.failure.is_some() {
         s.calibration.overruled_by_health();
     }
-    s.players = last.summary.players.iter().map(|p| PlayerSummary { ..p.clone() }).collect();
+    s.players = last.summary.players.clone();
     for (i, p) in s.players.iter_mut().enumerate() {
         let each = || runs.iter().filter_map(move |r| r.summary.players.get(i));
         p.pieces = each().map(|q| q.pieces).sum();
         p.chains = each().map(|q| q.chains).sum();
         p.largest_chain = each().map(|q| q.largest_chain).max().unwrap_or(0);
         p.score = each().map(|q| q.score).sum();
-        p.checks = each().map(|q| q.checks).sum();
+        if let Some(c) = p.checked.as_mut() {
+            c.checks = each().map(|q| q.checks()).sum();
+        }
         p.mismatches = each().map(|q| q.mismatches).sum();
-        p.decisions = each().map(|q| q.decisions).sum();
-        p.think_ms_total = each().map(|q| q.think_ms_total).sum();
-        p.replans = each().map(|q| q.replans).sum();
-        p.off_plan = each().map(|q| q.off_plan).sum();
-        p.calibration_surprises = each().map(|q| q.calibration_surprises).sum();
+        if let Some(w) = p.bot_work.as_mut() {
+            let works = || each().filter_map(|q| q.bot_work.as_ref());
+            w.decisions = works().map(|q| q.decisions).sum();
+            w.think_ms_total = works().map(|q| q.think_ms_total).sum();
+            w.replans = works().map(|q| q.replans).sum();
+            w.off_plan = works().map(|q| q.off_plan).sum();
+            w.calibration_surprises = works().map(|q| q.calibration_surprises).sum();
+        }
     }
     for (k, r) in runs.iter().enumerate() {
         for g in &r.summary.games {

@@ -1,18 +1,17 @@
 //! Running a session without a window, as fast as the machine goes, until a limit or the end of the game.
 //!
-//! [`run_game`] is the entry point of a front end: it takes the game's options and a machine (an
-//! emulator, a recorder around one, a console elsewhere), makes the seats and the session, and runs it.
-//! [`run`] runs a session the caller built itself (the tests do).
+//! [`super::games::run_game`] is the entry point of a front end: it takes what a run plays and a machine
+//! (an emulator, a recorder around one, a console elsewhere), makes the seats and the session, and runs it
+//! with [`run_observed`]. [`run`] runs a session the caller built itself (the tests do).
 
 use std::time::{Duration, Instant};
 
 use crate::emu::{EmuError, Machine};
-use crate::memmap::{AddressFile, Mode};
+use crate::memmap::Mode;
 
 use super::health::{BIG_CHAIN, BIG_CHAIN_BY_PIECES, EARLY_TOP_OUT_PIECES, Fact, Failure, OFF_PLAN_TOP_OUT};
 use super::report::Summary;
 use super::session::{Session, SessionError};
-use super::setup::GameOptions;
 
 /// Frames without a lock (and without a game over) after which a headless run gives up: 2 minutes of
 /// game time (the longest chain and a restart's menus take a fraction of it).
@@ -72,47 +71,6 @@ pub enum RunError {
     /// More than one game was asked for, but the address file cannot start another.
     #[error("--games {0}: the address file has no [restart] script, so only one game can be played")]
     NoRestart(u32),
-}
-
-/// One headless game: its options, the cartridge's address file and names, and when to stop.
-#[derive(Clone, Copy, Debug)]
-pub struct HeadlessGame<'a> {
-    /// The game's settings (mode, bots, seed, menus, calibration, items and colours).
-    pub options: &'a GameOptions,
-    /// The address file of the mode.
-    pub map: &'a AddressFile,
-    /// The cartridge's name for the report.
-    pub rom: &'a str,
-    /// The cartridge's SHA-1 (what calibration's learned files are keyed by).
-    pub rom_sha1: &'a str,
-    /// When the run stops.
-    pub limits: Limits,
-}
-
-/// Plays `game` on `machine` from power-on: makes its seats and session and runs it to its limits
-/// ([`run_observed`], calling `observe` after every frame). Returns the session (with its machine, for
-/// what the caller reads afterwards) and the report.
-pub fn run_game<M: Machine>(
-    machine: M,
-    game: &HeadlessGame<'_>,
-    observe: &mut dyn FnMut(&Session<M>),
-) -> Result<(Session<M>, Summary), RunError> {
-    let (session, result) = run_game_kept(machine, game, observe)?;
-    Ok((session, result?))
-}
-
-/// [`run_game`], keeping the session also when the run fails once it has begun (the flight recorder
-/// reads what calibration learned from it). The outer error is a session that could not be made.
-pub fn run_game_kept<M: Machine>(
-    machine: M,
-    game: &HeadlessGame<'_>,
-    observe: &mut dyn FnMut(&Session<M>),
-) -> Result<(Session<M>, Result<Summary, RunError>), RunError> {
-    let o = game.options;
-    let seats = super::seats_for(o.mode, game.map, &o.seats).map_err(RunError::Seats)?;
-    let mut session = o.session(machine, game.map.clone(), seats, game.rom_sha1).build()?;
-    let result = run_observed(&mut session, game.limits, game.rom, o.seed(), o.seats.speed, observe);
-    Ok((session, result))
 }
 
 /// Runs until a limit; returns the report. `label` names the ROM in it. A run in which no piece locks for

@@ -12,6 +12,7 @@ use crate::game::Rules;
 use crate::game::nuisance::nuisance_from_score;
 use crate::memmap::Snapshot;
 
+use super::player_summary::PlayerSummary;
 use super::seat::{Seat, SeatStats};
 use super::view::{Opponent, PlayerView};
 
@@ -129,15 +130,17 @@ impl MatchState {
             .map(|(i, s)| {
                 let start = self.start_stats.get(i).cloned().unwrap_or_default();
                 let st = &s.stats;
-                GamePlayer {
+                PlayerSummary {
                     label: s.label.clone(),
                     bot: s.bot_name.clone(),
                     pieces: st.pieces.saturating_sub(start.pieces),
                     chains: st.chains.saturating_sub(start.chains),
                     largest_chain: st.largest_chain,
                     score: s.ram_score.map_or(st.model_score.saturating_sub(start.model_score), u64::from),
+                    checked: None,
                     mismatches: st.mismatches.saturating_sub(start.mismatches),
                     topped_out: st.topped_out,
+                    bot_work: None,
                 }
             })
             .collect();
@@ -182,27 +185,6 @@ impl GameEnd {
     }
 }
 
-/// One player's part of one game.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct GamePlayer {
-    /// "P1" / "P2".
-    pub label: String,
-    /// The bot's name, or "human".
-    pub bot: String,
-    /// Pieces locked in this game.
-    pub pieces: u32,
-    /// Locks that started a chain, in this game.
-    pub chains: u32,
-    /// Longest chain of this game.
-    pub largest_chain: u32,
-    /// Score at the end of the game: from RAM when the address file knows where it is, else the model's.
-    pub score: u64,
-    /// After-lock comparisons that failed in this game.
-    pub mismatches: u64,
-    /// The player topped out.
-    pub topped_out: bool,
-}
-
 /// One game of a match.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GameResult {
@@ -217,8 +199,8 @@ pub struct GameResult {
     /// Frames the menu or restart script's `seed_wait` steps waited before the game (the seed's part
     /// in its deal).
     pub seed_wait_frames: u32,
-    /// Per player, in address-file order.
-    pub players: Vec<GamePlayer>,
+    /// Per player, in address-file order (each a game's line: without the run's checks and bot work).
+    pub players: Vec<PlayerSummary>,
 }
 
 impl GameResult {
@@ -391,16 +373,18 @@ mod tests {
     use super::*;
     use crate::driver::LockWatch;
 
-    fn player(label: &str, chain: u32, mismatches: u64, topped: bool) -> GamePlayer {
-        GamePlayer {
+    fn player(label: &str, chain: u32, mismatches: u64, topped: bool) -> PlayerSummary {
+        PlayerSummary {
             label: label.into(),
             bot: "chain".into(),
             pieces: 40,
             chains: 3,
             largest_chain: chain,
             score: 1000,
+            checked: None,
             mismatches,
             topped_out: topped,
+            bot_work: None,
         }
     }
 

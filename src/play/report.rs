@@ -9,49 +9,11 @@ use crate::emu::Machine;
 
 use super::health::HealthCounts;
 use super::matches::{GameResult, Tally};
+pub use super::player_summary::PlayerSummary;
+use super::player_summary::{BotWork, Checked};
 use super::session::Session;
 
 use crate::emu::NES_FPS;
-
-/// One player's line of the report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PlayerSummary {
-    /// "P1" / "P2".
-    pub label: String,
-    /// The bot's name, or "human".
-    pub bot: String,
-    /// Pieces locked.
-    pub pieces: u32,
-    /// Locks that started a chain.
-    pub chains: u32,
-    /// Longest chain.
-    pub largest_chain: u32,
-    /// Score: from RAM when the address file knows where it is, else the model's sum (a headless match
-    /// adds up its games' scores).
-    pub score: u64,
-    /// "ram" or "model".
-    pub score_source: String,
-    /// After-lock comparisons made.
-    pub checks: u64,
-    /// Comparisons where RAM differed from the model.
-    pub mismatches: u64,
-    /// The player topped out.
-    pub topped_out: bool,
-    /// Decisions made by the bot.
-    pub decisions: u32,
-    /// Total time in the bot's search, milliseconds.
-    pub think_ms_total: f64,
-    /// Times the driver re-planned because RAM disagreed with the plan.
-    pub replans: u64,
-    /// Pieces that locked somewhere other than the bot's decision (re-planned around a pad fault).
-    pub off_plan: u64,
-    /// Times the pair moved or turned with no press in flight (a press the link invented); from
-    /// [`crate::play::seat::CAUTION_AFTER_UNASKED_MOVES`] on the bot plays with caution.
-    pub unasked_moves: u64,
-    /// RAM / model differences not held against the contract (not in `mismatches`): before calibration
-    /// settled, or where codes no table lists were read (see `health`'s `locks_unread`).
-    pub calibration_surprises: u64,
-}
 
 /// Whether the contract predicted the game, for the whole run (the `health` object of the JSON).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -320,16 +282,20 @@ impl Summary {
                 chains: p.stats.chains,
                 largest_chain: s.largest_chain(i),
                 score: p.ram_score.map_or(p.stats.model_score, u64::from),
-                score_source: if p.ram_score.is_some() { "ram" } else { "model" }.into(),
-                checks: p.stats.checks,
+                checked: Some(Checked {
+                    score_source: if p.ram_score.is_some() { "ram" } else { "model" }.into(),
+                    checks: p.stats.checks,
+                }),
                 mismatches: p.stats.mismatches,
                 topped_out: p.stats.topped_out,
-                decisions: p.stats.decisions,
-                think_ms_total: p.stats.think_time.as_secs_f64() * 1000.0,
-                replans: p.driver_stats().replans,
-                off_plan: p.stats.off_plan,
-                unasked_moves: p.driver_stats().unasked_moves,
-                calibration_surprises: p.stats.calibration_surprises,
+                bot_work: Some(BotWork {
+                    decisions: p.stats.decisions,
+                    think_ms_total: p.stats.think_time.as_secs_f64() * 1000.0,
+                    replans: p.driver_stats().replans,
+                    off_plan: p.stats.off_plan,
+                    unasked_moves: p.driver_stats().unasked_moves,
+                    calibration_surprises: p.stats.calibration_surprises,
+                }),
             })
             .collect();
         Summary {
@@ -406,9 +372,9 @@ impl Summary {
                 p.chains,
                 p.largest_chain,
                 p.score,
-                p.score_source,
+                p.score_source(),
                 p.mismatches,
-                p.checks,
+                p.checks(),
                 if p.topped_out { ", topped out" } else { "" }
             );
         }

@@ -26,7 +26,7 @@ mod checks;
 mod phase;
 pub use builder::{SessionBuilder, SessionError};
 use checks::{HealthGuard, ModeCheck, OptionsCheck};
-use phase::{Phase, Script};
+use phase::{Next, Phase, Script};
 
 /// Pieces that appear for one player in a game, while none appears for the other, before a 2-player mode
 /// counts as not reached (the menus started a 1P game). A person's piece counts as soon as it appears, so a
@@ -315,12 +315,12 @@ impl<M: Machine> Session<M> {
     /// Runs one frame: decide the pads from RAM with the function of the current phase, let calibration
     /// see the frame (and hand over what it learned), then clock the machine.
     pub fn step_frame(&mut self) -> Result<(), EmuError> {
-        let mut pads = self.phase_frame();
+        let (mut pads, next) = self.phase_frame();
         for (p, k) in pads.iter_mut().zip(self.keyboard) {
             *p |= k;
         }
         self.calibration_frame(pads);
-        self.next_phase();
+        self.enter(next);
         // Pad faults (a host's, when it injects them) belong to play, not to the scripted menus.
         self.machine.set_in_play(self.phase.in_game());
         self.machine.set_pads(pads);
@@ -415,7 +415,8 @@ impl<M: Machine> Session<M> {
     }
 
     /// Seats `out` topped out: the outcome is recorded and, for a match, the restart script starts.
-    fn record_outcome(&mut self, out: &[usize]) {
+    /// Returns the phase that follows.
+    fn record_outcome(&mut self, out: &[usize]) -> Next {
         let winner =
             if self.seats.len() == 2 && out.len() == 1 { Some(self.seats[1 - out[0]].label.clone()) } else { None };
         self.outcome = Some(Outcome { winner: winner.clone(), frame: self.clock.frames });
@@ -428,17 +429,18 @@ impl<M: Machine> Session<M> {
         if self.matches.restart
             && let Some(r) = self.reading.decoder.map().restart.clone()
         {
-            self.phase = Phase::NextGame(self.script(&r.steps, r.ready_timeout));
+            return Next::To(Phase::NextGame(self.script(&r.steps, r.ready_timeout)));
         }
+        Next::Game
     }
 
     /// The game in the wrong mode is over: the restart script runs again with its `seek` steps replaced by
-    /// the cursor move of `attempt`; the game it reaches is checked like the first.
-    fn retry_menus(&mut self, attempt: u32) {
+    /// the cursor move of `attempt`; the game it reaches is checked like the first. Returns the phase
+    /// that follows.
+    fn retry_menus(&mut self, attempt: u32) -> Next {
         self.matches.abandon(&mut self.seats, self.clock.frames);
         let Some(mut r) = self.reading.decoder.map().restart.clone() else {
-            self.phase = self.game_phase();
-            return;
+            return Next::Game;
         };
         let (button, times) = MODE_RETRY_MOVES[(attempt as usize).saturating_sub(1)];
         r.steps = r
@@ -460,7 +462,7 @@ impl<M: Machine> Session<M> {
         for s in &mut self.seats {
             s.stats.topped_out = false;
         }
-        self.phase = Phase::NextGame(self.script(&r.steps, r.ready_timeout));
+        Next::To(Phase::NextGame(self.script(&r.steps, r.ready_timeout)))
     }
 
     /// Calibration sees the frame's RAM and pads. What it learned reaches the session here, through

@@ -144,6 +144,22 @@ pub enum Action {
     Pad(u8),
 }
 
+impl Action {
+    /// Whether the action runs again while its key is held down (the keyboard's repeat): the steps of a
+    /// speed and frame advance do, toggles do not.
+    pub fn repeats(self) -> bool {
+        matches!(
+            self,
+            Action::FrameAdvance
+                | Action::EmuSpeedDown
+                | Action::EmuSpeedUp
+                | Action::BotSpeedDown
+                | Action::BotSpeedUp
+                | Action::PlayerBotSpeed(..)
+        )
+    }
+}
+
 /// A problem in the `[keys]` table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyBindingError {

@@ -40,6 +40,7 @@ pub mod screenshot;
 pub mod session_view;
 pub mod states;
 pub mod window;
+mod window_parts;
 
 pub use keys::{KeyBindingError, KeyBindings};
 pub use pacing::EmuSpeed;

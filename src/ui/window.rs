@@ -6,7 +6,7 @@
 //! sound to the sound card, then composes the frame with the panels around it
 //! ([`hud`]) and scales the result into the window.
 
-use super::audio::{AudioOut, AudioSettings, TARGET_LATENCY, rate_ratio, samples_in, sound_status, sound_wanted};
+use super::audio::{AudioSettings, TARGET_LATENCY, rate_ratio, samples_in};
 use super::gamepad::{GamepadBindings, Gamepads};
 use super::hud::{self, Layers, WindowStatus};
 use super::key_script::{KeyScript, ScriptedKey};
@@ -14,6 +14,7 @@ use super::keys::{Action, KeyBindings, KeyMap};
 use super::pacing::{EmuSpeed, Pace, pace};
 use super::scale::{blit_scaled, layout};
 use super::screenshot::{next_screenshot_path, write_png};
+use super::window_parts::{Clock, HudState, Input, Sound};
 use super::{FRAME_RGBA_LEN, HudInfo, NES_HEIGHT, NES_WIDTH, Viewable};
 use anyhow::Context as _;
 use std::num::NonZeroU32;
@@ -27,16 +28,6 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Fullscreen, Window, WindowId};
 
-/// How long a transient HUD message stays up.
-const MESSAGE_TIME: Duration = Duration::from_secs(4);
-/// How long the start hint (help key, quit key) stays up.
-const HINT_TIME: Duration = Duration::from_secs(8);
-/// Redraw interval while running (about 60 Hz).
-const REDRAW_RUNNING: Duration = Duration::from_micros(16_667);
-/// Redraw interval while paused.
-const REDRAW_PAUSED: Duration = Duration::from_millis(50);
-/// Redraw interval at maximum speed (the emulation itself takes ~16 ms).
-const REDRAW_MAX: Duration = Duration::from_millis(1);
 /// If emulating the due frames takes longer than this, the rest of the
 /// backlog is dropped so the window stays responsive.
 const STEP_GUARD: Duration = Duration::from_millis(50);
@@ -168,7 +159,7 @@ pub fn run_window<V: Viewable + ?Sized>(view: &mut V, opts: WindowOptions) -> an
     Ok(WindowExit {
         reason: app.exit.unwrap_or(ExitReason::WindowClosed),
         frames: app.frames,
-        sound_device: app.sound.is_some(),
+        sound_device: app.sound.out.is_some(),
     })
 }
 
@@ -178,48 +169,27 @@ struct Gfx {
     surface: softbuffer::Surface<Rc<Window>, Rc<Window>>,
 }
 
-/// Event-loop state.
+/// Event-loop state: the session hosted (`view`, its frames and save slot, how the window ends) and the
+/// window's parts, each with its own job.
 struct App<'a, V: Viewable + ?Sized> {
     view: &'a mut V,
     opts: WindowOptions,
-    keymap: KeyMap,
     gfx: Option<Gfx>,
-    /// The composed picture at 1x (frame + HUD); the session's buffer is
-    /// never written.
-    screen: Vec<u8>,
-    /// Geometry of `screen`.
-    canvas: hud::Canvas,
-    paused: bool,
-    hud_on: bool,
-    ghost_on: bool,
-    help_on: bool,
-    speed: EmuSpeed,
-    carry: f64,
-    last_tick: Option<Instant>,
-    next_redraw: Instant,
-    /// Pad 1 buttons held on the keyboard.
-    keyboard_pad: u8,
-    /// Controllers for pad 1.
-    gamepads: Gamepads,
-    /// Pad 1 buttons last handed to the view (keyboard and controllers together).
-    pad: u8,
-    /// The sound device, when one could be opened.
-    sound: Option<AudioOut>,
-    /// Whether opening the sound device was tried.
-    sound_tried: bool,
-    /// Whether the view makes sound samples now.
-    sound_active: bool,
-    muted: bool,
-    /// When the start hint goes away.
-    hint_until: Instant,
+    /// Pause, speed and the pacing's bookkeeping.
+    clock: Clock,
+    /// The keyboard and controllers.
+    input: Input,
+    /// The sound device.
+    sound: Sound,
+    /// What the HUD shows, and the composed picture.
+    hud: HudState,
+    /// The save-state slot the save and load keys use.
     slot: u8,
+    /// Frames emulated so far.
     frames: u64,
+    /// Screenshots written (for the next file name).
     shot_counter: u32,
-    message: Option<(String, Instant)>,
-    fps: f32,
-    fps_frames: u64,
-    fps_since: Instant,
-    warned_frame_len: bool,
+    /// A failure to draw was reported once.
     warned_present: bool,
     exit: Option<ExitReason>,
     error: Option<anyhow::Error>,
@@ -227,38 +197,17 @@ struct App<'a, V: Viewable + ?Sized> {
 
 impl<'a, V: Viewable + ?Sized> App<'a, V> {
     fn new(view: &'a mut V, opts: WindowOptions, keymap: KeyMap, gamepads: Gamepads) -> Self {
-        let now = Instant::now();
         App {
             view,
-            paused: opts.start_paused,
-            hud_on: opts.show_hud,
-            ghost_on: opts.show_ghost,
-            help_on: false,
-            speed: opts.emu_speed,
-            muted: opts.audio.mute,
+            clock: Clock::new(opts.start_paused, opts.emu_speed),
+            input: Input::new(keymap, gamepads),
+            sound: Sound::new(opts.audio.mute),
+            hud: HudState::new(opts.show_hud, opts.show_ghost),
             opts,
-            keymap,
             gfx: None,
-            screen: vec![0; FRAME_RGBA_LEN],
-            canvas: hud::canvas(false),
-            carry: 0.0,
-            last_tick: None,
-            next_redraw: now,
-            keyboard_pad: 0,
-            gamepads,
-            pad: 0,
-            sound: None,
-            sound_tried: false,
-            sound_active: false,
-            hint_until: now + HINT_TIME,
             slot: 1,
             frames: 0,
             shot_counter: 0,
-            message: None,
-            fps: 0.0,
-            fps_frames: 0,
-            fps_since: now,
-            warned_frame_len: false,
             warned_present: false,
             exit: None,
             error: None,
@@ -266,7 +215,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
     }
 
     fn create_window(&mut self, el: &ActiveEventLoop) -> anyhow::Result<()> {
-        let c = hud::canvas(self.hud_on);
+        let c = hud::canvas(self.hud.on);
         let (cw, ch) = (c.width as u32, c.height as u32);
         let mut scale = self.opts.scale.clamp(1, 8);
         // A window larger than the screen would hide the status line; nine tenths leaves room for the
@@ -309,7 +258,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         self.exit = Some(reason);
         if let Some(path) = self.opts.screenshot_on_exit.clone() {
             self.compose();
-            match write_png(&path, &self.screen, self.canvas.width, self.canvas.height) {
+            match write_png(&path, &self.hud.screen, self.hud.canvas.width, self.hud.canvas.height) {
                 Ok(()) => log::info!("exit screenshot saved to {}", path.display()),
                 Err(e) => {
                     self.fail(el, e.context("writing the exit screenshot"));
@@ -333,15 +282,15 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
             self.fail(el, e.context(format!("emulating frame {}", self.frames + 1)));
             return false;
         }
-        if self.sound_active
-            && let Some(out) = &self.sound
+        if self.sound.active
+            && let Some(out) = &self.sound.out
         {
             let queue = out.queue();
             queue.push(self.view.audio_samples(), self.opts.audio.gain());
             self.view.set_audio_ratio(rate_ratio(queue.len(), samples_in(TARGET_LATENCY, out.sample_rate())));
         }
         self.frames += 1;
-        self.fps_frames += 1;
+        self.hud.count_frame();
         if self.opts.max_frames.is_some_and(|max| self.frames >= max) {
             self.request_exit(el, ExitReason::MaxFrames);
             return false;
@@ -350,34 +299,18 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
     }
 
     fn set_message(&mut self, text: String) {
-        log::info!("{text}");
-        self.message = Some((text, Instant::now()));
-    }
-
-    /// Opens the sound device once (a missing one is reported once, and the game goes on silent).
-    fn open_sound(&mut self) {
-        if self.sound_tried {
-            return;
-        }
-        self.sound_tried = true;
-        match AudioOut::open() {
-            Ok(out) => {
-                log::info!("sound: {} at {} Hz", out.device(), out.sample_rate());
-                self.sound = Some(out);
-            }
-            Err(e) => log::warn!("no sound ({e:#}); playing silent"),
-        }
+        self.hud.set_message(text);
     }
 
     /// Turns the view's sound on or off to match the device, mute, pause and speed: sound plays at 1x
     /// only, where it keeps time with the picture.
     fn update_sound(&mut self) {
-        let want = sound_wanted(self.sound.is_some(), self.muted, self.paused, self.speed);
-        if want == self.sound_active {
+        let want = self.sound.wanted(&self.clock);
+        if want == self.sound.active {
             return;
         }
-        self.sound_active = want;
-        let Some(out) = &self.sound else { return };
+        self.sound.active = want;
+        let Some(out) = &self.sound.out else { return };
         out.queue().clear();
         if want {
             // Half the target of silence up front: the queue starts with slack instead of starving.
@@ -389,23 +322,16 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         }
     }
 
-    /// The status line's word on sound.
-    fn sound_status(&self) -> String {
-        sound_status(self.sound.is_some(), self.muted, self.speed, self.opts.audio.volume)
-    }
-
     /// Hands pad 1 (keyboard and controllers together) to the view when it changed.
     fn update_pad(&mut self) {
-        let pad = self.keyboard_pad | self.gamepads.buttons();
-        if pad != self.pad {
-            self.pad = pad;
+        if let Some(pad) = self.input.changed_pad() {
             self.view.set_keyboard_pad(0, pad);
         }
     }
 
     /// Reads the controllers.
     fn poll_gamepads(&mut self) {
-        for msg in self.gamepads.poll() {
+        for msg in self.input.gamepads.poll() {
             self.set_message(msg);
         }
         self.update_pad();
@@ -413,37 +339,44 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
 
     fn update_title(&self) {
         if let Some(gfx) = &self.gfx {
-            let paused = if self.paused { " - paused" } else { "" };
-            gfx.window.set_title(&format!("{} - {}{}", self.opts.title, self.speed, paused));
+            let paused = if self.clock.paused { " - paused" } else { "" };
+            gfx.window.set_title(&format!("{} - {}{}", self.opts.title, self.clock.speed, paused));
         }
     }
 
-    /// Composes the window's picture into `screen`: the session's frame, the HUD around it, the ghost
-    /// over it, or the help page.
+    fn request_redraw(&self) {
+        if let Some(gfx) = &self.gfx {
+            gfx.window.request_redraw();
+        }
+    }
+
+    /// Composes the window's picture into the HUD's screen: the session's frame, the HUD around it, the
+    /// ghost over it, or the help page.
     fn compose(&mut self) {
-        let info = if self.hud_on || self.ghost_on { self.view.hud() } else { HudInfo::default() };
+        let hud = &mut self.hud;
+        let info = if hud.on || hud.ghost_on { self.view.hud() } else { HudInfo::default() };
         let status = WindowStatus {
-            speed: self.speed,
-            fps: self.fps,
-            paused: self.paused,
+            speed: self.clock.speed,
+            fps: hud.fps,
+            paused: self.clock.paused,
             slot: self.slot,
-            message: self.message.as_ref().map(|(m, _)| m.clone()),
-            hint: (Instant::now() < self.hint_until).then(|| self.opts.keys.hint()).filter(|h| !h.is_empty()),
+            message: hud.message(),
+            hint: (Instant::now() < hud.hint_until).then(|| self.opts.keys.hint()).filter(|h| !h.is_empty()),
             prompt: info.awaiting_start.then(|| {
                 let pad = self.opts.gamepad.enabled.then_some(self.opts.gamepad.start.as_str());
                 self.opts.keys.start_prompt(pad)
             }),
-            sound: self.sound_status(),
-            pad1: self.pad,
+            sound: self.sound.status(self.clock.speed, self.opts.audio.volume),
+            pad1: self.input.pad,
         };
-        let help = self.help_on.then(|| self.opts.keys.help_rows());
+        let help = hud.help_on.then(|| self.opts.keys.help_rows());
         let frame = self.view.frame_rgba();
-        if frame.len() != FRAME_RGBA_LEN && !self.warned_frame_len {
+        if frame.len() != FRAME_RGBA_LEN && !hud.warned_frame_len {
             log::warn!("frame_rgba returned {} bytes, expected {FRAME_RGBA_LEN}", frame.len());
-            self.warned_frame_len = true;
+            hud.warned_frame_len = true;
         }
-        let layers = Layers { hud: self.hud_on, ghost: self.ghost_on };
-        self.canvas = hud::compose(&mut self.screen, frame, &info, &status, layers, help.as_deref());
+        let layers = Layers { hud: hud.on, ghost: hud.ghost_on };
+        hud.canvas = hud::compose(&mut hud.screen, frame, &info, &status, layers, help.as_deref());
     }
 
     /// Saves the game picture alone (`whole = false`) or the whole window at 1x into the screenshot
@@ -452,7 +385,7 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         let path = next_screenshot_path(&self.opts.screenshot_dir, &mut self.shot_counter);
         let written = if whole {
             self.compose();
-            write_png(&path, &self.screen, self.canvas.width, self.canvas.height)
+            write_png(&path, &self.hud.screen, self.hud.canvas.width, self.hud.canvas.height)
         } else {
             write_png(&path, self.view.frame_rgba(), NES_WIDTH, NES_HEIGHT)
         };
@@ -465,46 +398,43 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         }
     }
 
-    fn redraw(&mut self, el: &ActiveEventLoop) {
-        let now = Instant::now();
-        let elapsed = self.last_tick.map(|t| now - t).unwrap_or_default();
-        self.last_tick = Some(now);
-        self.poll_gamepads();
-        self.update_sound();
-        if !self.paused {
-            match pace(self.speed, elapsed, &mut self.carry) {
-                Pace::Frames(n) => {
-                    for _ in 0..n {
-                        if !self.step(el) {
-                            break;
-                        }
-                        if now.elapsed() > STEP_GUARD {
-                            self.carry = 0.0;
-                            break;
-                        }
+    /// Emulates the frames due since the last redraw (none while paused).
+    fn run_due_frames(&mut self, el: &ActiveEventLoop, now: Instant) {
+        let elapsed = self.clock.tick(now);
+        if self.clock.paused {
+            return;
+        }
+        match pace(self.clock.speed, elapsed, &mut self.clock.carry) {
+            Pace::Frames(n) => {
+                for _ in 0..n {
+                    if !self.step(el) {
+                        break;
+                    }
+                    if now.elapsed() > STEP_GUARD {
+                        self.clock.carry = 0.0;
+                        break;
                     }
                 }
-                Pace::FillBudget(budget) => {
-                    while now.elapsed() < budget {
-                        if !self.step(el) {
-                            break;
-                        }
+            }
+            Pace::FillBudget(budget) => {
+                while now.elapsed() < budget {
+                    if !self.step(el) {
+                        break;
                     }
                 }
             }
         }
+    }
+
+    fn redraw(&mut self, el: &ActiveEventLoop) {
+        let now = Instant::now();
+        self.poll_gamepads();
+        self.update_sound();
+        self.run_due_frames(el, now);
         if self.exit.is_some() || self.error.is_some() {
             return;
         }
-        let since = now.duration_since(self.fps_since);
-        if since >= Duration::from_millis(500) {
-            self.fps = (self.fps_frames as f64 / since.as_secs_f64()) as f32;
-            self.fps_frames = 0;
-            self.fps_since = now;
-        }
-        if self.message.as_ref().is_some_and(|(_, t)| t.elapsed() > MESSAGE_TIME) {
-            self.message = None;
-        }
+        self.hud.refresh(now);
         self.compose();
         if let Err(e) = self.present()
             && !self.warned_present
@@ -525,120 +455,135 @@ impl<'a, V: Viewable + ?Sized> App<'a, V> {
         gfx.surface.resize(w, h).map_err(|e| anyhow::anyhow!("resizing the surface: {e}"))?;
         let mut buffer = gfx.surface.buffer_mut().map_err(|e| anyhow::anyhow!("getting the surface buffer: {e}"))?;
         let (w, h) = (w.get() as usize, h.get() as usize);
-        let (cw, ch) = (self.canvas.width, self.canvas.height);
+        let (cw, ch) = (self.hud.canvas.width, self.hud.canvas.height);
         let lay = layout(w, h, cw, ch);
-        blit_scaled(&self.screen, cw, ch, &mut buffer, w, h, lay);
+        blit_scaled(&self.hud.screen, cw, ch, &mut buffer, w, h, lay);
         buffer.present().map_err(|e| anyhow::anyhow!("presenting: {e}"))?;
         Ok(())
     }
 
+    /// A key went down or up: a pad button's key goes to pad 1; any other bound key's action runs when
+    /// pressed (held down, only the actions that repeat run again).
     fn on_key(&mut self, el: &ActiveEventLoop, code: KeyCode, pressed: bool, repeat: bool) {
-        let Some(action) = self.keymap.action(code) else {
+        let Some(action) = self.input.keymap.action(code) else {
             return;
         };
         if let Action::Pad(bit) = action {
-            self.keyboard_pad = if pressed { self.keyboard_pad | bit } else { self.keyboard_pad & !bit };
+            self.input.key_button(bit, pressed);
             self.update_pad();
             return;
         }
-        if !pressed {
+        if !pressed || (repeat && !action.repeats()) {
             return;
         }
-        let repeatable = matches!(
-            action,
-            Action::FrameAdvance
-                | Action::EmuSpeedDown
-                | Action::EmuSpeedUp
-                | Action::BotSpeedDown
-                | Action::BotSpeedUp
-                | Action::PlayerBotSpeed(..)
-        );
-        if repeat && !repeatable {
-            return;
-        }
+        self.run_action(el, action);
+        self.update_title();
+        self.request_redraw();
+    }
+
+    /// Runs the action of a key press.
+    fn run_action(&mut self, el: &ActiveEventLoop, action: Action) {
         match action {
             Action::Quit => self.request_exit(el, ExitReason::Quit),
             Action::Help => {
-                self.help_on = !self.help_on;
-                self.hint_until = Instant::now();
+                self.hud.help_on = !self.hud.help_on;
+                self.hud.hint_until = Instant::now();
             }
             Action::Mute => {
-                self.muted = !self.muted;
-                self.set_message(if self.muted { "sound muted" } else { "sound on" }.into());
+                self.sound.muted = !self.sound.muted;
+                self.set_message(if self.sound.muted { "sound muted" } else { "sound on" }.into());
             }
             Action::Ghost => {
-                self.ghost_on = !self.ghost_on;
-                self.set_message(format!("planned moves {}", if self.ghost_on { "shown" } else { "hidden" }));
-            }
-            Action::PlayerBotSpeed(p, delta) => match self.view.change_player_bot_speed(p, delta) {
-                Some(speed) => self.set_message(format!("P{} bot speed {speed}", p + 1)),
-                None => self.set_message(format!("P{} has no bot", p + 1)),
-            },
-            Action::Fullscreen => {
-                if let Some(gfx) = &self.gfx {
-                    let full = gfx.window.fullscreen().is_some();
-                    gfx.window.set_fullscreen((!full).then_some(Fullscreen::Borderless(None)));
-                }
-            }
-            Action::Pause => {
-                self.paused = !self.paused;
-                self.last_tick = None;
-                self.carry = 0.0;
-                self.set_message(if self.paused { "paused" } else { "running" }.into());
-            }
-            Action::FrameAdvance => {
-                if self.paused {
-                    self.step(el);
-                } else {
-                    self.paused = true;
-                    self.set_message("paused".into());
-                }
-            }
-            Action::EmuSpeedDown | Action::EmuSpeedUp => {
-                self.speed = if action == Action::EmuSpeedUp { self.speed.faster() } else { self.speed.slower() };
-                self.carry = 0.0;
-                self.set_message(format!("emulator {}", self.speed));
-            }
-            Action::BotSpeedDown | Action::BotSpeedUp => {
-                let delta = if action == Action::BotSpeedUp { 1 } else { -1 };
-                let speed = self.view.change_bot_speed(delta);
-                self.set_message(format!("bot speed {speed}"));
-            }
-            Action::ToggleBot(p) => {
-                let on = self.view.toggle_bot(p);
-                let state = if on { "on" } else { "off" };
-                self.set_message(format!("P{} bot {state}", p + 1));
+                self.hud.ghost_on = !self.hud.ghost_on;
+                self.set_message(format!("planned moves {}", if self.hud.ghost_on { "shown" } else { "hidden" }));
             }
             Action::Hud => {
-                self.hud_on = !self.hud_on;
-                log::info!("HUD {}", if self.hud_on { "on" } else { "off" });
+                self.hud.on = !self.hud.on;
+                log::info!("HUD {}", if self.hud.on { "on" } else { "off" });
+            }
+            Action::Fullscreen => self.toggle_fullscreen(),
+            Action::Pause => {
+                self.clock.toggle_pause();
+                self.set_message(if self.clock.paused { "paused" } else { "running" }.into());
+            }
+            Action::FrameAdvance => self.frame_advance(el),
+            Action::EmuSpeedDown | Action::EmuSpeedUp => {
+                self.clock.change_speed(action == Action::EmuSpeedUp);
+                self.set_message(format!("emulator {}", self.clock.speed));
+            }
+            Action::BotSpeedDown | Action::BotSpeedUp | Action::PlayerBotSpeed(..) | Action::ToggleBot(_) => {
+                self.bot_action(action)
             }
             Action::Screenshot => self.screenshot(false),
             Action::ScreenshotWindow => self.screenshot(true),
-            Action::SaveState => match self.view.save_state(self.slot) {
-                Ok(place) => self.set_message(format!("saved slot {}: {place}", self.slot)),
+            Action::SaveState | Action::LoadState | Action::NextSlot => self.slot_action(action),
+            Action::Pad(_) => {}
+        }
+    }
+
+    /// Borderless fullscreen on or off.
+    fn toggle_fullscreen(&self) {
+        if let Some(gfx) = &self.gfx {
+            let full = gfx.window.fullscreen().is_some();
+            gfx.window.set_fullscreen((!full).then_some(Fullscreen::Borderless(None)));
+        }
+    }
+
+    /// Paused: one frame; running: pauses.
+    fn frame_advance(&mut self, el: &ActiveEventLoop) {
+        if self.clock.paused {
+            self.step(el);
+        } else {
+            self.clock.paused = true;
+            self.set_message("paused".into());
+        }
+    }
+
+    /// The bots' keys: every bot's speed, one player's bot speed, one player's bot on or off.
+    fn bot_action(&mut self, action: Action) {
+        let message = match action {
+            Action::BotSpeedDown | Action::BotSpeedUp => {
+                let delta = if action == Action::BotSpeedUp { 1 } else { -1 };
+                format!("bot speed {}", self.view.change_bot_speed(delta))
+            }
+            Action::PlayerBotSpeed(p, delta) => match self.view.change_player_bot_speed(p, delta) {
+                Some(speed) => format!("P{} bot speed {speed}", p + 1),
+                None => format!("P{} has no bot", p + 1),
+            },
+            Action::ToggleBot(p) => {
+                let state = if self.view.toggle_bot(p) { "on" } else { "off" };
+                format!("P{} bot {state}", p + 1)
+            }
+            _ => return,
+        };
+        self.set_message(message);
+    }
+
+    /// The save-state keys: save to or load from the current slot, or move to the next slot.
+    fn slot_action(&mut self, action: Action) {
+        let slot = self.slot;
+        let message = match action {
+            Action::SaveState => match self.view.save_state(slot) {
+                Ok(place) => format!("saved slot {slot}: {place}"),
                 Err(e) => {
-                    log::warn!("saving slot {} failed: {e:#}", self.slot);
-                    self.set_message(format!("save {} failed: {e:#}", self.slot));
+                    log::warn!("saving slot {slot} failed: {e:#}");
+                    format!("save {slot} failed: {e:#}")
                 }
             },
-            Action::LoadState => match self.view.load_state(self.slot) {
-                Ok(()) => self.set_message(format!("loaded slot {}", self.slot)),
+            Action::LoadState => match self.view.load_state(slot) {
+                Ok(()) => format!("loaded slot {slot}"),
                 Err(e) => {
-                    log::warn!("loading slot {} failed: {e:#}", self.slot);
-                    self.set_message(format!("load {}: {e:#}", self.slot));
+                    log::warn!("loading slot {slot} failed: {e:#}");
+                    format!("load {slot}: {e:#}")
                 }
             },
             Action::NextSlot => {
-                self.slot = self.slot % SLOTS + 1;
-                self.set_message(format!("slot {}", self.slot));
+                self.slot = slot % SLOTS + 1;
+                format!("slot {}", self.slot)
             }
-            Action::Pad(_) => {}
-        }
-        self.update_title();
-        if let Some(gfx) = &self.gfx {
-            gfx.window.request_redraw();
-        }
+            _ => return,
+        };
+        self.set_message(message);
     }
 }
 
@@ -649,20 +594,16 @@ impl<V: Viewable + ?Sized> ApplicationHandler for App<'_, V> {
         {
             self.fail(el, e);
         }
-        self.open_sound();
+        self.sound.open();
     }
 
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         match event {
             WindowEvent::CloseRequested => self.request_exit(el, ExitReason::WindowClosed),
-            WindowEvent::Resized(_) => {
-                if let Some(gfx) = &self.gfx {
-                    gfx.window.request_redraw();
-                }
-            }
+            WindowEvent::Resized(_) => self.request_redraw(),
             WindowEvent::Focused(false) => {
                 // Keys released while unfocused never arrive; controllers keep playing.
-                self.keyboard_pad = 0;
+                self.input.release_keys();
                 self.update_pad();
             }
             WindowEvent::KeyboardInput {
@@ -679,22 +620,11 @@ impl<V: Viewable + ?Sized> ApplicationHandler for App<'_, V> {
             el.exit();
             return;
         }
-        let now = Instant::now();
         self.poll_gamepads();
-        if now >= self.next_redraw {
-            if let Some(gfx) = &self.gfx {
-                gfx.window.request_redraw();
-            }
-            let interval = if self.paused {
-                REDRAW_PAUSED
-            } else if self.speed == EmuSpeed::Max {
-                REDRAW_MAX
-            } else {
-                REDRAW_RUNNING
-            };
-            self.next_redraw = now + interval;
+        if self.clock.redraw_due(Instant::now()) {
+            self.request_redraw();
         }
-        el.set_control_flow(ControlFlow::WaitUntil(self.next_redraw));
+        el.set_control_flow(ControlFlow::WaitUntil(self.clock.next_redraw()));
     }
 }
 

@@ -59,9 +59,9 @@ fn assert_clean_endless(r: &Summary) {
     let p = &r.players[0];
     assert!(p.pieces >= 300, "{p:?}");
     assert_eq!(p.mismatches, 0, "{p:?}");
-    assert!(p.checks >= 299, "{p:?}");
+    assert!(p.checks() >= 299, "{p:?}");
     assert!(!p.topped_out, "{p:?}");
-    assert_eq!(p.score_source, "ram");
+    assert_eq!(p.score_source(), "ram");
 }
 
 #[test]

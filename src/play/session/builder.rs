@@ -13,7 +13,8 @@ use super::super::matches::MatchState;
 use super::super::options::ItemsChoice;
 use super::super::seat::Seat;
 use super::{
-    Calibration, Clock, HealthGuard, ModeCheck, OptionsCheck, Phase, Reading, RunSettings, Session, moves_of, rules_for,
+    Calibration, Clock, HealthGuard, ModeCheck, Next, OptionsCheck, Phase, Reading, RunSettings, Session, moves_of,
+    rules_for,
 };
 
 /// Why a [`SessionBuilder`] cannot make its session: the message names the option and what to do.
@@ -193,11 +194,12 @@ impl<M: Machine> SessionBuilder<M> {
         for s in &mut session.seats {
             s.set_contract(contract);
         }
-        session.phase = if walk_menu {
-            Phase::Boot(session.script(&session.reading.decoder.map().menu.steps, ready_timeout))
+        let start = if walk_menu {
+            Next::To(Phase::Boot(session.script(&session.reading.decoder.map().menu.steps, ready_timeout)))
         } else {
-            session.game_phase()
+            Next::Game
         };
+        session.enter(start);
         Ok(session)
     }
 

@@ -128,10 +128,11 @@ impl<M: Machine> Session<M> {
     /// In a 2-player mode both fields must get pairs: a game in which [`MODE_CHECK_PIECES`] pieces appear
     /// for one player and none for the other, or that ends with one field empty, is not the mode asked for,
     /// whatever a mode byte says. The
-    /// game is abandoned to try the menus again while attempts remain, else the bots stop with the failure.
-    pub(super) fn check_mode(&mut self) {
+    /// game is abandoned to try the menus again while attempts remain (the attempt is returned), else the
+    /// bots stop with the failure.
+    pub(super) fn check_mode(&mut self) -> Option<u32> {
         if self.mode_check.confirmed || self.health.stop.is_some() || self.seats.len() < 2 {
-            return;
+            return None;
         }
         let start = &self.mode_check.start_pieces;
         let placed: Vec<u32> = self
@@ -142,7 +143,7 @@ impl<M: Machine> Session<M> {
             .collect();
         if placed.iter().all(|&p| p > 0) {
             self.mode_check.confirmed = true;
-            return;
+            return None;
         }
         // A game that ended (a top-out) with one field empty was one field too, however few pieces it had:
         // a fast game can top out before MODE_CHECK_PIECES while its first pieces are read.
@@ -151,10 +152,10 @@ impl<M: Machine> Session<M> {
             placed.iter().position(|&p| p >= MODE_CHECK_PIECES || (ended && p > 0)),
             placed.iter().position(|&p| p == 0),
         ) else {
-            return;
+            return None;
         };
         if matches!(self.phase, Phase::Abandoning { .. }) {
-            return;
+            return None;
         }
         let map = self.reading.decoder.map();
         let mode_byte = match (&map.global.mode, self.reading.last.as_ref().and_then(|s| s.mode)) {
@@ -175,13 +176,13 @@ impl<M: Machine> Session<M> {
                 *attempts,
                 MODE_RETRY_MOVES.len()
             );
-            self.phase = Phase::Abandoning { attempt: *attempts, idle: 0 };
-            return;
+            return Some(*attempts);
         }
         if *attempts > 0 {
             seen += &format!("; {} menu attempts with other cursor moves did not reach it", *attempts);
         }
         self.stop_bots(Failure { player: self.seats[idle].label.clone(), fact: Fact::Mode, seen });
+        None
     }
 
     /// Stops the bots for good with `failure` (the health check failed and learning again did not help).

@@ -8,8 +8,10 @@
 //!   │                                 ▲
 //!   └ (power-on)                      └── Abandoning (a game in the wrong mode, ended to try the menus again)
 //! ```
-//! Among the three phases of a game, the frame's end decides: the opening while calibration is unsettled,
-//! game over once the game has an outcome, play otherwise.
+//! Each frame function returns what comes next ([`Next`]), and [`Session::step_frame`] applies it once
+//! calibration has seen the frame ([`Session::enter`], the one place the phase changes). Among the three
+//! phases of a game, the frame's end decides: the opening while calibration is unsettled, game over once
+//! the game has an outcome, play otherwise.
 
 use crate::emu::Machine;
 use crate::memmap::Snapshot;
@@ -65,7 +67,24 @@ pub(super) enum Phase {
     NextGame(Script),
 }
 
+/// What a phase's frame asks for next.
+#[derive(Clone, Debug)]
+pub(super) enum Next {
+    /// The same phase (a script under way).
+    Stay,
+    /// This phase.
+    To(Phase),
+    /// The phase of a game under way, decided once calibration has seen the frame
+    /// ([`Session::game_phase`]).
+    Game,
+}
+
 impl Phase {
+    /// The phase of a game in the wrong mode being ended, before the restart script's attempt `attempt`.
+    pub fn abandoning(attempt: u32) -> Phase {
+        Phase::Abandoning { attempt, idle: 0 }
+    }
+
     /// A game is under way (or over and on screen): the pads are the bots' and the person's, not a script's.
     pub fn in_game(&self) -> bool {
         matches!(self, Phase::Opening | Phase::Play | Phase::Abandoning { .. } | Phase::GameOver)
@@ -78,23 +97,25 @@ impl Phase {
 }
 
 impl<M: Machine> Session<M> {
-    /// The pads of one frame, from the function of the current phase.
-    pub(super) fn phase_frame(&mut self) -> [u8; 2] {
+    /// The pads of one frame, from the function of the current phase, and what comes next.
+    pub(super) fn phase_frame(&mut self) -> ([u8; 2], Next) {
         match self.phase {
             Phase::Boot(_) | Phase::NextGame(_) => self.script_frame(),
-            Phase::Menus { .. } => self.menus_frame(),
+            Phase::Menus { waited, ready_timeout } => self.menus_frame(waited, ready_timeout),
             Phase::Opening => self.opening_frame(),
             Phase::Play => self.play_frame(),
-            Phase::Abandoning { .. } => self.abandoning_frame(),
+            Phase::Abandoning { attempt, idle } => self.abandoning_frame(attempt, idle),
             Phase::GameOver => self.game_over_frame(),
         }
     }
 
-    /// After the frame: among the phases of a game, the opening while calibration is unsettled, else
-    /// game over once there is an outcome, else play. Other phases change in their frame functions.
-    pub(super) fn next_phase(&mut self) {
-        if matches!(self.phase, Phase::Opening | Phase::Play | Phase::GameOver) {
-            self.phase = self.game_phase();
+    /// Moves to `next`: the one place the phase changes (after each frame, and once when the session is
+    /// made).
+    pub(super) fn enter(&mut self, next: Next) {
+        match next {
+            Next::Stay => {}
+            Next::To(phase) => self.phase = phase,
+            Next::Game => self.phase = self.game_phase(),
         }
     }
 
@@ -119,9 +140,9 @@ impl<M: Machine> Session<M> {
     }
 
     /// [`Phase::Boot`] and [`Phase::NextGame`]: one frame of the menu or restart script.
-    fn script_frame(&mut self) -> [u8; 2] {
+    fn script_frame(&mut self) -> ([u8; 2], Next) {
         let (_, falling) = self.decode_before_play();
-        let (Phase::Boot(script) | Phase::NextGame(script)) = &mut self.phase else { return [0; 2] };
+        let (Phase::Boot(script) | Phase::NextGame(script)) = &mut self.phase else { return ([0; 2], Next::Stay) };
         let (runner, ready_timeout) = (&mut script.runner, script.ready_timeout);
         runner.person_pad(self.keyboard[0]);
         let status = runner.step(self.machine.ram(), falling);
@@ -129,12 +150,10 @@ impl<M: Machine> Session<M> {
         if !matches!(status, MenuStatus::Running(_)) {
             self.matches.seed_wait += runner.seed_waits().iter().sum::<u32>();
         }
+        let menus = Next::To(Phase::Menus { waited: 0, ready_timeout });
         let failed = match status {
-            MenuStatus::Running(p) => return p,
-            MenuStatus::Done => {
-                self.phase = Phase::Menus { waited: 0, ready_timeout };
-                return [0; 2];
-            }
+            MenuStatus::Running(p) => return (p, Next::Stay),
+            MenuStatus::Done => return ([0; 2], menus),
             MenuStatus::TimedOut { step } => format!("{name} script: step {step} did not reach its goal in time"),
             MenuStatus::SeekFailed { step, addr, goal } => format!(
                 "{name} script: step {step}: no button set ${addr:04X} to {goal}; drive the menus with the keys \
@@ -143,12 +162,11 @@ impl<M: Machine> Session<M> {
         };
         log::warn!("{failed}");
         self.menu_error = Some(failed);
-        self.phase = Phase::Menus { waited: 0, ready_timeout };
-        [0; 2]
+        ([0; 2], menus)
     }
 
     /// [`Phase::Menus`]: waits for a first falling pair, which begins a game and plays its first frame.
-    fn menus_frame(&mut self) -> [u8; 2] {
+    fn menus_frame(&mut self, waited: u32, ready_timeout: u32) -> ([u8; 2], Next) {
         let (snap, falling) = self.decode_before_play();
         // The locks a decoded frame shows before the game begins are seen (and dropped): a lock is told
         // from one decoded frame to the next, whatever the phase.
@@ -156,16 +174,14 @@ impl<M: Machine> Session<M> {
         if falling {
             self.menu_error = None;
             self.begin_game(true);
-            self.phase = self.game_phase();
-            return match self.phase {
+            return match self.game_phase() {
                 Phase::Opening => self.opening_game_frame(snap),
                 Phase::GameOver => self.game_over_game_frame(snap),
                 _ => self.play_game_frame(snap),
             };
         }
-        let Phase::Menus { waited, ready_timeout } = &mut self.phase else { return [0; 2] };
-        *waited += 1;
-        if *waited == *ready_timeout && self.menu_error.is_none() {
+        let waited = waited + 1;
+        if waited == ready_timeout && self.menu_error.is_none() {
             let msg = format!(
                 "no falling pair {ready_timeout} frames after the menu script; play the menus yourself (or fix \
                  the [menu] steps of the address file)"
@@ -174,55 +190,55 @@ impl<M: Machine> Session<M> {
             self.menu_error = Some(msg);
         }
         self.reading.last = Some(snap);
-        [0; 2]
+        ([0; 2], Next::To(Phase::Menus { waited, ready_timeout }))
     }
 
     /// [`Phase::Opening`]: calibration drives the opening pieces; the seats it hands back play. The mode
     /// is checked and the outcome watched; health and options wait for the settled contract.
-    fn opening_frame(&mut self) -> [u8; 2] {
+    fn opening_frame(&mut self) -> ([u8; 2], Next) {
         let snap = self.reading.decoder.decode(self.machine.ram());
         self.opening_game_frame(snap)
     }
 
-    fn opening_game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+    fn opening_game_frame(&mut self, snap: Snapshot) -> ([u8; 2], Next) {
         let pads = self.seats_frame(&snap);
-        self.check_mode();
-        self.update_outcome();
+        let abandon = self.check_mode();
+        let next = self.update_outcome(abandon).or(abandon.map(|a| Next::To(Phase::abandoning(a))));
         self.reading.last = Some(snap);
-        pads
+        (pads, next.unwrap_or(Next::Game))
     }
 
     /// [`Phase::Play`]: the bots play; health, mode and options are checked; a top-out ends the game.
-    fn play_frame(&mut self) -> [u8; 2] {
+    fn play_frame(&mut self) -> ([u8; 2], Next) {
         let snap = self.reading.decoder.decode(self.machine.ram());
         self.play_game_frame(snap)
     }
 
-    fn play_game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+    fn play_game_frame(&mut self, snap: Snapshot) -> ([u8; 2], Next) {
         let pads = self.seats_frame(&snap);
-        self.check_contract();
-        self.watch_for_end();
+        let abandon = self.check_contract();
+        let next = self.watch_for_end(abandon).or(abandon.map(|a| Next::To(Phase::abandoning(a))));
         self.reading.last = Some(snap);
-        pads
+        (pads, next.unwrap_or(Next::Game))
     }
 
     /// [`Phase::GameOver`]: the fields stay watched (and checked); a person starting another game begins it.
-    fn game_over_frame(&mut self) -> [u8; 2] {
+    fn game_over_frame(&mut self) -> ([u8; 2], Next) {
         let snap = self.reading.decoder.decode(self.machine.ram());
         self.game_over_game_frame(snap)
     }
 
-    fn game_over_game_frame(&mut self, snap: Snapshot) -> [u8; 2] {
+    fn game_over_game_frame(&mut self, snap: Snapshot) -> ([u8; 2], Next) {
         let pads = self.seats_frame(&snap);
-        self.check_contract();
+        let abandon = self.check_contract();
         self.watch_for_new_game();
         self.reading.last = Some(snap);
-        pads
+        (pads, abandon.map_or(Next::Game, |a| Next::To(Phase::abandoning(a))))
     }
 
     /// [`Phase::Abandoning`]: the seats are followed as in play, but Down is held on both pads so the pairs
     /// fill the middle column and the wrong game ends in a few pieces; then the menus are tried again.
-    fn abandoning_frame(&mut self) -> [u8; 2] {
+    fn abandoning_frame(&mut self, attempt: u32, idle: u32) -> ([u8; 2], Next) {
         let snap = self.reading.decoder.decode(self.machine.ram());
         self.seats_frame(&snap);
         for s in &mut self.seats {
@@ -235,34 +251,41 @@ impl<M: Machine> Session<M> {
             c.restart_bound();
             moving |= c.any_active(self.machine.ram());
         }
-        let Phase::Abandoning { attempt, idle } = &mut self.phase else { return [0; 2] };
-        *idle = if moving { 0 } else { *idle + 1 };
-        let (attempt, idle) = (*attempt, *idle);
-        if idle > ABANDON_IDLE_FRAMES {
+        let idle = if moving { 0 } else { idle + 1 };
+        let next = if idle > ABANDON_IDLE_FRAMES {
             // Before calibration settles the decoder may not see the top-out; no piece for this long
             // with Down held is the game's end all the same.
             log::info!("mode: no piece for {idle} frames; the wrong game is over");
-            self.retry_menus(attempt);
+            self.retry_menus(attempt)
         } else {
+            // Already ending a wrong game: the mode check does not abandon it again.
             self.check_mode();
-            self.update_outcome();
-        }
+            self.update_outcome(Some(attempt)).unwrap_or(Next::To(Phase::Abandoning { attempt, idle }))
+        };
         self.reading.last = Some(snap);
-        [crate::emu::pad::DOWN; 2]
+        ([crate::emu::pad::DOWN; 2], next)
     }
 
-    /// Health, mode and options, in that order: the checks of a game on a settled contract.
-    fn check_contract(&mut self) {
+    /// Health, mode and options, in that order: the checks of a game on a settled contract. Returns the
+    /// attempt to end the game with when it is in the wrong mode (the options are not checked then).
+    fn check_contract(&mut self) -> Option<u32> {
         self.check_health();
-        self.check_mode();
-        if !matches!(self.phase, Phase::Abandoning { .. }) {
+        let abandon = self.check_mode();
+        if abandon.is_none() {
             self.check_options();
         }
+        abandon
     }
 
-    /// The outcome, in a phase that may have one or not (the opening, abandoning).
-    fn update_outcome(&mut self) {
-        if self.outcome.is_some() { self.watch_for_new_game() } else { self.watch_for_end() }
+    /// The outcome, in a phase that may have one or not (the opening, abandoning); `abandoning`: the
+    /// attempt of the wrong-mode game being ended. Returns the phase a top-out leads to.
+    fn update_outcome(&mut self, abandoning: Option<u32>) -> Option<Next> {
+        if self.outcome.is_some() {
+            self.watch_for_new_game();
+            None
+        } else {
+            self.watch_for_end(abandoning)
+        }
     }
 
     /// With an outcome on screen: a person starting a new game (no seat topped out any more) begins it.
@@ -272,18 +295,17 @@ impl<M: Machine> Session<M> {
         }
     }
 
-    /// Without an outcome yet: a top-out ends the game (a wrong-mode game being abandoned: the menus are
-    /// tried again).
-    fn watch_for_end(&mut self) {
+    /// Without an outcome yet: a top-out ends the game (a wrong-mode game being abandoned, `abandoning`
+    /// its attempt: the menus are tried again). Returns the phase the top-out leads to.
+    fn watch_for_end(&mut self, abandoning: Option<u32>) -> Option<Next> {
         let out: Vec<usize> = (0..self.seats.len()).filter(|&i| self.seats[i].stats.topped_out).collect();
         if out.is_empty() {
-            return;
+            return None;
         }
-        if let Phase::Abandoning { attempt, .. } = self.phase {
-            self.retry_menus(attempt);
-            return;
-        }
-        self.record_outcome(&out);
+        Some(match abandoning {
+            Some(attempt) => self.retry_menus(attempt),
+            None => self.record_outcome(&out),
+        })
     }
 }
 
@@ -296,16 +318,26 @@ mod tests {
     use crate::play::health::Fact;
     use crate::play::matches::GameEnd;
 
+    /// The end of a game frame in `s` after the checks: the phase a top-out asked for, else the game's.
+    fn end_frame<M: Machine>(s: &mut Session<M>, next: Option<Next>) {
+        s.enter(next.unwrap_or(Next::Game));
+    }
+
+    /// A wrong-mode game's attempt, as a game frame applies it.
+    fn abandon<M: Machine>(s: &mut Session<M>, attempt: Option<u32>) {
+        end_frame(s, attempt.map(|a| Next::To(Phase::abandoning(a))));
+    }
+
     #[test]
     fn a_top_out_ends_play_and_a_new_game_ends_the_game_over() {
         let mut s = session(Mode::Endless, "labcart/1p-endless.toml", false);
         assert!(matches!(s.phase, Phase::Play) && s.game_number() == 1);
-        s.watch_for_end();
-        s.next_phase();
+        let next = s.watch_for_end(None);
+        end_frame(&mut s, next);
         assert!(matches!(s.phase, Phase::Play), "nobody topped out");
         s.seats[0].stats.topped_out = true;
-        s.watch_for_end();
-        s.next_phase();
+        let next = s.watch_for_end(None);
+        end_frame(&mut s, next);
         assert!(matches!(s.phase, Phase::GameOver) && s.outcome.is_some());
         assert_eq!(s.finished_games().len(), 1);
         // The fields stay watched: a person starting another game (pieces again) begins it.
@@ -313,7 +345,7 @@ mod tests {
         assert!(s.outcome.is_some(), "still topped out");
         s.seats[0].stats.topped_out = false;
         s.watch_for_new_game();
-        s.next_phase();
+        end_frame(&mut s, None);
         assert!(matches!(s.phase, Phase::Play) && s.outcome.is_none() && s.game_number() == 2);
     }
 
@@ -321,8 +353,8 @@ mod tests {
     fn with_a_restart_script_a_game_over_leads_to_the_next_game() {
         let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", true);
         s.seats[1].stats.topped_out = true;
-        s.watch_for_end();
-        s.next_phase();
+        let next = s.watch_for_end(None);
+        end_frame(&mut s, next);
         assert!(matches!(s.phase, Phase::NextGame(_)) && s.in_menus());
         assert_eq!(s.outcome.as_ref().and_then(|o| o.winner.as_deref()), Some("P1"));
     }
@@ -334,18 +366,19 @@ mod tests {
             // Eight pieces for P1 and none for P2: the menus started a 1-player game.
             s.begin_game(false);
             s.seats[0].dealt.spawns += 8;
-            s.check_mode();
-            s.next_phase();
+            let attempt_now = s.check_mode();
+            abandon(&mut s, attempt_now);
             assert!(matches!(s.phase, Phase::Abandoning { attempt: a, idle: 0 } if a == attempt), "{:?}", s.phase);
             assert!(!s.in_menus(), "the wrong game is played out");
-            s.check_mode();
-            assert!(matches!(s.phase, Phase::Abandoning { attempt: a, .. } if a == attempt), "one attempt per game");
+            assert_eq!(s.check_mode(), None, "one attempt per game");
+            assert!(matches!(s.phase, Phase::Abandoning { attempt: a, .. } if a == attempt));
             // Its field, read with the layout of the mode asked for, disagreed with the model.
             s.seats[0].stats.pieces += 8;
             s.seats[0].stats.mismatches += 3;
             // It tops out: the restart script runs with this attempt's cursor move.
             s.seats[0].stats.topped_out = true;
-            s.watch_for_end();
+            let next = s.watch_for_end(Some(attempt));
+            end_frame(&mut s, next);
             assert!(matches!(s.phase, Phase::NextGame(_)));
             assert!(s.outcome.is_none() && s.finished_games().is_empty(), "an abandoned game is not a result");
             assert_eq!((s.seats[0].stats.pieces, s.seats[0].stats.mismatches), (0, 0), "its counts are set apart");
@@ -355,11 +388,11 @@ mod tests {
                 (apart[0].result, apart[0].players[0].pieces, apart[0].players[0].mismatches),
                 (GameEnd::Abandoned, 8, 3)
             );
-            s.phase = Phase::Play;
+            s.enter(Next::To(Phase::Play));
         }
         s.begin_game(false);
         s.seats[0].dealt.spawns += 8;
-        s.check_mode();
+        assert_eq!(s.check_mode(), None, "no attempt left");
         assert!(matches!(s.phase, Phase::Play));
         let failure = s.health_failure().expect("the bots stop");
         assert_eq!((failure.fact, failure.player.as_str()), (Fact::Mode, "P2"));
@@ -373,8 +406,10 @@ mod tests {
         s.begin_game(false);
         s.seats[0].dealt.spawns += 3;
         s.seats[0].stats.topped_out = true;
-        s.check_mode();
-        s.watch_for_end();
+        let attempt = s.check_mode();
+        assert!(attempt.is_some(), "one field played: the wrong mode");
+        let next = s.watch_for_end(attempt);
+        end_frame(&mut s, next);
         assert!(matches!(s.phase, Phase::NextGame(_)), "{:?}", s.phase);
         assert!(s.finished_games().is_empty() && s.outcome.is_none(), "P2 did not win a game it never played");
         assert_eq!(s.wrong_mode_games().len(), 1);
@@ -385,7 +420,7 @@ mod tests {
         let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
         s.seats[0].dealt.spawns += 8;
         s.seats[1].dealt.spawns += 1;
-        s.check_mode();
+        assert_eq!(s.check_mode(), None);
         assert!(matches!(s.phase, Phase::Play) && s.mode_check.confirmed);
     }
 }
