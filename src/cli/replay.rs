@@ -19,12 +19,14 @@ use crate::ui::Viewable;
 use crate::ui::clip::{GifClip, gif_frames};
 use crate::ui::replay_view::ReplayView;
 
+use super::args::{JsonArg, worded};
 use super::output;
 use super::play::load_game;
 use super::replay_file::{self, Check, Recorded};
 
 /// Arguments of `puyobot replay`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_args(worded(&[("json", "Print the report as JSON (checks the replay without a window)")])))]
 pub struct ReplayArgs {
     /// The recording: a trace written by `puyobot play --record FILE` (or `puyobot record`), or a replay
     /// file of older versions.
@@ -32,9 +34,9 @@ pub struct ReplayArgs {
     /// The ROM, when the one named in the file's configuration is elsewhere (its hash must match).
     #[arg(long)]
     pub rom: Option<PathBuf>,
-    /// Print the report as JSON (checks the replay without a window).
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
     /// No window: check the recording (a headless bot run is run again: pads, final RAM hash and report
     /// must match; any other trace is played back: RAM must match on every frame). Also what happens when
     /// no display is available.
@@ -76,7 +78,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     let mut rec = replay_file::load(&args.file)?;
     let clip = args.gif.as_ref().map(|out| clip_range(args, rec.pads.len() as u64).map(|r| (out, r))).transpose()?;
-    let watch = clip.is_none() && !args.headless && !args.json;
+    let watch = clip.is_none() && !args.headless && !args.output.json;
     if (clip.is_some() || watch) && rec.games > 1 {
         bail!(
             "{}: key `games`: the file holds {} games, each from its own power-on; the window and --gif show \
@@ -306,7 +308,7 @@ fn check(
     if let Some((reason, message)) = &rec.stop {
         eprintln!("reproduced: the same frames and RAM up to the recorded stop ({reason}): {message}");
     }
-    if args.json {
+    if args.output.json {
         println!("{}", run.json);
     } else {
         print!("{}", run.summary.to_text());
@@ -354,7 +356,7 @@ fn check_playback(args: &ReplayArgs, rec: &Recorded, image: &RomImage) -> anyhow
         Some(_) => {}
         None => eprintln!("{} has no end record: the final RAM hash was not checked", args.file.display()),
     }
-    if args.json {
+    if args.output.json {
         let value = serde_json::json!({ "file": args.file.display().to_string(), "frames": frames, "ram_hash": hash,
             "check": "playback" });
         println!("{}", serde_json::to_string_pretty(&value)?);
