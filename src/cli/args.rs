@@ -268,22 +268,6 @@ pub struct RunSeedArg {
     pub seed: u64,
 }
 
-/// How many games a self-play run plays at once.
-#[derive(Debug, Clone, Copy, Args)]
-pub struct JobsArg {
-    /// Games played in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
-}
-
-/// The colours of a self-play run's random pairs.
-#[derive(Debug, Clone, Copy, Args)]
-pub struct ColorsArg {
-    /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
-    pub colors: u8,
-}
-
 /// When a self-play battle is called a draw.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct MaxPiecesArg {
@@ -292,18 +276,33 @@ pub struct MaxPiecesArg {
     pub max_pieces: usize,
 }
 
-/// The AI profile of a self-play run (`config.toml` plays no part in one).
+/// What every self-play run takes: its seed, the colours of its pairs, how many games it plays at once,
+/// and the bots' AI profile (`config.toml` plays no part in one).
 #[derive(Debug, Clone, Args)]
-pub struct ProfileArg {
+pub struct SelfPlayArgs {
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: RunSeedArg,
+    /// Colours of the random pairs (3..=6).
+    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
+    pub colors: u8,
+    /// Games played in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
     /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
     /// prints one to start from).
     #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
     pub profile: String,
 }
 
-impl ProfileArg {
-    /// The profile, read ([`crate::config::load_profile`]).
-    pub fn load(&self) -> anyhow::Result<crate::ai::AiConfig> {
+impl SelfPlayArgs {
+    /// The run seed.
+    pub fn seed(&self) -> u64 {
+        self.seed.seed
+    }
+
+    /// The AI profile, read ([`crate::config::load_profile`]).
+    pub fn load_profile(&self) -> anyhow::Result<crate::ai::AiConfig> {
         Ok(crate::config::load_profile(&self.profile)?)
     }
 }

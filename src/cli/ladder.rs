@@ -10,11 +10,11 @@ use crate::ai::strength::MAX;
 use crate::ai::{Level, StrengthBot};
 use crate::sim::ladder::{Ladder, LadderSpec, play_ladder};
 
-use super::args::{ColorsArg, JobsArg, JsonArg, MaxPiecesArg, ProfileArg, RunSeedArg, worded};
+use super::args::{JsonArg, MaxPiecesArg, SelfPlayArgs, in_order, worded};
 
 /// Arguments of `puyobot sim ladder`.
 #[derive(Debug, clap::Args)]
-#[command(mut_args(worded(LADDER_TEXTS)))]
+#[command(mut_args(in_order(LADDER_ORDER)), mut_args(worded(LADDER_TEXTS)))]
 pub struct LadderArgs {
     /// Bot: classic or chain.
     #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
@@ -28,25 +28,20 @@ pub struct LadderArgs {
     /// Highest level of the ladder.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(1..=10))]
     pub to: u8,
-    /// `--seed`.
-    #[command(flatten)]
-    pub seed: RunSeedArg,
-    /// `--colors`.
-    #[command(flatten)]
-    pub colors: ColorsArg,
     /// `--max-pieces`.
     #[command(flatten)]
     pub max_pieces: MaxPiecesArg,
-    /// `--jobs`.
+    /// The seed, colours, parallelism and AI profile.
     #[command(flatten)]
-    pub jobs: JobsArg,
+    pub run: SelfPlayArgs,
     /// `--json`.
     #[command(flatten)]
     pub output: JsonArg,
-    /// `--profile`.
-    #[command(flatten)]
-    pub profile: ProfileArg,
 }
+
+/// The order `sim ladder --help` lists the flags in.
+const LADDER_ORDER: &[&str] =
+    &["ai", "battles", "from", "to", "seed", "colors", "max_pieces", "jobs", "json", "profile"];
 
 /// `sim ladder`'s own words for shared flags.
 const LADDER_TEXTS: &[(&str, &str)] = &[
@@ -65,17 +60,17 @@ pub fn ladder(args: &LadderArgs) -> anyhow::Result<Ladder> {
     if args.from >= args.to || args.to > MAX {
         bail!("--from {} --to {}: expected 0 <= from < to <= {MAX}", args.from, args.to);
     }
-    let config = args.profile.load()?;
+    let config = args.run.load_profile()?;
     crate::ai::Bot::new(&args.ai, &config, 0)?;
     let spec = LadderSpec {
         ai: args.ai.clone(),
         battles: args.battles,
         from: args.from,
         to: args.to,
-        seed: args.seed.seed,
-        colors: args.colors.colors,
+        seed: args.run.seed(),
+        colors: args.run.colors,
         max_pieces: args.max_pieces.max_pieces,
-        jobs: args.jobs.jobs,
+        jobs: args.run.jobs,
     };
     let bar = super::output::games_bar(args.battles * usize::from(args.to - args.from));
     let ladder = play_ladder(&spec, &|| bar.inc(1), |level, seed| -> anyhow::Result<StrengthBot> {

@@ -236,23 +236,6 @@ fn check(
     recorded: Limits,
 ) -> anyhow::Result<()> {
     let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
-    let limits = match recorded.games {
-        // Each game of a match runs to its end (a trace's frame count still stops one cut short).
-        Some(_) => Limits {
-            frames: recorded.frames,
-            pieces: None,
-            stop_at_game_over: true,
-            games: Some(1),
-            until_calibrated: false,
-        },
-        None => Limits {
-            frames: recorded.frames,
-            pieces: recorded.pieces,
-            stop_at_game_over: cfg.lab.stop_at_game_over,
-            games: None,
-            until_calibrated: false,
-        },
-    };
     let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("lab.faults: {m}"))?;
     let options = cfg.game_options();
     let plan = games::Plan {
@@ -260,7 +243,7 @@ fn check(
         image: &image,
         name: &name,
         map: &map,
-        limits,
+        limits: rerun_limits(&recorded, &cfg),
         games: recorded.games,
         jobs: 1,
         faults,
@@ -283,6 +266,44 @@ fn check(
     if run.summary.interrupted {
         bail!("interrupted before the end of the replay: nothing was checked");
     }
+    compare_rerun(args, rec, log, &run)?;
+    if args.output.json {
+        println!("{}", run.json);
+    } else {
+        print!("{}", run.summary.to_text());
+        println!(
+            "ram hash {}  faults injected {}  (matches the file, {} frames)",
+            run.ram_hash,
+            run.faults.total(),
+            log.len()
+        );
+    }
+    Ok(())
+}
+
+/// The limits of the run again: the file's frames, and its pieces or games (each game of a match runs to
+/// its end; a trace's frame count still stops one cut short).
+fn rerun_limits(recorded: &Limits, cfg: &Config) -> Limits {
+    match recorded.games {
+        Some(_) => Limits {
+            frames: recorded.frames,
+            pieces: None,
+            stop_at_game_over: true,
+            games: Some(1),
+            until_calibrated: false,
+        },
+        None => Limits {
+            frames: recorded.frames,
+            pieces: recorded.pieces,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
+            games: None,
+            until_calibrated: false,
+        },
+    }
+}
+
+/// Refuses a run again whose pads or final RAM hash differ from the file's `log` and hash.
+fn compare_rerun(args: &ReplayArgs, rec: &Recorded, log: &[[u8; 2]], run: &games::Outcome) -> anyhow::Result<()> {
     // A bug report's tail holds the run's last frames: compare them with the same frames of this run.
     let first = rec.first_frame as usize;
     let again = run.pads.get(first..).unwrap_or(&[]);
@@ -307,17 +328,6 @@ fn check(
     }
     if let Some((reason, message)) = &rec.stop {
         eprintln!("reproduced: the same frames and RAM up to the recorded stop ({reason}): {message}");
-    }
-    if args.output.json {
-        println!("{}", run.json);
-    } else {
-        print!("{}", run.summary.to_text());
-        println!(
-            "ram hash {}  faults injected {}  (matches the file, {} frames)",
-            run.ram_hash,
-            run.faults.total(),
-            log.len()
-        );
     }
     Ok(())
 }

@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, anyhow};
 use indicatif::ProgressBar;
 
-use super::args::{ColorsArg, JobsArg, MaxPiecesArg, ProfileArg, RunSeedArg, worded};
+use super::args::{MaxPiecesArg, SelfPlayArgs, in_order, worded};
 use crate::sim::Shard;
 use crate::train::run::{self, before_after, name_of};
 use crate::train::{Fitness, Method, ParamSpace, Settings, State};
 
 /// Arguments of `puyobot train`.
 #[derive(Debug, clap::Args)]
-#[command(mut_args(worded(TRAIN_TEXTS)))]
+#[command(mut_args(in_order(TRAIN_ORDER)), mut_args(worded(TRAIN_TEXTS)))]
 pub struct TrainArgs {
     /// Method: the original Famicom bot's tournament, or SPSA.
     #[arg(long, value_enum, default_value = "spsa")]
@@ -39,9 +39,6 @@ pub struct TrainArgs {
     /// Pieces per endless game.
     #[arg(long, default_value_t = 100)]
     pub pieces: usize,
-    /// `--colors`.
-    #[command(flatten)]
-    pub colors: ColorsArg,
     /// `--max-pieces`.
     #[command(flatten)]
     pub max_pieces: MaxPiecesArg,
@@ -63,18 +60,12 @@ pub struct TrainArgs {
     /// Train only these float parameters of [ai.<name>] (comma-separated; default all).
     #[arg(long, value_delimiter = ',')]
     pub params: Vec<String>,
-    /// `--seed`.
+    /// The seed, colours, parallelism and AI profile.
     #[command(flatten)]
-    pub seed: RunSeedArg,
-    /// `--jobs`.
-    #[command(flatten)]
-    pub jobs: JobsArg,
+    pub run: SelfPlayArgs,
     /// Run directory: checkpoint.json, history.csv, weights.toml, progress.svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// `--profile`.
-    #[command(flatten)]
-    pub profile: ProfileArg,
     /// Only play slice I of N of the next generation and write it to a shard file.
     #[arg(long, value_name = "I/N", conflicts_with = "advance")]
     pub shard: Option<Shard>,
@@ -85,6 +76,31 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0)]
     pub eval_games: usize,
 }
+
+/// The order `train --help` lists the flags in.
+const TRAIN_ORDER: &[&str] = &[
+    "method",
+    "ai",
+    "fitness",
+    "generations",
+    "games",
+    "pieces",
+    "colors",
+    "max_pieces",
+    "population",
+    "spread",
+    "spsa_a",
+    "spsa_c",
+    "spsa_stability",
+    "params",
+    "seed",
+    "jobs",
+    "out",
+    "profile",
+    "shard",
+    "advance",
+    "eval_games",
+];
 
 /// `train`'s own words for shared flags.
 const TRAIN_TEXTS: &[(&str, &str)] = &[
@@ -101,10 +117,10 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
         method: a.method,
         eval: a.ai.clone(),
         fitness: a.fitness,
-        seed: a.seed.seed,
+        seed: a.run.seed(),
         games: a.games,
         pieces: a.pieces,
-        colors: a.colors.colors.clamp(3, 6),
+        colors: a.run.colors.clamp(3, 6),
         max_pieces: a.max_pieces.max_pieces,
         population: a.population,
         spread: a.spread,
@@ -120,12 +136,12 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     super::output::check_dir("--out", &a.out)?;
     crate::interrupt::install();
-    let config = a.profile.load()?;
+    let config = a.run.load_profile()?;
     crate::ai::Bot::new(&a.ai, &config, 0)?;
     let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
     let crc = crc32fast::hash(serde_json::to_string(&config).context("cannot serialise the configuration")?.as_bytes());
     let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
-    let pool = crate::sim::runner::pool(a.jobs.jobs)?;
+    let pool = crate::sim::runner::pool(a.run.jobs)?;
     if let Some(shard) = a.shard {
         if run::shard_written(&a.out, &state, shard) {
             // A batch task run again (its array job failed or was cancelled) redoes only unfinished slices.
@@ -179,7 +195,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     println!("{}", space.snippet(state.best()).map_err(|e| anyhow!(e))?);
     if a.eval_games > 0 {
         // A seed the training never drew its games from.
-        let seed = a.seed.seed.wrapping_add(0x0E0A_1000_0000);
+        let seed = a.run.seed().wrapping_add(0x0E0A_1000_0000);
         let (b, t) =
             pool.install(|| before_after(&state.settings, &space, space.start(), state.best(), seed, a.eval_games))?;
         let what = if a.fitness.is_battle() { "win rate against each other" } else { "fitness" };
