@@ -260,6 +260,9 @@ impl AddressArgs {
     }
 }
 
+/// The self-play commands' words for `--json`.
+pub const ONE_JSON_OBJECT: (&str, &str) = ("json", "Print one JSON object instead of text");
+
 /// The seed of a self-play run: game `g` draws from `game_rng(seed, g)`.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct RunSeedArg {

@@ -10,7 +10,7 @@ use crate::ai::strength::MAX;
 use crate::ai::{Level, StrengthBot};
 use crate::sim::ladder::{Ladder, LadderSpec, play_ladder};
 
-use super::args::{JsonArg, MaxPiecesArg, SelfPlayArgs, in_order, worded};
+use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
 
 /// Arguments of `puyobot sim ladder`.
 #[derive(Debug, clap::Args)]
@@ -48,7 +48,7 @@ const LADDER_TEXTS: &[(&str, &str)] = &[
     ("seed", "Run seed; battle g of every pair uses the stream game_rng(seed, g)"),
     ("max_pieces", "Pieces per side before a battle is called a draw"),
     ("jobs", "Battles played in parallel"),
-    super::sim::ONE_JSON_OBJECT,
+    ONE_JSON_OBJECT,
     ("profile", "AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (as for `sim battle`)"),
 ];
 

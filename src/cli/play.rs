@@ -15,7 +15,7 @@ use crate::play::games::{self, Plan, TraceFile};
 use crate::play::{Limits, Session, seats_for};
 
 use super::args::{AddressArgs, RunLimits};
-pub use super::play_args::PlayArgs;
+pub use super::play_args::{Emulator, PlayArgs};
 use super::{bug_report, output};
 use crate::trace::format::MAX_META_LEN;
 use crate::trace::{RunInfo, RunPlace, TraceHeader, TraceRecorder, TraceWriter};
@@ -200,13 +200,6 @@ pub fn identify(cfg: &Config, image: &RomImage) -> anyhow::Result<(String, Addre
     };
     let map = source.address_file(&file)?;
     Ok((name, map))
-}
-
-/// The emulators `play --emulator` can start (`puyobot serve` plays through them: `cli::serve`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Emulator {
-    /// FCEUX 2.6 with LuaSocket (`plugins/fceux.lua`).
-    Fceux,
 }
 
 /// Runs `puyobot play` (`main` sends `play --emulator` to `cli::serve` instead).

@@ -10,7 +10,6 @@ use crate::config::{Config, LabSettings, PlaySettings};
 use crate::emu::EmuSpeed;
 
 use super::args::{SessionArgs, in_order, worded};
-use super::play::Emulator;
 
 /// Arguments of `puyobot play`.
 #[derive(Debug, Clone, Default, Args)]
@@ -58,6 +57,13 @@ pub struct PlayArgs {
     /// Lab settings.
     #[command(flatten)]
     pub lab: LabArgs,
+}
+
+/// The emulators `play --emulator` can start (`puyobot serve` plays through them: `cli::serve`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emulator {
+    /// FCEUX 2.6 with LuaSocket (`plugins/fceux.lua`).
+    Fceux,
 }
 
 /// The order `play --help` lists the flags in.

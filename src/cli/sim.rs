@@ -19,7 +19,7 @@ use anyhow::{Context, bail};
 
 use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
 
-use super::args::{JsonArg, MaxPiecesArg, SelfPlayArgs, in_order, worded};
+use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
 use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Player, Rules, Timing, text};
 use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
@@ -146,9 +146,6 @@ const BATTLE_ORDER: &[&str] = &[
 /// `sim endless`'s own words for shared flags.
 const ENDLESS_TEXTS: &[(&str, &str)] =
     &[("seed", "Run seed; game g uses the stream game_rng(seed, g)"), ONE_JSON_OBJECT];
-
-/// The self-play commands' words for `--json`.
-pub(super) const ONE_JSON_OBJECT: (&str, &str) = ("json", "Print one JSON object instead of text");
 
 /// The game's clock for `sim endless` and `sim battle`. Without a gravity flag a pair waits at its row
 /// while the bot's presses happen (no time limit), as before.
