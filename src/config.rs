@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::ai::{AiConfig, Levels};
+use crate::driver::MAX_SPEED;
 use crate::emu::EmuSpeed;
 pub use crate::memmap::Mode;
 use crate::play::SeatConfig;
@@ -224,11 +225,11 @@ impl Config {
 
     /// Checks ranges that serde cannot.
     pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
-        if self.play.speed > 10 {
+        if self.play.speed > MAX_SPEED {
             return Err(ConfigError {
                 file: file.into(),
                 key: "play.speed".into(),
-                message: format!("expected 0..=10, got {}", self.play.speed),
+                message: format!("expected 0..={MAX_SPEED}, got {}", self.play.speed),
             });
         }
         for (key, name) in [("bots.p1", &self.bots.p1), ("bots.p2", &self.bots.p2)] {

@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
 
+use super::args::JsonArg;
 use crate::calib::{Frame, LearnedRom, OfflineCalibration, OfflineReport, write_address_folder};
 use crate::memmap::AddressSource;
 use crate::memmap::Mode;
@@ -22,9 +23,9 @@ pub struct CalibrateArgs {
     /// Write what was learned as a complete address folder.
     #[arg(long, value_name = "DIR")]
     pub write_addresses: Option<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
     /// Folder of address files to start from instead of the built-in copies.
     #[arg(long, value_name = "DIR")]
     pub addresses: Option<PathBuf>,
@@ -134,7 +135,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         eprintln!("warning: {w}");
     }
     let report = cal.report();
-    if args.json {
+    if args.output.json {
         let out = Output { trace: &summary, report: &report };
         println!("{}", serde_json::to_string_pretty(&out).context("cannot print the report as JSON")?);
     } else {

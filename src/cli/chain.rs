@@ -5,17 +5,19 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde::Serialize;
 
+use super::args::{JsonArg, worded};
 use crate::game::{Field, Rules, text};
 
 /// Arguments of `puyobot chain`.
 #[derive(Debug, clap::Args)]
+#[command(mut_args(worded(&[("json", r#"Print JSON: {"chains", "score", "cleared", "field": [14 rows]}"#)])))]
 pub struct ChainArgs {
     /// Field file: one line per row, top to bottom, 6 characters (`.` empty, `O` nuisance,
     /// `R G B Y P L` colours); fewer than 14 lines fill the bottom rows; `#` starts a comment line.
     pub field_file: PathBuf,
-    /// Print JSON: {"chains", "score", "cleared", "field": [14 rows]}.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
 /// The JSON report of `puyobot chain`.
@@ -37,7 +39,7 @@ pub fn run(args: &ChainArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot read field file {}", args.field_file.display()))?;
     let mut field = text::parse_field(&text).with_context(|| format!("in field file {}", args.field_file.display()))?;
     let (report, steps) = resolve_report(&mut field);
-    if args.json {
+    if args.output.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         for s in &steps {

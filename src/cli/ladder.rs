@@ -10,8 +10,11 @@ use crate::ai::strength::MAX;
 use crate::ai::{Level, StrengthBot};
 use crate::sim::ladder::{Ladder, LadderSpec, play_ladder};
 
+use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
+
 /// Arguments of `puyobot sim ladder`.
 #[derive(Debug, clap::Args)]
+#[command(mut_args(in_order(LADDER_ORDER)), mut_args(worded(LADDER_TEXTS)))]
 pub struct LadderArgs {
     /// Bot: classic or chain.
     #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
@@ -25,25 +28,29 @@ pub struct LadderArgs {
     /// Highest level of the ladder.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(1..=10))]
     pub to: u8,
-    /// Run seed; battle g of every pair uses the stream game_rng(seed, g).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
-    pub colors: u8,
-    /// Pieces per side before a battle is called a draw.
-    #[arg(long, default_value_t = 500)]
-    pub max_pieces: usize,
-    /// Battles played in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (as for `sim battle`).
-    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
-    pub profile: String,
+    /// `--max-pieces`.
+    #[command(flatten)]
+    pub max_pieces: MaxPiecesArg,
+    /// The seed, colours, parallelism and AI profile.
+    #[command(flatten)]
+    pub run: SelfPlayArgs,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
+
+/// The order `sim ladder --help` lists the flags in.
+const LADDER_ORDER: &[&str] =
+    &["ai", "battles", "from", "to", "seed", "colors", "max_pieces", "jobs", "json", "profile"];
+
+/// `sim ladder`'s own words for shared flags.
+const LADDER_TEXTS: &[(&str, &str)] = &[
+    ("seed", "Run seed; battle g of every pair uses the stream game_rng(seed, g)"),
+    ("max_pieces", "Pieces per side before a battle is called a draw"),
+    ("jobs", "Battles played in parallel"),
+    ONE_JSON_OBJECT,
+    ("profile", "AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (as for `sim battle`)"),
+];
 
 /// Plays the ladder of `args`.
 pub fn ladder(args: &LadderArgs) -> anyhow::Result<Ladder> {
@@ -53,17 +60,17 @@ pub fn ladder(args: &LadderArgs) -> anyhow::Result<Ladder> {
     if args.from >= args.to || args.to > MAX {
         bail!("--from {} --to {}: expected 0 <= from < to <= {MAX}", args.from, args.to);
     }
-    let config = crate::config::load_profile(&args.profile)?;
+    let config = args.run.load_profile()?;
     crate::ai::Bot::new(&args.ai, &config, 0)?;
     let spec = LadderSpec {
         ai: args.ai.clone(),
         battles: args.battles,
         from: args.from,
         to: args.to,
-        seed: args.seed,
-        colors: args.colors,
-        max_pieces: args.max_pieces,
-        jobs: args.jobs,
+        seed: args.run.seed(),
+        colors: args.run.colors,
+        max_pieces: args.max_pieces.max_pieces,
+        jobs: args.run.jobs,
     };
     let bar = super::output::games_bar(args.battles * usize::from(args.to - args.from));
     let ladder = play_ladder(&spec, &|| bar.inc(1), |level, seed| -> anyhow::Result<StrengthBot> {
@@ -76,7 +83,7 @@ pub fn ladder(args: &LadderArgs) -> anyhow::Result<Ladder> {
 /// Runs `puyobot sim ladder` and prints the table.
 pub fn run(args: &LadderArgs) -> anyhow::Result<()> {
     let l = ladder(args)?;
-    if args.json {
+    if args.output.json {
         println!("{}", serde_json::to_string_pretty(&l)?);
         return Ok(());
     }

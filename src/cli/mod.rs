@@ -2,6 +2,7 @@
 //! output checks and progress bars. The runners live in their layers: headless games in [`crate::play`],
 //! self-play in [`crate::sim`].
 
+pub mod args;
 pub mod bug_report;
 pub mod calibrate;
 pub mod chain;
@@ -9,6 +10,7 @@ pub mod config_file;
 pub mod ladder;
 pub mod output;
 pub mod play;
+pub mod play_args;
 pub mod plot;
 pub mod record;
 pub mod replay;

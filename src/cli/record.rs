@@ -33,9 +33,9 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         );
     }
     let mut play = args.play.clone();
-    play.record = Some(args.out.clone());
-    if !args.bot && play.mode.is_none() {
-        play.mode = Some(crate::memmap::Mode::Endless);
+    play.session.record = Some(args.out.clone());
+    if !args.bot && play.session.game.mode.is_none() {
+        play.session.game.mode = Some(crate::memmap::Mode::Endless);
     }
     run_with(&play, if args.bot { Players::Bots } else { Players::Person })
 }

@@ -19,12 +19,14 @@ use crate::ui::Viewable;
 use crate::ui::clip::{GifClip, gif_frames};
 use crate::ui::replay_view::ReplayView;
 
+use super::args::{JsonArg, worded};
 use super::output;
 use super::play::load_game;
 use super::replay_file::{self, Check, Recorded};
 
 /// Arguments of `puyobot replay`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_args(worded(&[("json", "Print the report as JSON (checks the replay without a window)")])))]
 pub struct ReplayArgs {
     /// The recording: a trace written by `puyobot play --record FILE` (or `puyobot record`), or a replay
     /// file of older versions.
@@ -32,9 +34,9 @@ pub struct ReplayArgs {
     /// The ROM, when the one named in the file's configuration is elsewhere (its hash must match).
     #[arg(long)]
     pub rom: Option<PathBuf>,
-    /// Print the report as JSON (checks the replay without a window).
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
     /// No window: check the recording (a headless bot run is run again: pads, final RAM hash and report
     /// must match; any other trace is played back: RAM must match on every frame). Also what happens when
     /// no display is available.
@@ -76,7 +78,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     let mut rec = replay_file::load(&args.file)?;
     let clip = args.gif.as_ref().map(|out| clip_range(args, rec.pads.len() as u64).map(|r| (out, r))).transpose()?;
-    let watch = clip.is_none() && !args.headless && !args.json;
+    let watch = clip.is_none() && !args.headless && !args.output.json;
     if (clip.is_some() || watch) && rec.games > 1 {
         bail!(
             "{}: key `games`: the file holds {} games, each from its own power-on; the window and --gif show \
@@ -234,23 +236,6 @@ fn check(
     recorded: Limits,
 ) -> anyhow::Result<()> {
     let (image, name, map) = load_game(&cfg).map(|(_, n, m)| (image, n, m))?;
-    let limits = match recorded.games {
-        // Each game of a match runs to its end (a trace's frame count still stops one cut short).
-        Some(_) => Limits {
-            frames: recorded.frames,
-            pieces: None,
-            stop_at_game_over: true,
-            games: Some(1),
-            until_calibrated: false,
-        },
-        None => Limits {
-            frames: recorded.frames,
-            pieces: recorded.pieces,
-            stop_at_game_over: cfg.lab.stop_at_game_over,
-            games: None,
-            until_calibrated: false,
-        },
-    };
     let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("lab.faults: {m}"))?;
     let options = cfg.game_options();
     let plan = games::Plan {
@@ -258,7 +243,7 @@ fn check(
         image: &image,
         name: &name,
         map: &map,
-        limits,
+        limits: rerun_limits(&recorded, &cfg),
         games: recorded.games,
         jobs: 1,
         faults,
@@ -281,6 +266,44 @@ fn check(
     if run.summary.interrupted {
         bail!("interrupted before the end of the replay: nothing was checked");
     }
+    compare_rerun(args, rec, log, &run)?;
+    if args.output.json {
+        println!("{}", run.json);
+    } else {
+        print!("{}", run.summary.to_text());
+        println!(
+            "ram hash {}  faults injected {}  (matches the file, {} frames)",
+            run.ram_hash,
+            run.faults.total(),
+            log.len()
+        );
+    }
+    Ok(())
+}
+
+/// The limits of the run again: the file's frames, and its pieces or games (each game of a match runs to
+/// its end; a trace's frame count still stops one cut short).
+fn rerun_limits(recorded: &Limits, cfg: &Config) -> Limits {
+    match recorded.games {
+        Some(_) => Limits {
+            frames: recorded.frames,
+            pieces: None,
+            stop_at_game_over: true,
+            games: Some(1),
+            until_calibrated: false,
+        },
+        None => Limits {
+            frames: recorded.frames,
+            pieces: recorded.pieces,
+            stop_at_game_over: cfg.lab.stop_at_game_over,
+            games: None,
+            until_calibrated: false,
+        },
+    }
+}
+
+/// Refuses a run again whose pads or final RAM hash differ from the file's `log` and hash.
+fn compare_rerun(args: &ReplayArgs, rec: &Recorded, log: &[[u8; 2]], run: &games::Outcome) -> anyhow::Result<()> {
     // A bug report's tail holds the run's last frames: compare them with the same frames of this run.
     let first = rec.first_frame as usize;
     let again = run.pads.get(first..).unwrap_or(&[]);
@@ -305,17 +328,6 @@ fn check(
     }
     if let Some((reason, message)) = &rec.stop {
         eprintln!("reproduced: the same frames and RAM up to the recorded stop ({reason}): {message}");
-    }
-    if args.json {
-        println!("{}", run.json);
-    } else {
-        print!("{}", run.summary.to_text());
-        println!(
-            "ram hash {}  faults injected {}  (matches the file, {} frames)",
-            run.ram_hash,
-            run.faults.total(),
-            log.len()
-        );
     }
     Ok(())
 }
@@ -354,7 +366,7 @@ fn check_playback(args: &ReplayArgs, rec: &Recorded, image: &RomImage) -> anyhow
         Some(_) => {}
         None => eprintln!("{} has no end record: the final RAM hash was not checked", args.file.display()),
     }
-    if args.json {
+    if args.output.json {
         let value = serde_json::json!({ "file": args.file.display().to_string(), "frames": frames, "ram_hash": hash,
             "check": "playback" });
         println!("{}", serde_json::to_string_pretty(&value)?);

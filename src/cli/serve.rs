@@ -13,17 +13,21 @@ use clap::Args;
 use crate::calib::{CalibrateMode, LearnedRom};
 use crate::config::{Config, Mode};
 use crate::emu::remote::{Listener, Pending};
+use crate::play::flight::FlightRecorder;
 use crate::play::serve::Served;
 use crate::play::{Limits, seats_for};
 use crate::trace::TraceRecorder;
 
+use super::args::{RunLimits, SessionArgs, in_order, worded};
 use super::play::{Emulator, PlayArgs, Players};
+use super::play_args::WindowArgs;
 
 /// The FCEUX script, built in so that `play --emulator fceux` works from any folder.
 pub const FCEUX_SCRIPT: &str = include_str!("../../plugins/fceux.lua");
 
 /// Arguments of `puyobot serve`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_args(in_order(SERVE_ORDER)), mut_args(worded(SERVE_TEXTS)))]
 pub struct ServeArgs {
     /// Address and port to listen on for the emulator's script.
     #[arg(long, default_value = "127.0.0.1:7460")]
@@ -37,88 +41,52 @@ pub struct ServeArgs {
     /// Seconds to wait for an emulator to connect (default: until one does, or Ctrl-C).
     #[arg(long)]
     pub wait: Option<f64>,
-    /// Game mode.
-    #[arg(long, value_enum)]
-    pub mode: Option<Mode>,
-    /// Bot speed, 0 (slow, human-paced) to 10 (as fast as the game accepts).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=10))]
-    pub speed: Option<u8>,
-    /// Bot strength 0..=10, of both bots (7) or of player 1 and player 2 (3,10).
-    #[arg(long, value_parser = crate::ai::Levels::parse)]
-    pub strength: Option<crate::ai::Levels>,
-    /// Seed for the bots and the menu script's deal; recorded in the output.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Record the run to a trace file (every frame's pads and RAM changes).
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
-    /// Self-calibration: auto, off or only (as `play`).
-    #[arg(long, value_enum)]
-    pub calibrate: Option<CalibrateMode>,
-    /// Folder of address files to use instead of the built-in copies.
-    #[arg(long)]
-    pub addresses: Option<PathBuf>,
-    /// Configuration file (default: ./config.toml when it exists, else the user's config.toml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Bot for player 1 (overrides [bots] p1).
-    #[arg(long, value_parser = crate::ai::check_name)]
-    pub p1_ai: Option<String>,
-    /// Bot for player 2 (overrides [bots] p2).
-    #[arg(long, value_parser = crate::ai::check_name)]
-    pub p2_ai: Option<String>,
-    /// The `two-ply` AI profile (as `play --fast`).
-    #[arg(long)]
-    pub fast: bool,
-    /// Stop after N frames.
-    #[arg(long)]
-    pub frames: Option<u64>,
-    /// Stop once a player has locked N pieces.
-    #[arg(long)]
-    pub pieces: Option<u32>,
-    /// Play N games (the address file's [restart] script starts each next one), then stop.
-    #[arg(long)]
-    pub games: Option<u32>,
-    /// Do not walk the menus: leave them to the person at the emulator.
-    #[arg(long)]
-    pub no_menu: bool,
-    /// Play a ROM whose hash is not in addresses/roms.toml.
-    #[arg(long)]
-    pub allow_unknown_rom: bool,
-    /// After the run, write what calibration learned as a complete address folder.
-    #[arg(long, value_name = "DIR")]
-    pub write_addresses: Option<PathBuf>,
+    /// What `serve` shares with `play`: the same flags, merged into the configuration the same way.
+    #[command(flatten)]
+    pub session: SessionArgs,
 }
 
-impl ServeArgs {
-    /// The same choices as `play` flags, so the configuration merges the same way.
-    fn play_args(&self) -> PlayArgs {
-        PlayArgs {
-            mode: self.mode,
-            speed: self.speed,
-            strength: self.strength,
-            seed: self.seed,
-            json: self.json,
-            record: self.record.clone(),
-            calibrate: self.calibrate,
-            addresses: self.addresses.clone(),
-            config: self.config.clone(),
-            p1_ai: self.p1_ai.clone(),
-            p2_ai: self.p2_ai.clone(),
-            fast: self.fast,
-            frames: self.frames,
-            pieces: self.pieces,
-            games: self.games,
-            no_menu: self.no_menu,
-            allow_unknown_rom: self.allow_unknown_rom,
-            write_addresses: self.write_addresses.clone(),
-            ..PlayArgs::default()
-        }
-    }
-}
+/// The order `serve --help` lists the flags in.
+const SERVE_ORDER: &[&str] = &[
+    "listen",
+    "allow_remote",
+    "timeout",
+    "wait",
+    "mode",
+    "speed",
+    "strength",
+    "seed",
+    "json",
+    "record",
+    "calibrate",
+    "addresses",
+    "config",
+    "p1_ai",
+    "p2_ai",
+    "fast",
+    "frames",
+    "pieces",
+    "games",
+    "no_menu",
+    "allow_unknown_rom",
+    "write_addresses",
+];
+
+/// `serve`'s own words for the flags it shares with `play`.
+const SERVE_TEXTS: &[(&str, &str)] = &[
+    ("strength", "Bot strength 0..=10, of both bots (7) or of player 1 and player 2 (3,10)"),
+    ("seed", "Seed for the bots and the menu script's deal; recorded in the output"),
+    ("record", "Record the run to a trace file (every frame's pads and RAM changes)"),
+    ("calibrate", "Self-calibration: auto, off or only (as `play`)"),
+    ("p1_ai", "Bot for player 1 (overrides [bots] p1)"),
+    ("p2_ai", "Bot for player 2 (overrides [bots] p2)"),
+    ("fast", "The `two-ply` AI profile (as `play --fast`)"),
+    ("frames", "Stop after N frames"),
+    ("pieces", "Stop once a player has locked N pieces"),
+    ("games", "Play N games (the address file's [restart] script starts each next one), then stop"),
+    ("no_menu", "Do not walk the menus: leave them to the person at the emulator"),
+    ("allow_unknown_rom", "Play a ROM whose hash is not in addresses/roms.toml"),
+];
 
 /// Runs `puyobot serve`: waits for one emulator, plays its game, prints the report.
 pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
@@ -138,7 +106,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout {}: give a number of seconds above 0", args.timeout);
     }
-    let play = args.play_args();
+    // The flags `play` has and `serve` does not are left at their defaults.
+    let play = PlayArgs { session: args.session.clone(), ..PlayArgs::default() };
     let cfg = prepare(&play)?;
     let listener = Listener::bind(args.listen).with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
@@ -164,52 +133,36 @@ fn prepare(args: &PlayArgs) -> anyhow::Result<Config> {
         // The person plays pad 1 at the emulator and walks its menus there.
         cfg.play.menu = false;
     }
-    if args.games == Some(0) || args.pieces == Some(0) || args.frames == Some(0) {
+    let run = &args.session.limits;
+    if run.games == Some(0) || run.pieces == Some(0) || run.frames == Some(0) {
         bail!("--games, --pieces and --frames need at least 1");
     }
-    if [args.frames.is_some(), args.pieces.is_some(), args.games.is_some()].iter().filter(|b| **b).count() > 1 {
+    if run.given().len() > 1 {
         bail!("--frames, --pieces and --games each end the run; give one of them");
     }
-    super::play::check_outputs(args)?;
+    super::play::check_outputs(args.recording()?, &args.session.addresses)?;
     Ok(cfg)
 }
 
 /// Plays the game of a connected emulator: identifies its ROM (refusing an unknown one, as `play` does),
 /// welcomes it, turns others away, runs the session, writes the trace and prints the report.
 fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> anyhow::Result<()> {
-    let image = match pending.rom_image() {
-        Ok(i) => i,
-        Err(e) => {
-            pending.refuse(&e.to_string());
-            return Err(e.into());
-        }
-    };
-    let (name, map) = match super::play::identify(&cfg, &image) {
-        Ok(found) => found,
-        Err(e) => {
-            pending.refuse(&super::error_text(&e));
-            return Err(e);
-        }
-    };
+    let (pending, (image, name, map)) = identify_or_refuse(pending, &cfg)?;
     let mode = cfg.play.mode;
     let seat_cfg = if mode == Mode::VsHuman { cfg.window_seat_config() } else { cfg.seat_config() };
     let seats = seats_for(mode, &map, &seat_cfg).map_err(anyhow::Error::msg)?;
-    let mut drive: Vec<u8> = seats.iter().filter(|s| s.bot_on).map(|s| s.pad as u8 + 1).collect();
-    if cfg.play.menu {
-        drive.push(1); // the menu script presses pad 1
-    }
-    drive.sort_unstable();
-    drive.dedup();
+    let drive = pads_to_drive(&seats, cfg.play.menu);
     // A person at the emulator's pad 1 makes a run nobody can play again from its seed.
     let players = if mode == Mode::VsHuman { Players::Person } else { Players::Bots };
-    let trace = super::play::trace_writer(args, &cfg, &image, players, true)?;
+    let run = &args.session.limits;
+    let trace = super::play::trace_writer(args.recording()?, run, &cfg, &image, players, true)?;
     let emulator = pending.hello.emulator.clone();
     let peer = pending.peer().to_string();
     eprintln!("{emulator} connected from {peer}: {name}, {mode}");
     let remote = pending.welcome(&drive, &format!("{name}, {mode}"))?;
     listener.refuse_others(format!("{emulator} from {peer}"));
     let flight =
-        super::bug_report::recorder(&cfg, args.games, || super::play::trace_header(args, &cfg, &image, players, true));
+        super::bug_report::recorder(&cfg, run.games, || super::play::trace_header(run, &cfg, &image, players, true));
     let machine = TraceRecorder::new(remote, trace);
     let machine = match &flight {
         Some(f) => machine.with_ring(f.ring()),
@@ -217,37 +170,90 @@ fn serve(pending: Pending, listener: Listener, args: &PlayArgs, cfg: Config) -> 
     };
     let options = crate::play::GameOptions { seats: seat_cfg, ..cfg.game_options() };
     let mut session = options.session(machine, map, seats, &image.hash.sha1).build()?;
-    let limits = match args.games {
+    let served = crate::play::serve::run(&mut session, served_limits(run, &cfg), &name, cfg.play.seed, cfg.play.speed);
+    super::play::finish_trace(session.machine_mut(), args.recording()?)?;
+    let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
+    let borrowed = super::play::mode_files(&cfg, &image)?;
+    let ctx = super::bug_report::Context { cfg: &cfg, rom: &rom, borrowed: &borrowed };
+    let bundle = flight.as_ref().and_then(|f| {
+        f.note(&session);
+        served_bug_report(f, &ctx, &served, run.pieces)
+    });
+    let learner = session.calibration().map(|c| c.learner());
+    let write_to = args.session.addresses.write_addresses.as_deref();
+    super::play::write_learned(learner, write_to, &cfg, &rom, &borrowed)?;
+    report(&served, args.session.output.json, bundle.as_ref());
+    served_outcome(served)
+}
+
+/// The ROM image, display name and address file of the emulator's game ([`super::play::identify`]); an
+/// emulator whose ROM cannot be read or is refused is told why.
+fn identify_or_refuse(
+    pending: Pending,
+    cfg: &Config,
+) -> anyhow::Result<(Pending, (crate::emu::RomImage, String, crate::memmap::AddressFile))> {
+    let image = match pending.rom_image() {
+        Ok(i) => i,
+        Err(e) => {
+            pending.refuse(&e.to_string());
+            return Err(e.into());
+        }
+    };
+    match super::play::identify(cfg, &image) {
+        Ok((name, map)) => Ok((pending, (image, name, map))),
+        Err(e) => {
+            pending.refuse(&super::error_text(&e));
+            Err(e)
+        }
+    }
+}
+
+/// The pads puyobot drives (1-based): those of the bots, and pad 1 when the menu script walks the menus.
+fn pads_to_drive(seats: &[crate::play::Seat], menu: bool) -> Vec<u8> {
+    let mut drive: Vec<u8> = seats.iter().filter(|s| s.bot_on).map(|s| s.pad as u8 + 1).collect();
+    if menu {
+        drive.push(1); // the menu script presses pad 1
+    }
+    drive.sort_unstable();
+    drive.dedup();
+    drive
+}
+
+/// The limits of a served run: `--games N` in a row, else until `--frames`/`--pieces`, the game's end or
+/// the emulator stopping.
+fn served_limits(run: &RunLimits, cfg: &Config) -> Limits {
+    match run.games {
         Some(n) => Limits { games: Some(n), stop_at_game_over: true, ..Limits::default() },
         None => Limits {
             // Without a limit the run goes on until the game is over or the emulator stops.
-            frames: Some(args.frames.unwrap_or(u64::MAX)),
-            pieces: args.pieces,
+            frames: Some(run.frames.unwrap_or(u64::MAX)),
+            pieces: run.pieces,
             stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: cfg.play.calibrate == CalibrateMode::Only,
         },
-    };
-    let served = crate::play::serve::run(&mut session, limits, &name, cfg.play.seed, cfg.play.speed);
-    if let (Some(stats), Some((_, path))) = (session.machine_mut().finish()?, super::play::recording(args)?) {
-        eprintln!("wrote {} ({} frames, {} bytes)", path.display(), stats.frames, stats.bytes);
     }
-    let rom = LearnedRom { name: image.name.clone(), crc32: image.hash.crc32.clone(), sha1: image.hash.sha1.clone() };
-    let borrowed = super::play::mode_files(&cfg, &image)?;
-    let bundle = flight.as_ref().and_then(|f| {
-        f.note(&session);
-        let stop = match &served.error {
-            Some(e) => Some((super::bug_report::stop_of_run_error(e), e.to_string())),
-            None => super::bug_report::stop_of_outcome(&served.summary, f, &cfg, args.pieces),
-        };
-        let ctx = super::bug_report::Context { cfg: &cfg, rom: &rom, borrowed: &borrowed };
-        stop.and_then(|(reason, message)| {
-            let report = serde_json::to_value(&served.summary).ok();
-            super::bug_report::write(f, &ctx, reason, &message, report)
-        })
-    });
-    super::play::write_learned(session.calibration().map(|c| c.learner()), args, &cfg, &rom, &borrowed)?;
-    report(&served, args.json, bundle.as_ref());
+}
+
+/// The bug report of a served run that stopped short (or failed), when one is written.
+fn served_bug_report(
+    flight: &FlightRecorder,
+    ctx: &super::bug_report::Context,
+    served: &Served,
+    pieces: Option<u32>,
+) -> Option<PathBuf> {
+    let stop = match &served.error {
+        Some(e) => Some((super::bug_report::stop_of_run_error(e), e.to_string())),
+        None => super::bug_report::stop_of_outcome(&served.summary, flight, ctx.cfg, pieces),
+    };
+    stop.and_then(|(reason, message)| {
+        let report = serde_json::to_value(&served.summary).ok();
+        super::bug_report::write(flight, ctx, reason, &message, report)
+    })
+}
+
+/// A served run that failed, stalled or failed its health checks is an error.
+fn served_outcome(served: Served) -> anyhow::Result<()> {
     if let Some(e) = served.error {
         return Err(e.into());
     }
@@ -312,9 +318,9 @@ pub fn run_with_emulator(args: &PlayArgs, emulator: Emulator) -> anyhow::Result<
             p
         }
     };
-    let exit_on_stop = args.frames.is_some() || args.pieces.is_some() || args.games.is_some();
+    let exit_on_stop = !args.session.limits.given().is_empty();
     let log_path = dir.join("fceux.log");
-    let mut child = start_fceux(&script, &rom, port, args, exit_on_stop, &log_path)?;
+    let mut child = start_fceux(&script, &rom, port, &args.window, exit_on_stop, &log_path)?;
     crate::interrupt::install();
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut give_up = || {
@@ -359,11 +365,11 @@ fn start_fceux(
     script: &Path,
     rom: &Path,
     port: u16,
-    args: &PlayArgs,
+    window: &WindowArgs,
     exit_on_stop: bool,
     log_path: &Path,
 ) -> anyhow::Result<Child> {
-    let speed = match args.emu_speed {
+    let speed = match window.emu_speed {
         None | Some(crate::emu::EmuSpeed::X1) | Some(crate::emu::EmuSpeed::Half) => "normal",
         Some(crate::emu::EmuSpeed::X2) | Some(crate::emu::EmuSpeed::X4) => "turbo",
         Some(crate::emu::EmuSpeed::Max) => "maximum",
@@ -376,7 +382,7 @@ fn start_fceux(
     let mut last = None;
     for exe in &candidates {
         let mut cmd = Command::new(exe);
-        if args.mute {
+        if window.mute {
             cmd.args(["--sound", "0"]);
         }
         cmd.arg("--loadlua").arg(script).arg(rom);

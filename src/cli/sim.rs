@@ -18,6 +18,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 
 use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
+
+use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
 use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Player, Rules, Timing, text};
 use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
@@ -58,6 +60,7 @@ pub struct ProfileArgs {
 
 /// Arguments of `puyobot sim endless`.
 #[derive(Debug, clap::Args)]
+#[command(mut_args(in_order(ENDLESS_ORDER)), mut_args(worded(ENDLESS_TEXTS)))]
 pub struct EndlessArgs {
     /// Bot: classic or chain.
     #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
@@ -68,37 +71,27 @@ pub struct EndlessArgs {
     /// Pieces per game (memory does not grow with it).
     #[arg(long, default_value_t = 100)]
     pub pieces: usize,
-    /// Run seed; game g uses the stream game_rng(seed, g).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
-    pub colors: u8,
+    /// The seed, colours, parallelism and AI profile.
+    #[command(flatten)]
+    pub run: SelfPlayArgs,
     /// Play this queue file (one pair per line, e.g. RG; BIG / CAR for items) instead of random pairs.
     #[arg(long)]
     pub queue: Option<PathBuf>,
     /// Number of games in the run (all shards together).
     #[arg(long, default_value_t = 1)]
     pub games: usize,
-    /// Games played in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
     /// Index of the first game (to replay game g of a run: --first-game g --games 1).
     #[arg(long, default_value_t = 0)]
     pub first_game: usize,
     /// Run only slice I of N of the games (those whose offset from the first game is I mod N).
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
     /// Draw the chain-length histogram and the puyos-on-field curve to this SVG file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
-    /// prints one to start from).
-    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
-    pub profile: String,
     /// Where a new pair's child spawns, as a cartridge's `[movement] spawn` says (up, right, down, left):
     /// a pair spawning sideways or downwards also needs its child's cell free, a second death cell.
     #[arg(long, default_value = "up", value_parser = parse_spawn)]
@@ -107,6 +100,52 @@ pub struct EndlessArgs {
     #[command(flatten)]
     pub clock: ClockArgs,
 }
+
+/// The order `sim endless --help` lists the flags in.
+const ENDLESS_ORDER: &[&str] = &[
+    "ai",
+    "strength",
+    "pieces",
+    "seed",
+    "colors",
+    "queue",
+    "games",
+    "jobs",
+    "first_game",
+    "shard",
+    "json",
+    "plot",
+    "profile",
+    "spawn",
+    "frames_per_row",
+    "gravity_curve",
+    "lock_delay",
+    "input_lag",
+];
+
+/// The order `sim battle --help` lists the flags in.
+const BATTLE_ORDER: &[&str] = &[
+    "p1",
+    "p2",
+    "strength",
+    "games",
+    "first_game",
+    "seed",
+    "colors",
+    "max_pieces",
+    "jobs",
+    "shard",
+    "json",
+    "profile",
+    "frames_per_row",
+    "gravity_curve",
+    "lock_delay",
+    "input_lag",
+];
+
+/// `sim endless`'s own words for shared flags.
+const ENDLESS_TEXTS: &[(&str, &str)] =
+    &[("seed", "Run seed; game g uses the stream game_rng(seed, g)"), ONE_JSON_OBJECT];
 
 /// The game's clock for `sim endless` and `sim battle`. Without a gravity flag a pair waits at its row
 /// while the bot's presses happen (no time limit), as before.
@@ -169,6 +208,7 @@ fn parse_lock(text: &str) -> Result<LockDelay, String> {
 
 /// Arguments of `puyobot sim battle`.
 #[derive(Debug, clap::Args)]
+#[command(mut_args(in_order(BATTLE_ORDER)), mut_args(worded(&[ONE_JSON_OBJECT])))]
 pub struct BattleArgs {
     /// Player 1's bot: classic or chain.
     #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
@@ -185,28 +225,18 @@ pub struct BattleArgs {
     /// Index of the first game.
     #[arg(long, default_value_t = 0)]
     pub first_game: usize,
-    /// Run seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
-    pub colors: u8,
-    /// Pieces per side before the game is called a draw.
-    #[arg(long, default_value_t = 500)]
-    pub max_pieces: usize,
-    /// Games played in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
+    /// The seed, colours, parallelism and AI profile.
+    #[command(flatten)]
+    pub run: SelfPlayArgs,
+    /// `--max-pieces`.
+    #[command(flatten)]
+    pub max_pieces: MaxPiecesArg,
     /// Run only slice I of N of the games.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// AI profile: a name (full, two-ply) or a profile file of [ai.*] tables (`puyobot sim profile`
-    /// prints one to start from).
-    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
-    pub profile: String,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
     /// The game's clock: gravity and lock delay (no time limit without them).
     #[command(flatten)]
     pub clock: ClockArgs,
@@ -238,11 +268,11 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
             if let Some(p) = &a.plot {
                 super::plot::endless(&s, p)?;
             }
-            print_summary(&Summary::Endless(Box::new(s)), a.json);
+            print_summary(&Summary::Endless(Box::new(s)), a.output.json);
             Ok(())
         }
         SimMode::Battle(a) => {
-            print_summary(&Summary::Battle(Box::new(run_battle(a)?)), a.json);
+            print_summary(&Summary::Battle(Box::new(run_battle(a)?)), a.output.json);
             Ok(())
         }
         SimMode::Profile(a) => {
@@ -338,7 +368,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    let config = load_profile(&args.profile)?;
+    let config = args.run.load_profile()?;
     let clock = args.clock.clock()?;
     // Fail early on a bad bot name or weights.
     Bot::new(&args.ai, &config, 0)?;
@@ -353,21 +383,21 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let rules = Rules { spawn_orientation: args.spawn, ..Rules::puyo1() };
     let spec = EndlessSpec {
-        seed: args.seed,
-        colors: args.colors,
+        seed: args.run.seed(),
+        colors: args.run.colors,
         pieces: args.pieces,
         rules: &rules,
         queue: queue.as_deref(),
     };
-    let results: Vec<EndlessGameResult> = play_with_bar(&games, args.jobs, |g| {
+    let results: Vec<EndlessGameResult> = play_with_bar(&games, args.run.jobs, |g| {
         endless_game(g, &spec, |seed| -> anyhow::Result<Box<dyn Player>> {
             Ok(on_clock(StrengthBot::new(&args.ai, &config, seed, args.strength)?, &config, clock))
         })
     })?;
     let run = EndlessRun {
         ai: crate::ai::strength::label(&args.ai, args.strength),
-        seed: args.seed,
-        colors: args.colors.clamp(3, 6),
+        seed: args.run.seed(),
+        colors: args.run.colors.clamp(3, 6),
         spawn: args.spawn,
         pieces: args.pieces,
         first_game: args.first_game,
@@ -383,24 +413,30 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    let config = load_profile(&args.profile)?;
+    let config = args.run.load_profile()?;
     let clock = args.clock.clock()?;
     Bot::new(&args.p1, &config, 0)?;
     Bot::new(&args.p2, &config, 0)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let names = [args.p1.as_str(), args.p2.as_str()];
-    let runs: Vec<BattleGame> = play_with_bar(&games, args.jobs, |g| {
-        battle_game(g, args.seed, args.colors, args.max_pieces, |side, seed| -> anyhow::Result<Box<dyn Player>> {
-            Ok(on_clock(StrengthBot::new(names[side], &config, seed, args.strength.0[side])?, &config, clock))
-        })
+    let runs: Vec<BattleGame> = play_with_bar(&games, args.run.jobs, |g| {
+        battle_game(
+            g,
+            args.run.seed(),
+            args.run.colors,
+            args.max_pieces.max_pieces,
+            |side, seed| -> anyhow::Result<Box<dyn Player>> {
+                Ok(on_clock(StrengthBot::new(names[side], &config, seed, args.strength.0[side])?, &config, clock))
+            },
+        )
     })?;
     let run = BattleRun {
         p1: crate::ai::strength::label(&args.p1, args.strength.0[0]),
         p2: crate::ai::strength::label(&args.p2, args.strength.0[1]),
-        seed: args.seed,
-        colors: args.colors.clamp(3, 6),
-        max_pieces: args.max_pieces,
+        seed: args.run.seed(),
+        colors: args.run.colors.clamp(3, 6),
+        max_pieces: args.max_pieces.max_pieces,
         first_game: args.first_game,
         run_games: args.games,
         config_crc: config_crc(&config, &None, clock.as_ref())?,

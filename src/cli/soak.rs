@@ -13,10 +13,12 @@ use crate::emu::Emu;
 use crate::play::soak::{self, SoakOptions, SoakReport, SoakSample};
 use crate::play::{Session, seats_for};
 
-use super::play::{PlayArgs, load_game, merged_config};
+use super::args::{JsonArg, RunSeedArg, SetupArgs, worded};
+use super::play::load_game;
 
 /// Arguments of `puyobot soak`.
 #[derive(Debug, Clone, Args)]
+#[command(mut_args(worded(SOAK_TEXTS)))]
 pub struct SoakArgs {
     /// ROM file (iNES). Without it, the open test cartridge is played.
     pub rom: Option<PathBuf>,
@@ -29,22 +31,25 @@ pub struct SoakArgs {
     /// Emulator pace in frames per second (60.1 is real time); 0 runs as fast as the machine goes.
     #[arg(long, default_value_t = 60.0988)]
     pub fps: f64,
-    /// Seed for the bots (game g uses seed + g; sides swap bots every game).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Configuration file (default: ./config.toml when it exists, else the user's config.toml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Run a ROM whose hash is not in addresses/roms.toml.
-    #[arg(long)]
-    pub allow_unknown_rom: bool,
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: RunSeedArg,
+    /// The configuration file and unknown ROMs.
+    #[command(flatten)]
+    pub setup: SetupArgs,
     /// Also write the samples as CSV to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Print samples and the report as JSON lines.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
+
+/// `soak`'s own words for shared flags.
+const SOAK_TEXTS: &[(&str, &str)] = &[
+    ("seed", "Seed for the bots (game g uses seed + g; sides swap bots every game)"),
+    ("json", "Print samples and the report as JSON lines"),
+];
 
 /// The share memory may grow between the first post-warm-up sample and the last.
 pub const MAX_MEMORY_GROWTH: f64 = 0.10;
@@ -54,16 +59,15 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
     if !(args.minutes > 0.0 && args.sample_secs > 0.0 && args.fps >= 0.0) {
         bail!("--minutes and --sample-secs must be > 0 and --fps >= 0");
     }
-    let play = PlayArgs {
-        rom: args.rom.clone(),
-        mode: Some(Mode::AiVsAi),
-        headless: true,
-        seed: Some(args.seed),
-        config: args.config.clone(),
-        allow_unknown_rom: args.allow_unknown_rom,
-        ..PlayArgs::default()
-    };
-    let cfg = merged_config(&play)?;
+    let seed = args.seed.seed;
+    let (cfg, _) = args.setup.configure(|cfg| {
+        if let Some(r) = &args.rom {
+            cfg.play.rom = r.display().to_string();
+        }
+        cfg.play.mode = Mode::AiVsAi;
+        cfg.play.seed = seed;
+        args.setup.lay_over(&mut cfg.play);
+    })?;
     if let Some(p) = &args.csv {
         super::output::check_file("--csv", p)?;
     }
@@ -85,7 +89,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
     eprintln!("soak: {name}, {} min, a sample every {} s", args.minutes, args.sample_secs);
     let new_game = |g: u64| -> anyhow::Result<Session<Emu>> {
         let mut game_cfg = cfg.clone();
-        game_cfg.play.seed = args.seed.wrapping_add(g);
+        game_cfg.play.seed = seed.wrapping_add(g);
         if g % 2 == 1 {
             std::mem::swap(&mut game_cfg.bots.p1, &mut game_cfg.bots.p2);
         }
@@ -94,7 +98,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
         Ok(Session::builder(emu, map.clone(), Mode::AiVsAi, seats).walk_menu(game_cfg.play.menu).build()?)
     };
     let on_sample = |s: &SoakSample| {
-        if args.json {
+        if args.output.json {
             println!("{}", serde_json::to_string(s).unwrap_or_default());
         } else {
             println!(
@@ -113,7 +117,7 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<()> {
     };
     crate::interrupt::install();
     let report = soak::run(&options, new_game, on_sample);
-    print_report(&report, &options, args.json)?;
+    print_report(&report, &options, args.output.json)?;
     if let Some(e) = report.errors.first() {
         bail!("soak stopped: {e}");
     }

@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, anyhow};
 use indicatif::ProgressBar;
 
+use super::args::{MaxPiecesArg, SelfPlayArgs, in_order, worded};
 use crate::sim::Shard;
 use crate::train::run::{self, before_after, name_of};
 use crate::train::{Fitness, Method, ParamSpace, Settings, State};
 
 /// Arguments of `puyobot train`.
 #[derive(Debug, clap::Args)]
+#[command(mut_args(in_order(TRAIN_ORDER)), mut_args(worded(TRAIN_TEXTS)))]
 pub struct TrainArgs {
     /// Method: the original Famicom bot's tournament, or SPSA.
     #[arg(long, value_enum, default_value = "spsa")]
@@ -37,12 +39,9 @@ pub struct TrainArgs {
     /// Pieces per endless game.
     #[arg(long, default_value_t = 100)]
     pub pieces: usize,
-    /// Colours of the random pairs (3..=6).
-    #[arg(long, default_value_t = crate::sim::DEFAULT_COLORS)]
-    pub colors: u8,
-    /// Pieces per side before a battle is a draw.
-    #[arg(long, default_value_t = 500)]
-    pub max_pieces: usize,
+    /// `--max-pieces`.
+    #[command(flatten)]
+    pub max_pieces: MaxPiecesArg,
     /// Tournament: population size.
     #[arg(long, default_value_t = 8)]
     pub population: usize,
@@ -61,19 +60,12 @@ pub struct TrainArgs {
     /// Train only these float parameters of [ai.<name>] (comma-separated; default all).
     #[arg(long, value_delimiter = ',')]
     pub params: Vec<String>,
-    /// Run seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Games played in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
+    /// The seed, colours, parallelism and AI profile.
+    #[command(flatten)]
+    pub run: SelfPlayArgs,
     /// Run directory: checkpoint.json, history.csv, weights.toml, progress.svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// AI profile that gives the starting weights and everything else: a name (full, two-ply) or a
-    /// profile file of [ai.*] tables.
-    #[arg(long, default_value = crate::ai::DEFAULT_PROFILE, value_name = "NAME|FILE")]
-    pub profile: String,
     /// Only play slice I of N of the next generation and write it to a shard file.
     #[arg(long, value_name = "I/N", conflicts_with = "advance")]
     pub shard: Option<Shard>,
@@ -85,16 +77,51 @@ pub struct TrainArgs {
     pub eval_games: usize,
 }
 
+/// The order `train --help` lists the flags in.
+const TRAIN_ORDER: &[&str] = &[
+    "method",
+    "ai",
+    "fitness",
+    "generations",
+    "games",
+    "pieces",
+    "colors",
+    "max_pieces",
+    "population",
+    "spread",
+    "spsa_a",
+    "spsa_c",
+    "spsa_stability",
+    "params",
+    "seed",
+    "jobs",
+    "out",
+    "profile",
+    "shard",
+    "advance",
+    "eval_games",
+];
+
+/// `train`'s own words for shared flags.
+const TRAIN_TEXTS: &[(&str, &str)] = &[
+    ("max_pieces", "Pieces per side before a battle is a draw"),
+    (
+        "profile",
+        "AI profile that gives the starting weights and everything else: a name (full, two-ply) or a profile \
+         file of [ai.*] tables",
+    ),
+];
+
 fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
     Settings {
         method: a.method,
         eval: a.ai.clone(),
         fitness: a.fitness,
-        seed: a.seed,
+        seed: a.run.seed(),
         games: a.games,
         pieces: a.pieces,
-        colors: a.colors.clamp(3, 6),
-        max_pieces: a.max_pieces,
+        colors: a.run.colors.clamp(3, 6),
+        max_pieces: a.max_pieces.max_pieces,
         population: a.population,
         spread: a.spread,
         spsa_a: a.spsa_a,
@@ -109,12 +136,12 @@ fn settings(a: &TrainArgs, space: &ParamSpace, crc: u32) -> Settings {
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     super::output::check_dir("--out", &a.out)?;
     crate::interrupt::install();
-    let config = crate::config::load_profile(&a.profile)?;
+    let config = a.run.load_profile()?;
     crate::ai::Bot::new(&a.ai, &config, 0)?;
     let space = ParamSpace::new(&config, &a.ai, &a.params).map_err(|e| anyhow!(e))?;
     let crc = crc32fast::hash(serde_json::to_string(&config).context("cannot serialise the configuration")?.as_bytes());
     let mut state = run::load_or_init(&a.out, settings(a, &space, crc), &space)?;
-    let pool = crate::sim::runner::pool(a.jobs)?;
+    let pool = crate::sim::runner::pool(a.run.jobs)?;
     if let Some(shard) = a.shard {
         if run::shard_written(&a.out, &state, shard) {
             // A batch task run again (its array job failed or was cancelled) redoes only unfinished slices.
@@ -168,7 +195,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     println!("{}", space.snippet(state.best()).map_err(|e| anyhow!(e))?);
     if a.eval_games > 0 {
         // A seed the training never drew its games from.
-        let seed = a.seed.wrapping_add(0x0E0A_1000_0000);
+        let seed = a.run.seed().wrapping_add(0x0E0A_1000_0000);
         let (b, t) =
             pool.install(|| before_after(&state.settings, &space, space.start(), state.best(), seed, a.eval_games))?;
         let what = if a.fitness.is_battle() { "win rate against each other" } else { "fitness" };

@@ -11,5 +11,5 @@ pub mod verify;
 pub use input::{Driver, DriverStats};
 pub use lock::{Lock, LockWatch};
 pub use press::{Effect, Pose, PressTiming, Presser, Progress};
-pub use speed::SpeedProfile;
+pub use speed::{MAX_SPEED, SpeedProfile};
 pub use verify::{Check, Prediction, Verifier};

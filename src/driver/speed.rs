@@ -1,6 +1,10 @@
 //! Bot speed 0..=10 → input timing. 10 is the fastest the game accepts (an input on every frame it reacts
 //! to, full soft drop); 0 is slow and human-paced. The table is documented in `config.toml`.
 
+/// The fastest speed setting (the slowest is 0): the last row of the table, and the range every flag and
+/// configuration key of the bot speed accepts.
+pub const MAX_SPEED: u8 = 10;
+
 /// How the driver paces its button presses at one speed setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpeedProfile {
@@ -21,7 +25,7 @@ pub struct SpeedProfile {
 }
 
 /// (reaction, gap, hold, soft drop out of 4) for speeds 0..=10.
-const TABLE: [(u32, u32, u32, u32); 11] = [
+const TABLE: [(u32, u32, u32, u32); MAX_SPEED as usize + 1] = [
     (40, 24, 3, 0),
     (32, 20, 3, 0),
     (26, 16, 2, 0),
@@ -38,7 +42,7 @@ const TABLE: [(u32, u32, u32, u32); 11] = [
 impl SpeedProfile {
     /// The profile of a speed setting; values above 10 count as 10.
     pub fn new(speed: u8) -> SpeedProfile {
-        let speed = speed.min(10);
+        let speed = speed.min(MAX_SPEED);
         let (reaction, gap, hold, soft_drop) = TABLE[speed as usize];
         SpeedProfile { speed, reaction, gap, hold, soft_drop, patience: 5 }
     }

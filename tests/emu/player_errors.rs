@@ -104,27 +104,31 @@ fn the_rom_may_be_given_as_a_positional_argument() {
     assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"), "two ROMs must be refused");
 }
 
+/// `play --config PATH`.
+fn with_config(path: PathBuf) -> PlayArgs {
+    let mut args = PlayArgs::default();
+    args.session.setup.config = Some(path);
+    args
+}
+
 #[test]
 fn a_malformed_config_names_the_file_the_key_and_what_was_expected() {
     let path = tmp("bad-config.toml", b"[play]\nspeed = \"fast\"\n");
-    let args = PlayArgs { config: Some(path.clone()), ..Default::default() };
-    let e = merged_config(&args).unwrap_err().to_string();
+    let e = merged_config(&with_config(path.clone())).unwrap_err().to_string();
     assert!(e.contains(&path.display().to_string()) && e.contains("play.speed"), "{e}");
     assert!(e.contains("expected u8"), "{e}");
     let path = tmp("bad-bot.toml", b"[bots]\np1 = \"deep-blue\"\n");
-    let e = merged_config(&PlayArgs { config: Some(path), ..Default::default() }).unwrap_err().to_string();
+    let e = merged_config(&with_config(path)).unwrap_err().to_string();
     assert!(e.contains("bots.p1") && e.contains("chain"), "{e}");
     // The bots' settings are AI profiles: an [ai] table in config.toml is named, with where they went.
     let path = tmp("bad-ai.toml", b"[ai.chain]\nchain = 1.0\n");
-    let e = merged_config(&PlayArgs { config: Some(path.clone()), ..Default::default() }).unwrap_err().to_string();
+    let e = merged_config(&with_config(path.clone())).unwrap_err().to_string();
     assert!(e.contains(&path.display().to_string()) && e.contains(": ai: "), "{e}");
     assert!(e.contains("unknown field") && e.contains("AI profiles"), "{e}");
     let path = tmp("bad-keys.toml", b"[keys]\npause = \"Pasue\"\n");
-    let e = merged_config(&PlayArgs { config: Some(path.clone()), ..Default::default() }).unwrap_err().to_string();
+    let e = merged_config(&with_config(path.clone())).unwrap_err().to_string();
     assert!(e.contains(&path.display().to_string()) && e.contains("keys.pause") && e.contains("Valid names"), "{e}");
-    let e = merged_config(&PlayArgs { config: Some("/nonexistent/config.toml".into()), ..Default::default() })
-        .unwrap_err()
-        .to_string();
+    let e = merged_config(&with_config("/nonexistent/config.toml".into())).unwrap_err().to_string();
     assert!(e.contains("/nonexistent/config.toml"), "{e}");
 }
 
