@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::calib::clock::ClockReport;
+use crate::calib::ClockReport;
 use crate::driver::{Driver, DriverStats, Lock, LockWatch};
 use crate::game::movegen::{self, MoveRules};
 use crate::game::timing::Timing;

@@ -2,7 +2,7 @@
 //! seat plays on. The clock is either given at set-up (`[lab] timing`), or the one calibration measured
 //! for this player, handed over when it changes and turned into timing at the seat's own pace.
 
-use crate::calib::clock::ClockReport;
+use crate::calib::ClockReport;
 use crate::game::movegen::MoveRules;
 use crate::game::timing::Timing;
 
