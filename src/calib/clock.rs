@@ -79,8 +79,11 @@ struct Pending {
 /// what was measured.
 #[derive(Clone, Debug, Default)]
 pub struct PlayerClock {
+    /// What the frames just before showed.
     recent: RecentFrames,
+    /// The piece under way.
     piece: PieceWatch,
+    /// What was measured over every piece.
     measured: Measured,
 }
 
@@ -136,7 +139,10 @@ struct Measured {
     /// Gravity of the latest piece that showed it, and the range seen.
     gravity_now: Option<u16>,
     gravity_range: Option<(u16, u16)>,
+    /// Pieces that showed their gravity for sure.
     gravity_pieces: u32,
+    /// Gravity intervals (falls with Down not held), soft-drop intervals, lock delays, input lags, spawn
+    /// delays and auto-repeat intervals, as seen.
     gravity: Tally,
     soft: Tally,
     lock: Tally,

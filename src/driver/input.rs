@@ -201,7 +201,9 @@ struct Plan {
     decision: Option<Decision>,
     /// Where the pair is going now: the decision's placement, or a replacement after a re-plan.
     target: Option<Placement>,
+    /// What the pair falls among, as the plan was given.
     surroundings: Option<Surroundings>,
+    /// The steps still to press towards the target.
     steps: Vec<Step>,
     /// The path has been checked against the pose RAM showed at the first action.
     checked: bool,
@@ -246,7 +248,9 @@ struct Retries {
 /// checking each press's effect in RAM.
 #[derive(Clone, Debug)]
 pub struct Driver {
+    /// How fast it presses.
     pacing: Pacing,
+    /// What it carries out.
     plan: Plan,
     /// The press executor: the presses in flight, and what was held and when the last press started.
     presser: Presser<Planned>,
@@ -254,8 +258,11 @@ pub struct Driver {
     ahead: Option<PiecePosition>,
     /// The pose RAM showed last frame (to notice moves nobody asked for).
     last_pose: Option<PiecePosition>,
+    /// The piece's own frames.
     piece: PieceFrames,
+    /// The plan's refusals and re-plans.
     retries: Retries,
+    /// Counters for reports and tests.
     stats: DriverStats,
 }
 
