@@ -83,11 +83,11 @@ struct Server<F> {
 }
 
 /// Serves `make`'s players on `input` / `output` until `quit` or the end of the input. `make(seed)` makes
-/// the player for a game whose `start` carries `seed` (0 without one); a player is kept while the seed
+/// the player for a game whose `start` carries `seed` (0 without one; its error is told as `error`); a player is kept while the seed
 /// stays the same, so a `start` that re-syncs the state keeps its memory.
 pub fn serve<F>(input: impl BufRead, mut output: impl Write, who: &Identity, make: F) -> Result<(), ServeError>
 where
-    F: FnMut(u64) -> Box<dyn Player>,
+    F: FnMut(u64) -> Result<Box<dyn Player>, String>,
 {
     let info = InfoMessage {
         name: who.name.clone(),
@@ -134,7 +134,7 @@ enum Stop {
     Refuse(String),
 }
 
-impl<F: FnMut(u64) -> Box<dyn Player>> Server<F> {
+impl<F: FnMut(u64) -> Result<Box<dyn Player>, String>> Server<F> {
     fn handle(&mut self, message: FrontMessage) -> Result<Option<BotMessage>, Stop> {
         match message {
             FrontMessage::Rules(r) => {
@@ -160,7 +160,7 @@ impl<F: FnMut(u64) -> Box<dyn Player>> Server<F> {
                     Err(e) => log::warn!("start ignored: {e}"),
                 }
                 if self.player.as_ref().is_none_or(|(s, _)| *s != seed) {
-                    let mut p = (self.make)(seed);
+                    let mut p = (self.make)(seed).map_err(Stop::Refuse)?;
                     if let Some((_, moves)) = &self.rules {
                         p.set_movement(*moves);
                     }

@@ -2,6 +2,8 @@
 //! output checks and progress bars. The runners live in their layers: headless games in [`crate::play`],
 //! self-play in [`crate::sim`].
 
+pub mod bot;
+pub mod bot_spec;
 pub mod bug_report;
 pub mod calibrate;
 pub mod chain;
