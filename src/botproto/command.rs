@@ -57,6 +57,21 @@ impl BotCommand {
     }
 }
 
+/// A `[bots]` entry: a bot's name or `exec:CMD` as a string, or a command as a list of words (made into
+/// the `exec:` spec that gives it back).
+pub fn name_or_words<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Entry {
+        Name(String),
+        Words(Vec<String>),
+    }
+    match <Entry as serde::Deserialize>::deserialize(d)? {
+        Entry::Name(name) => Ok(name),
+        Entry::Words(words) => BotCommand::new(words).map(|c| c.to_spec()).map_err(serde::de::Error::custom),
+    }
+}
+
 /// `word` quoted for a shell when it holds anything but plain characters.
 fn quote(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c);
@@ -138,5 +153,23 @@ mod tests {
         assert_eq!(BotCommand::from_spec(&c.to_spec()), Some(Ok(c)));
         assert!(BotCommand::from_spec("exec:").expect("exec").is_err());
         assert!(BotCommand::from_spec("exec:  ").expect("exec").is_err());
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    #[derive(serde::Deserialize)]
+    struct Bots {
+        #[serde(deserialize_with = "super::name_or_words")]
+        p1: String,
+    }
+
+    #[test]
+    fn a_config_entry_is_a_name_or_a_command_as_a_list() {
+        let b: Bots = toml::from_str("p1 = \"chain\"").expect("a name");
+        assert_eq!(b.p1, "chain");
+        let b: Bots = toml::from_str("p1 = [\"python3\", \"my bots/simple.py\"]").expect("a list");
+        assert_eq!(b.p1, "exec:python3 'my bots/simple.py'");
+        assert!(toml::from_str::<Bots>("p1 = []").is_err());
     }
 }

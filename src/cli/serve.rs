@@ -65,10 +65,10 @@ pub struct ServeArgs {
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Bot for player 1 (overrides [bots] p1).
-    #[arg(long, value_parser = crate::ai::check_name)]
+    #[arg(long, value_parser = super::bot_spec::check_bot)]
     pub p1_ai: Option<String>,
     /// Bot for player 2 (overrides [bots] p2).
-    #[arg(long, value_parser = crate::ai::check_name)]
+    #[arg(long, value_parser = super::bot_spec::check_bot)]
     pub p2_ai: Option<String>,
     /// The `two-ply` AI profile (as `play --fast`).
     #[arg(long)]

@@ -32,6 +32,8 @@ pub(super) struct BotLink {
     pub expected_chain: u32,
     /// Last decision time in milliseconds.
     pub think_ms: f32,
+    /// The bot could not choose (a bot process that misbehaved): the session stops the bots with it.
+    pub failure: Option<crate::game::PlayerError>,
 }
 
 /// What a question needs besides the view: the seat's figures and the cartridge's movement rules.
@@ -113,6 +115,10 @@ impl BotLink {
         }
         let answer = answer?;
         self.waiting = false;
+        if let Some(e) = answer.failure {
+            self.failure = Some(e);
+            return None;
+        }
         stats.think_time += answer.elapsed;
         stats.think_cpu += answer.cpu;
         stats.decisions += 1;
