@@ -9,8 +9,8 @@ use super::message::TimeLimits;
 /// The prefix that marks a bot given as a command rather than a built-in bot's name.
 pub const EXEC_PREFIX: &str = "exec:";
 
-/// The time a bot has when nothing else is said: a second per move, ten to start and read the rules.
-pub const DEFAULT_LIMITS: TimeLimits = TimeLimits { move_ms: 1_000, ready_ms: 10_000 };
+/// The time a bot has when nothing else is said: a second per move, five to start and to read the rules.
+pub const DEFAULT_LIMITS: TimeLimits = TimeLimits { move_ms: 1_000, ready_ms: 5_000 };
 
 /// A bot to run as a child process.
 #[derive(Clone, Debug, PartialEq, Eq)]
