@@ -155,7 +155,6 @@ impl ProcessBot {
             failed: None,
         };
         let info = bot.await_info()?;
-        bot.who = format!("{:?} ({})", info.name, bot.command.display());
         bot.name = info.name;
         Ok(bot)
     }
@@ -170,7 +169,11 @@ impl ProcessBot {
     }
 
     fn await_info(&mut self) -> Result<InfoMessage, PlayerError> {
-        match self.await_message("info", self.command.ready_limit())? {
+        let message = self.await_message("info", self.command.ready_limit())?;
+        if let BotMessage::Info(info) = &message {
+            self.who = format!("{:?} ({})", info.name, self.command.display());
+        }
+        match message {
             BotMessage::Info(info) if info.protocol == super::VERSION => Ok(info),
             BotMessage::Info(info) => Err(self.error(format!(
                 "speaks protocol version {}; this front end speaks version {}",
