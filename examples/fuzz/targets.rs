@@ -523,7 +523,12 @@ fn random_message(rng: &mut FuzzRng) -> String {
     use puyobot::game::{MoveRules, Orientation};
     let placement = Move { x: rng.random_range(0..=7), orientation: Orientation::ALL[rng.random_range(0..4)] };
     match rng.random_range(0..9) {
-        0 => encode(&FrontMessage::Rules(RulesMessage::new(&Rules::puyo1(), MoveRules::default(), Some(4), DEFAULT_LIMITS))),
+        0 => encode(&FrontMessage::Rules(RulesMessage::new(
+            &Rules::puyo1(),
+            MoveRules::default(),
+            Some(4),
+            DEFAULT_LIMITS,
+        ))),
         1 | 2 => {
             let opponent = rng.random_bool(0.5).then(|| OpponentState {
                 field: random_field(rng).rows(),

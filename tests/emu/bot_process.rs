@@ -111,3 +111,68 @@ for line in sys.stdin:
         assert!(!Path::new(&format!("/proc/{pid}")).exists(), "bot process {pid} is still there");
     }
 }
+
+/// The window's session (its bots on worker threads with the window's budget, frames stepped as the
+/// window steps them): the reference bot as a process plays 100 pieces of Endless without a mismatch, and
+/// the HUD names it by its `info`.
+#[test]
+fn the_reference_bot_plays_100_pieces_in_the_windows_session_without_a_mismatch() {
+    use puyobot::config::{Config, Mode};
+    use puyobot::emu::{Emu, rom};
+    use puyobot::memmap::AddressSource;
+    use puyobot::play::{Session, seats_for};
+    use puyobot::ui::Viewable;
+    use puyobot::ui::session_view::WindowSession;
+
+    let image = rom::labcart().expect("built-in labcart");
+    let source = AddressSource::Builtin;
+    let known = source.catalog().unwrap().identify(&image).unwrap().clone();
+    let map = source.address_file(known.modes.for_mode(Mode::Endless)).unwrap();
+    let mut cfg = Config::default();
+    cfg.bots.p1 = simple_bot();
+    cfg.play.speed = 10;
+    cfg.lab.threaded_bots = true;
+    let seats = seats_for(Mode::Endless, &map, &cfg.window_seat_config()).expect("the bot starts");
+    let states = std::env::temp_dir().join(format!("puyobot-botprocess-states-{}", std::process::id()));
+    let session =
+        Session::builder(Emu::new(&image, false).unwrap(), map, Mode::Endless, seats).walk_menu(true).build().unwrap();
+    let mut v = WindowSession::with_state_dir(session, &states);
+    let mut frames = 0;
+    while v.session.seats[0].stats.pieces < 100 {
+        v.step_frame().unwrap();
+        frames += 1;
+        assert!(frames < 60_000, "100 pieces within 60 000 frames: {:?}", v.session.seats[0].stats);
+        assert!(v.session.health_failure().is_none(), "{:?}", v.session.health_failure());
+    }
+    let seat = &v.session.seats[0];
+    assert_eq!(seat.stats.mismatches, 0, "{:?}", seat.stats);
+    assert!(!seat.stats.topped_out, "{:?}", seat.stats);
+    let label = &v.hud().players[0].label;
+    assert!(label.ends_with("simple.py"), "the HUD names the bot by its info: {label}");
+    let _ = std::fs::remove_dir_all(&states);
+}
+
+/// The real window under Xvfb with the reference bot on pad 1: it plays, and the window closes cleanly.
+#[test]
+fn the_reference_bot_plays_in_the_window_under_xvfb() {
+    if !crate::common::tools::xvfb_run("bot_process::the_reference_bot_plays_in_the_window_under_xvfb") {
+        return;
+    }
+    let dir = scratch("window");
+    let shot = dir.join("exit.png");
+    let xvfb = crate::common::xvfb::lock();
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
+        .arg(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "--mode", "endless", "--emu-speed", "max", "--frames", "3000", "--config", "/dev/null"])
+        .args(["--p1-ai", &simple_bot(), "--mute", "--screenshot-on-exit"])
+        .arg(&shot)
+        .env("PUYOBOT_DATA_DIR", dir.join("data"))
+        .output()
+        .expect("xvfb-run");
+    drop(xvfb);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("bot \"simple.py\""), "the bot never failed: {err}");
+    assert_eq!(&std::fs::read(&shot).expect("exit screenshot")[1..4], b"PNG");
+}
