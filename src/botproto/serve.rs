@@ -231,3 +231,105 @@ impl<F: FnMut(u64) -> Result<Box<dyn Player>, String>> Server<F> {
         g.pieces_left = g.pieces_left.map(|n| n.saturating_sub(1));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::botproto::codec::{decode_bot, field_rows};
+    use crate::botproto::command::DEFAULT_LIMITS;
+    use crate::botproto::message::{Move, NewPieceMessage, PlayMessage, RulesMessage};
+    use crate::game::{Cell, Color, Decision, Orientation};
+
+    /// Places every piece in column 1, remembering the fields it was shown.
+    struct Leftmost(Arc<Mutex<Vec<Field>>>);
+
+    impl Player for Leftmost {
+        fn name(&self) -> &str {
+            "leftmost"
+        }
+        fn choose(&mut self, view: &View<'_>) -> crate::game::Decision {
+            self.0.lock().map(|mut s| s.push(*view.field)).unwrap_or(());
+            Decision::at(Placement::new(1, Orientation::Up))
+        }
+    }
+
+    /// The bot's answers to `messages`, the fields its player saw, and how serving ended.
+    fn exchange(messages: &[FrontMessage]) -> (Vec<BotMessage>, Vec<Field>, Result<(), ServeError>) {
+        let input: String = messages.iter().map(|m| encode(m) + "\n").collect();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let who = Identity { name: "t".into(), version: "0".into(), author: "a".into() };
+        let mut out = Vec::new();
+        let player = seen.clone();
+        let make = move |_| -> Result<Box<dyn Player>, String> { Ok(Box::new(Leftmost(player.clone()))) };
+        let ended = serve(input.as_bytes(), &mut out, &who, make);
+        let answers = String::from_utf8_lossy(&out).lines().map(|l| decode_bot(l).expect("a message")).collect();
+        let fields = seen.lock().map(|s| s.clone()).unwrap_or_default();
+        (answers, fields, ended)
+    }
+
+    fn rules(version: u32) -> FrontMessage {
+        let mut r = RulesMessage::new(&Rules::puyo1(), MoveRules::default(), Some(4), DEFAULT_LIMITS);
+        r.version = version;
+        FrontMessage::Rules(r)
+    }
+
+    fn start() -> FrontMessage {
+        FrontMessage::Start(Box::new(StartMessage {
+            field: field_rows(&Field::new()),
+            current: "RG".into(),
+            next: "BY".into(),
+            nuisance: 0,
+            opponent: None,
+            pieces_played: 0,
+            pieces_left: None,
+            caution: false,
+            seed: Some(3),
+        }))
+    }
+
+    #[test]
+    fn the_bots_side_applies_play_and_new_piece() {
+        let play =
+            FrontMessage::Play(PlayMessage { placement: Move { x: 1, orientation: Orientation::Up }, index: Some(0) });
+        let new_piece = FrontMessage::NewPiece(NewPieceMessage { piece: "GG".into() });
+        let (answers, fields, ended) = exchange(&[
+            rules(1),
+            start(),
+            FrontMessage::Suggest,
+            play,
+            new_piece,
+            FrontMessage::Suggest,
+            FrontMessage::Quit,
+        ]);
+        assert!(ended.is_ok());
+        assert!(matches!(&answers[0], BotMessage::Info(i) if i.protocol == 1 && i.name == "t"), "{answers:?}");
+        assert_eq!(answers[1], BotMessage::Ready);
+        assert!(matches!(&answers[2], BotMessage::Suggestion(s) if s.moves[0].x == 1), "{answers:?}");
+        assert_eq!(answers.len(), 4, "{answers:?}");
+        assert_eq!(fields.len(), 2);
+        let (r, g) = (Color::ALL[0], Color::ALL[1]);
+        assert_eq!((fields[1].get(1, 13), fields[1].get(1, 12)), (Cell::Color(r), Cell::Color(g)));
+    }
+
+    #[test]
+    fn another_version_is_refused_with_an_error_message() {
+        let (answers, fields, ended) = exchange(&[rules(2), start(), FrontMessage::Suggest]);
+        assert!(matches!(ended, Err(ServeError::Refused(_))));
+        assert!(matches!(&answers[1], BotMessage::Error(e) if e.message.contains("version 2")), "{answers:?}");
+        assert_eq!(answers.len(), 2);
+        assert!(fields.is_empty());
+    }
+
+    #[test]
+    fn lines_it_cannot_read_are_skipped() {
+        let input = "garbage\n{\"type\":\"suggest\"}\n{\"type\":\"quit\"}\n";
+        let who = Identity { name: "t".into(), version: String::new(), author: String::new() };
+        let mut out = Vec::new();
+        let make = |_| -> Result<Box<dyn Player>, String> { Ok(Box::new(Leftmost(Arc::default()))) };
+        assert!(serve(input.as_bytes(), &mut out, &who, make).is_ok());
+        let lines: Vec<String> = String::from_utf8_lossy(&out).lines().map(String::from).collect();
+        assert_eq!(lines.len(), 2, "info, then an empty suggestion before any start: {lines:?}");
+    }
+}
