@@ -132,9 +132,12 @@ impl LabSettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BotSettings {
-    /// Player 1's bot (`classic` or `chain`; see `ai::OFFERED`).
+    /// Player 1's bot (`classic` or `chain`; see `ai::OFFERED`), or a bot process: `"exec:CMD"` or the
+    /// command as a list of words (`["python3", "examples/bots/simple.py"]`).
+    #[serde(deserialize_with = "crate::botproto::command::name_or_words")]
     pub p1: String,
-    /// Evaluation of player 2's bot.
+    /// Player 2's bot, as `p1`.
+    #[serde(deserialize_with = "crate::botproto::command::name_or_words")]
     pub p2: String,
     /// Strength 0..=10 of both bots, or `[p1, p2]`; 10 is the bot at full strength (see
     /// [`crate::ai::strength`]).
@@ -233,12 +236,12 @@ impl Config {
             });
         }
         for (key, name) in [("bots.p1", &self.bots.p1), ("bots.p2", &self.bots.p2)] {
-            if !crate::ai::NAMES.contains(&name.as_str()) {
-                return Err(ConfigError {
-                    file: file.into(),
-                    key: key.into(),
-                    message: crate::ai::check_name(name).err().unwrap_or_default(),
-                });
+            let message = match crate::botproto::BotCommand::from_spec(name) {
+                Some(command) => command.err(),
+                None => crate::ai::check_name(name).err(),
+            };
+            if let Some(message) = message {
+                return Err(ConfigError { file: file.into(), key: key.into(), message });
             }
         }
         if AiConfig::named(&self.bots.profile).is_none() {

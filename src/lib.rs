@@ -6,6 +6,7 @@
 //! ([`game`], [`sim`]) know nothing of the emulator or the window.
 
 pub mod ai;
+pub mod botproto;
 pub mod calib;
 pub mod cli;
 pub mod config;

@@ -23,6 +23,8 @@ enum Command {
     Serve(cli::serve::ServeArgs),
     /// Self-play statistics: 1P endless or 2P battle between bots.
     Sim(cli::sim::SimArgs),
+    /// The built-in AI as a bot process on stdin / stdout (the bot protocol, docs/bot-protocol.md).
+    Bot(cli::bot::BotArgs),
     /// Record a trace (every frame's pads and RAM changes) while you play with the keyboard, or with --bot.
     Record(cli::record::RecordArgs),
     /// Run the self-calibrating learner on a recorded trace: what it learned, what stays unknown.
@@ -60,6 +62,7 @@ fn main() -> std::process::ExitCode {
         },
         Command::Serve(args) => cli::serve::run(args),
         Command::Sim(args) => cli::sim::run(args),
+        Command::Bot(args) => cli::bot::run(args),
         Command::Replay(args) => cli::replay::run(args),
         Command::Record(args) => cli::record::run(args),
         Command::Calibrate(args) => cli::calibrate::run(args),

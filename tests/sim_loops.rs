@@ -251,7 +251,8 @@ fn a_tallied_game_times_every_decision_in_cpu_time() {
         }
     }
     let rules = Rules::puyo1();
-    let r = play_endless_tallied(Uneven(0), &mut RandomPieces::new(3, 4), &rules, 40, 0);
+    let r =
+        play_endless_tallied(Uneven(0), &mut RandomPieces::new(3, 4), &rules, 40, 0).expect("the bot always answers");
     assert_eq!(r.timing.cpu_histogram.total(), r.game.pairs, "one CPU time per decision");
     let report = TimingReport::new(r.timing);
     let (median, p95, mean) = (

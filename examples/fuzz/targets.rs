@@ -39,8 +39,8 @@ pub trait Target {
 }
 
 /// The names `--target` accepts.
-pub const NAMES: [&str; 8] =
-    ["decoder", "address-file", "config", "field-file", "queue-file", "rom", "trace", "remote"];
+pub const NAMES: [&str; 9] =
+    ["decoder", "address-file", "config", "field-file", "queue-file", "rom", "trace", "remote", "bot-protocol"];
 
 /// The target called `name`, built from the files under `root` (the repository).
 pub fn by_name(name: &str, root: &Path) -> Result<Box<dyn Target>, String> {
@@ -53,6 +53,7 @@ pub fn by_name(name: &str, root: &Path) -> Result<Box<dyn Target>, String> {
         "rom" => Box::new(RomTarget::new(root)?),
         "trace" => return trace_target(root),
         "remote" => Box::new(RemoteTarget::new(root)?),
+        "bot-protocol" => Box::new(BotProtocolTarget),
         other => return Err(format!("unknown target {other:?}; expected one of {NAMES:?}")),
     })
 }
@@ -481,6 +482,127 @@ impl Target for QueueFileTarget {
         let Ok(q) = parse_queue(&text) else { return false };
         assert!(!q.is_empty(), "a parsed queue is never empty");
         true
+    }
+}
+
+// ---- bot-protocol ----
+
+/// Exchanges of the bot protocol (`rules`, `start` with random fields, `suggest`, `play`, `new_piece`, and
+/// the bot's messages), often mutated, through both sides' decoders and the serving loop of
+/// `puyobot bot` (with a player that always answers the spawn column).
+struct BotProtocolTarget;
+
+/// A player that always places at the spawn column, for the serving loop.
+struct SpawnColumn;
+
+impl puyobot::game::Player for SpawnColumn {
+    fn name(&self) -> &str {
+        "spawn-column"
+    }
+    fn choose(&mut self, view: &puyobot::game::View<'_>) -> puyobot::game::Decision {
+        let up = puyobot::game::Orientation::Up;
+        puyobot::game::Decision::at(puyobot::game::Placement::new(view.rules.spawn_x, up))
+    }
+}
+
+fn random_piece(rng: &mut FuzzRng) -> String {
+    match rng.random_range(0..20) {
+        0 => "BIG".into(),
+        1 => "CAR".into(),
+        _ => format!(
+            "{}{}",
+            Color::LETTERS[rng.random_range(0..MAX_COLORS)],
+            Color::LETTERS[rng.random_range(0..MAX_COLORS)]
+        ),
+    }
+}
+
+fn random_message(rng: &mut FuzzRng) -> String {
+    use puyobot::botproto::message::*;
+    use puyobot::botproto::{command::DEFAULT_LIMITS, encode};
+    use puyobot::game::{MoveRules, Orientation};
+    let placement = Move { x: rng.random_range(0..=7), orientation: Orientation::ALL[rng.random_range(0..4)] };
+    match rng.random_range(0..9) {
+        0 => encode(&FrontMessage::Rules(RulesMessage::new(
+            &Rules::puyo1(),
+            MoveRules::default(),
+            Some(4),
+            DEFAULT_LIMITS,
+        ))),
+        1 | 2 => {
+            let opponent = rng.random_bool(0.5).then(|| OpponentState {
+                field: random_field(rng).rows(),
+                nuisance: rng.random_range(0..40),
+                incoming: rng.random_range(0..40),
+            });
+            encode(&FrontMessage::Start(Box::new(StartMessage {
+                field: random_field(rng).rows(),
+                current: random_piece(rng),
+                next: random_piece(rng),
+                nuisance: rng.random_range(0..40),
+                opponent,
+                pieces_played: rng.random_range(0..500),
+                pieces_left: rng.random_bool(0.5).then(|| rng.random_range(0..100)),
+                caution: rng.random_bool(0.1),
+                seed: Some(rng.random()),
+            })))
+        }
+        3 | 4 => encode(&FrontMessage::Suggest),
+        5 => encode(&FrontMessage::Play(PlayMessage { placement, index: Some(0) })),
+        6 => encode(&FrontMessage::NewPiece(NewPieceMessage { piece: random_piece(rng) })),
+        7 => encode(&BotMessage::Suggestion(SuggestionMessage { moves: vec![placement], intent: None })),
+        _ => encode(&BotMessage::Info(InfoMessage {
+            name: "x".into(),
+            version: String::new(),
+            author: String::new(),
+            protocol: 1,
+        })),
+    }
+}
+
+impl Target for BotProtocolTarget {
+    fn generate(&self, rng: &mut FuzzRng) -> Case {
+        let mut text = String::new();
+        for _ in 0..rng.random_range(1..12) {
+            text.push_str(&random_message(rng));
+            text.push('\n');
+        }
+        let mut bytes = text.into_bytes();
+        if rng.random_bool(0.7) {
+            mutate_lines(rng, &mut bytes, b"{}[]\":,0123456789-.eE RGBYPLO#\n");
+            if rng.random_bool(0.3) {
+                mutate_bytes(rng, &mut bytes, &[]);
+            }
+        }
+        Case { parts: vec![(".jsonl", bytes)], note: "generated".into(), ..Case::default() }
+    }
+
+    fn run(&self, case: &Case) -> bool {
+        use puyobot::botproto::{codec, decode_bot, decode_front, encode};
+        let text = String::from_utf8_lossy(&case.parts[0].1);
+        let mut accepted = false;
+        for line in text.lines() {
+            if let Ok(m) = decode_front(line) {
+                accepted = true;
+                assert_eq!(decode_front(&encode(&m)).as_ref(), Ok(&m), "a front-end message reads back");
+                if let puyobot::botproto::FrontMessage::Start(s) = &m {
+                    let _ = codec::parse_rows(&s.field);
+                    let _ = codec::parse_piece(&s.current);
+                }
+            }
+            if let Ok(m) = decode_bot(line) {
+                accepted = true;
+                assert_eq!(decode_bot(&encode(&m)).as_ref(), Ok(&m), "a bot message reads back");
+            }
+        }
+        let who = puyobot::botproto::Identity { name: "fuzz".into(), version: String::new(), author: String::new() };
+        let mut out = Vec::new();
+        let make = |_| -> Result<Box<dyn puyobot::game::Player>, String> { Ok(Box::new(SpawnColumn)) };
+        let _ = puyobot::botproto::serve(text.as_bytes(), &mut out, &who, make);
+        for line in String::from_utf8_lossy(&out).lines() {
+            assert!(decode_bot(line).is_ok(), "the bot side writes only messages: {line}");
+        }
+        accepted
     }
 }
 

@@ -199,11 +199,11 @@ impl SetupArgs {
 /// The bots of the two pads, their strength and AI profile, over `[bots]`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct BotArgs {
-    /// Bot for player 1: classic or chain (overrides [bots] p1).
-    #[arg(long, value_parser = crate::ai::check_name)]
+    /// Bot for player 1: classic, chain, or exec:CMD, a bot process (overrides [bots] p1).
+    #[arg(long, value_parser = super::bot_spec::check_bot)]
     pub p1_ai: Option<String>,
-    /// Bot for player 2: classic or chain (overrides [bots] p2).
-    #[arg(long, value_parser = crate::ai::check_name)]
+    /// Bot for player 2: classic, chain, or exec:CMD, a bot process (overrides [bots] p2).
+    #[arg(long, value_parser = super::bot_spec::check_bot)]
     pub p2_ai: Option<String>,
     /// Bot strength 0..=10 (10: full strength), of both bots (7) or of player 1 and player 2 (3,10);
     /// overrides [bots] strength. Separate from --speed.

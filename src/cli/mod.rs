@@ -3,6 +3,8 @@
 //! self-play in [`crate::sim`].
 
 pub mod args;
+pub mod bot;
+pub mod bot_spec;
 pub mod bug_report;
 pub mod calibrate;
 pub mod chain;

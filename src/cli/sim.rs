@@ -17,14 +17,14 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::ai::{AiConfig, Bot, Level, Levels, StrengthBot};
+use crate::ai::{AiConfig, Level, Levels};
 
 use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
 use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Player, Rules, Timing, text};
 use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
     BIG_CHAIN, BattleGame, BattleRun, BattleSummary, Clock, EndlessGameResult, EndlessRun, EndlessSummary, Shard,
-    Summary, UnderGravity, merge,
+    Summary, merge,
 };
 
 /// Arguments of `puyobot sim`.
@@ -62,8 +62,8 @@ pub struct ProfileArgs {
 #[derive(Debug, clap::Args)]
 #[command(mut_args(in_order(ENDLESS_ORDER)), mut_args(worded(ENDLESS_TEXTS)))]
 pub struct EndlessArgs {
-    /// Bot: classic or chain.
-    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
+    /// Bot: classic, chain, or exec:CMD (a bot process speaking the bot protocol).
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = super::bot_spec::check_bot)]
     pub ai: String,
     /// Strength 0 (a beginner can beat it) to 10 (full strength, the default).
     #[arg(long, default_value = "10", value_parser = parse_level)]
@@ -210,11 +210,11 @@ fn parse_lock(text: &str) -> Result<LockDelay, String> {
 #[derive(Debug, clap::Args)]
 #[command(mut_args(in_order(BATTLE_ORDER)), mut_args(worded(&[ONE_JSON_OBJECT])))]
 pub struct BattleArgs {
-    /// Player 1's bot: classic or chain.
-    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = crate::ai::check_name)]
+    /// Player 1's bot: classic, chain, or exec:CMD (a bot process speaking the bot protocol).
+    #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = super::bot_spec::check_bot)]
     pub p1: String,
-    /// Player 2's bot: classic or chain.
-    #[arg(long, default_value = crate::ai::DEFAULT_P2, value_parser = crate::ai::check_name)]
+    /// Player 2's bot: classic, chain, or exec:CMD.
+    #[arg(long, default_value = crate::ai::DEFAULT_P2, value_parser = super::bot_spec::check_bot)]
     pub p2: String,
     /// Strength 0..=10 of both bots (7), or of player 1 and player 2 (3,10); 10 is full strength.
     #[arg(long, default_value = "10", value_parser = Levels::parse)]
@@ -355,14 +355,6 @@ fn play_with_bar<T: Send>(
     played
 }
 
-/// `bot` on `clock` (its presses timed by that piece's gravity and lock delay), or as it is without one.
-fn on_clock(bot: StrengthBot, config: &AiConfig, clock: Option<Clock>) -> Box<dyn Player> {
-    match clock {
-        Some(c) => Box::new(UnderGravity::new(bot, config.search.moves, c)),
-        None => Box::new(bot),
-    }
-}
-
 /// Plays the endless games of `args` (its shard only, if given) and summarises them.
 pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     if args.games == 0 {
@@ -370,8 +362,8 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     }
     let config = args.run.load_profile()?;
     let clock = args.clock.clock()?;
-    // Fail early on a bad bot name or weights.
-    Bot::new(&args.ai, &config, 0)?;
+    // Fail early on a bad bot name or weights, or a bot process that does not start.
+    let label = super::bot_spec::label(&args.ai, &config, args.strength)?;
     let queue = match &args.queue {
         None => None,
         Some(p) => {
@@ -391,11 +383,11 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
     };
     let results: Vec<EndlessGameResult> = play_with_bar(&games, args.run.jobs, |g| {
         endless_game(g, &spec, |seed| -> anyhow::Result<Box<dyn Player>> {
-            Ok(on_clock(StrengthBot::new(&args.ai, &config, seed, args.strength)?, &config, clock))
+            super::bot_spec::sim_player(&args.ai, &config, seed, args.strength, clock, args.run.colors)
         })
     })?;
     let run = EndlessRun {
-        ai: crate::ai::strength::label(&args.ai, args.strength),
+        ai: label,
         seed: args.run.seed(),
         colors: args.run.colors.clamp(3, 6),
         spawn: args.spawn,
@@ -415,8 +407,10 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     }
     let config = args.run.load_profile()?;
     let clock = args.clock.clock()?;
-    Bot::new(&args.p1, &config, 0)?;
-    Bot::new(&args.p2, &config, 0)?;
+    let labels = [
+        super::bot_spec::label(&args.p1, &config, args.strength.0[0])?,
+        super::bot_spec::label(&args.p2, &config, args.strength.0[1])?,
+    ];
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let names = [args.p1.as_str(), args.p2.as_str()];
@@ -427,13 +421,14 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
             args.run.colors,
             args.max_pieces.max_pieces,
             |side, seed| -> anyhow::Result<Box<dyn Player>> {
-                Ok(on_clock(StrengthBot::new(names[side], &config, seed, args.strength.0[side])?, &config, clock))
+                super::bot_spec::sim_player(names[side], &config, seed, args.strength.0[side], clock, args.run.colors)
             },
         )
     })?;
+    let [p1, p2] = labels;
     let run = BattleRun {
-        p1: crate::ai::strength::label(&args.p1, args.strength.0[0]),
-        p2: crate::ai::strength::label(&args.p2, args.strength.0[1]),
+        p1,
+        p2,
         seed: args.run.seed(),
         colors: args.run.colors.clamp(3, 6),
         max_pieces: args.max_pieces.max_pieces,

@@ -18,7 +18,7 @@ pub use movegen::{InputPath, Move, MoveRules, PiecePosition};
 pub use nuisance::nuisance_from_score;
 pub use piece::{Cell, Color, Item, MAX_COLORS, Orientation, Pair, Piece, Placement, Step};
 pub use play::PlacementError;
-pub use player::{Decision, FireReason, OpponentView, Player, View};
+pub use player::{Decision, FireReason, OpponentView, Player, PlayerError, View};
 pub use resolve::{ChainStep, ChainSummary};
 pub use rules::{ItemRules, NuisanceOverflow, Rules};
 pub use timing::{GravityCurve, LockDelay, Timing};

@@ -126,12 +126,33 @@ impl Decision {
     }
 }
 
+/// Why a player could not choose: a bot in another process that did not answer in time, exited, or
+/// said something that is not a move. The game loops stop the run with it rather than play on with
+/// another player.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bot {player}: {what}")]
+pub struct PlayerError {
+    /// The player, as its reports name it (a process bot adds its command).
+    pub player: String,
+    /// What it did, in words.
+    pub what: String,
+}
+
 /// Anything that chooses placements.
 pub trait Player: Send {
     /// A short name for reports.
     fn name(&self) -> &str;
     /// Chooses where the current piece goes. Must return a placement that is valid for the piece.
     fn choose(&mut self, view: &View<'_>) -> Decision;
+    /// Chooses where the current piece goes, or says why it cannot (a bot process that misbehaves). The
+    /// game loops call this one; players that always answer keep the default, which wraps
+    /// [`Player::choose`].
+    fn try_choose(&mut self, view: &View<'_>) -> Result<Decision, PlayerError> {
+        Ok(self.choose(view))
+    }
+    /// The current piece locked at `placement` (the loop's report of what was played, which on a
+    /// console may differ from the decision). Players that keep no state between moves ignore it.
+    fn placed(&mut self, _placement: Placement) {}
     /// The movement contract the game was seen to follow (kicks), which replaces the player's
     /// configured one; self-calibration learns it from the console. Players that do not search moves
     /// ignore it.
@@ -151,6 +172,12 @@ impl<P: Player + ?Sized> Player for &mut P {
     fn choose(&mut self, view: &View<'_>) -> Decision {
         (**self).choose(view)
     }
+    fn try_choose(&mut self, view: &View<'_>) -> Result<Decision, PlayerError> {
+        (**self).try_choose(view)
+    }
+    fn placed(&mut self, placement: Placement) {
+        (**self).placed(placement)
+    }
     fn set_movement(&mut self, moves: MoveRules) {
         (**self).set_movement(moves)
     }
@@ -166,6 +193,12 @@ impl<P: Player + ?Sized> Player for Box<P> {
     }
     fn choose(&mut self, view: &View<'_>) -> Decision {
         (**self).choose(view)
+    }
+    fn try_choose(&mut self, view: &View<'_>) -> Result<Decision, PlayerError> {
+        (**self).try_choose(view)
+    }
+    fn placed(&mut self, placement: Placement) {
+        (**self).placed(placement)
     }
     fn set_movement(&mut self, moves: MoveRules) {
         (**self).set_movement(moves)

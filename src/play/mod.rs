@@ -67,8 +67,18 @@ pub struct SeatConfig {
 pub fn seats_for(mode: Mode, map: &AddressFile, cfg: &SeatConfig) -> Result<Vec<Seat>, String> {
     // The seat's bot name carries the level below full strength (`chain lv3`): the HUD and the report show it.
     let make = |name: &str, level: Level, seed: u64| -> Result<(String, Thinker), String> {
-        let bot = Box::new(StrengthBot::new(name, &cfg.ai, seed, level).map_err(|e| e.to_string())?);
-        let label = crate::ai::strength::label(name, level);
+        // A bot process (`exec:CMD`) goes by the name its `info` gave.
+        let (bot, label): (Box<dyn crate::game::Player>, String) = match crate::botproto::BotCommand::from_spec(name) {
+            Some(command) => {
+                let bot = crate::botproto::ProcessBot::spawn(&command?, seed, None).map_err(|e| e.to_string())?;
+                let label = crate::game::Player::name(&bot).to_string();
+                (Box::new(bot), label)
+            }
+            None => (
+                Box::new(StrengthBot::new(name, &cfg.ai, seed, level).map_err(|e| e.to_string())?),
+                crate::ai::strength::label(name, level),
+            ),
+        };
         let thinker = match (cfg.threaded, cfg.budget) {
             (false, _) => Thinker::inline(bot),
             (true, None) => Thinker::threaded(bot),

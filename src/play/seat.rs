@@ -229,6 +229,12 @@ impl Seat {
         if self.piece.was_controllable { self.piece.frames } else { 0 }
     }
 
+    /// The bot's failure to choose (a bot process that misbehaved), as the health failure that stops the bots.
+    pub fn bot_failure(&self) -> Option<super::health::Failure> {
+        let e = self.bot.failure.as_ref()?;
+        Some(super::health::Failure { player: self.label.clone(), fact: super::health::Fact::Bot, seen: e.to_string() })
+    }
+
     /// Whether the seat has a bot at all.
     pub fn has_bot(&self) -> bool {
         self.bot.thinker.is_some()

@@ -369,6 +369,10 @@ impl<M: Machine> Session<M> {
                 *p |= buttons;
             }
         }
+        if let Some(failure) = self.seats.iter().find_map(Seat::bot_failure) {
+            log::error!("{failure}");
+            self.stop_with(failure);
+        }
         pads
     }
 

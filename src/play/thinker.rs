@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::driver::SpeedProfile;
 use crate::emu::NES_FPS;
-use crate::game::{Decision, OpponentView, Player, View};
+use crate::game::{Decision, OpponentView, Player, PlayerError, View};
 use crate::game::{MoveRules, Piece, Rules};
 use crate::sim::thread_cpu_ns;
 
@@ -47,6 +47,9 @@ pub struct Answer {
     pub elapsed: Duration,
     /// CPU time of the search on the thread that ran it (zero where the platform does not tell).
     pub cpu: Duration,
+    /// The bot could not choose (a bot process that misbehaved); `decision` is then a placeholder the
+    /// seat does not play.
+    pub failure: Option<PlayerError>,
 }
 
 /// Frames a window's bot may think beyond the driver's reaction delay before its answer is due. The pair
@@ -88,12 +91,15 @@ fn think(bot: &mut dyn Player, r: &Request) -> Answer {
         caution: r.caution,
     };
     bot.set_movement(r.moves);
-    let decision = bot.choose(&view);
+    let (decision, failure) = match bot.try_choose(&view) {
+        Ok(d) => (d, None),
+        Err(e) => (Decision::at(crate::game::Placement::new(r.rules.spawn_x, crate::game::Orientation::Up)), Some(e)),
+    };
     let cpu = match (cpu_before, thread_cpu_ns()) {
         (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
         _ => Duration::ZERO,
     };
-    Answer { id: r.id, decision, elapsed: start.elapsed(), cpu }
+    Answer { id: r.id, decision, elapsed: start.elapsed(), cpu, failure }
 }
 
 /// A bot with a way to run it.

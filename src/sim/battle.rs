@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Field, Piece, Rules, nuisance_from_score};
 
 use crate::game::deal::PieceSource;
-use crate::game::player::{OpponentView, Player, View};
+use crate::game::player::{OpponentView, Player, PlayerError, View};
 
 /// How many frames things take. Rough figures for the cartridge at the bots' top speed; they only set
 /// the relative pace of the two players.
@@ -64,6 +64,8 @@ pub struct BattleRecord {
     pub frames: u64,
     /// Both sides.
     pub sides: [SideRecord; 2],
+    /// A player could not choose (a bot process that misbehaved): the game stopped there, undecided.
+    pub error: Option<PlayerError>,
 }
 
 struct Side {
@@ -130,6 +132,7 @@ pub fn play_battle(
 ) -> BattleRecord {
     let mut sides = [Side::new(), Side::new()];
     let mut now = 0u64;
+    let mut error = None;
     loop {
         if sides.iter().all(|s| s.index >= max_pieces) {
             break;
@@ -150,7 +153,13 @@ pub fn play_battle(
         let current = pieces.piece(mine.index);
         let next = pieces.piece(mine.index + 1);
         let view = mine.view(theirs, current, next, rules);
-        let decision = players[me].choose(&view);
+        let decision = match players[me].try_choose(&view) {
+            Ok(d) => d,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
         mine.index += 1;
         mine.rec.pieces += 1;
         let Ok(summary) = mine.field.play(current, decision.placement, rules) else {
@@ -158,6 +167,7 @@ pub fn play_battle(
             mine.rec.topped_out = true;
             break;
         };
+        players[me].placed(decision.placement);
         let mut frames = timing.piece_frames as u64 + summary.chains as u64 * timing.chain_step_frames as u64;
         if summary.chains > 0 {
             mine.rec.chains.push(summary.chains);
@@ -185,7 +195,7 @@ pub fn play_battle(
         }
     }
     let [s1, s2] = sides;
-    let mut rec = BattleRecord { winner: None, frames: now, sides: [s1.rec, s2.rec] };
+    let mut rec = BattleRecord { winner: None, frames: now, sides: [s1.rec, s2.rec], error };
     rec.sides[0].final_field = s1.field;
     rec.sides[1].final_field = s2.field;
     rec.winner = match (rec.sides[0].topped_out, rec.sides[1].topped_out) {

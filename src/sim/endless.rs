@@ -5,7 +5,7 @@ use std::time::Instant;
 use crate::game::{Field, Piece, Rules};
 
 use crate::game::deal::PieceSource;
-use crate::game::player::{Player, View};
+use crate::game::player::{Player, PlayerError, View};
 
 /// Pieces after the next one each endless view carries for the search's `reveal` diagnostic.
 const REVEALED: usize = 4;
@@ -40,6 +40,8 @@ pub struct EndlessRecord {
     pub score: u64,
     /// The field when the game ended.
     pub final_field: Field,
+    /// The player could not choose (a bot process that misbehaved): the game stopped there.
+    pub error: Option<PlayerError>,
 }
 
 /// How an endless game ended, without the per-move records (see [`play_endless_streaming`]).
@@ -57,6 +59,8 @@ pub struct EndlessOutcome {
     pub score: u64,
     /// The field when the game ended.
     pub final_field: Field,
+    /// The player could not choose (a bot process that misbehaved): the game stopped there.
+    pub error: Option<PlayerError>,
 }
 
 /// Plays up to `n` pieces of 1P endless with `player` on an empty field, collecting every move.
@@ -71,6 +75,7 @@ pub fn play_endless(player: &mut dyn Player, pieces: &mut dyn PieceSource, rules
         field_clears: out.field_clears,
         score: out.score,
         final_field: out.final_field,
+        error: out.error,
     }
 }
 
@@ -104,7 +109,13 @@ pub fn play_endless_streaming(
             caution: false,
         };
         let started = Instant::now();
-        let decision = player.choose(&view);
+        let decision = match player.try_choose(&view) {
+            Ok(d) => d,
+            Err(e) => {
+                out.error = Some(e);
+                break;
+            }
+        };
         let think_us = started.elapsed().as_micros() as u64;
         let Ok(summary) = field.play(current, decision.placement, rules) else {
             log::warn!("{} chose {} for {current}: not a valid placement", player.name(), decision.placement);
@@ -112,6 +123,7 @@ pub fn play_endless_streaming(
             out.topped_out = true;
             break;
         };
+        player.placed(decision.placement);
         log::trace!("move {i}: {current} at {}, {} links, field {field:?}", decision.placement, summary.chains);
         out.pairs += 1;
         out.score += summary.score as u64;

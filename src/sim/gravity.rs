@@ -64,6 +64,16 @@ impl<P: Player> Player for UnderGravity<P> {
         self.inner.choose(view)
     }
 
+    fn try_choose(&mut self, view: &View<'_>) -> Result<Decision, crate::game::PlayerError> {
+        let timing = self.clock.timing_for(view.pieces_played);
+        self.inner.set_movement(MoveRules { timing: Some(timing), ..self.base });
+        self.inner.try_choose(view)
+    }
+
+    fn placed(&mut self, placement: crate::game::Placement) {
+        self.inner.placed(placement)
+    }
+
     /// New kicks or top row replace the base; the clock stays.
     fn set_movement(&mut self, moves: MoveRules) {
         self.base = MoveRules { timing: None, ..moves };

@@ -27,6 +27,14 @@ pub enum GamesError {
     /// A queue of pieces to deal from was empty.
     #[error("empty queue")]
     EmptyQueue,
+    /// A player could not choose (a bot process that misbehaved).
+    #[error("game {game}: {error}")]
+    Player {
+        /// The game it happened in.
+        game: usize,
+        /// What the player did.
+        error: crate::game::PlayerError,
+    },
 }
 
 /// A rayon pool of `jobs` threads (at least one).
@@ -91,13 +99,14 @@ pub fn endless_game<P: Player, E: From<GamesError>>(
         None => Box::new(RandomPieces::new(rng.next_u64(), spec.colors)),
     };
     let bot = make_bot(rng.next_u64())?;
-    Ok(play_endless_tallied(bot, source.as_mut(), spec.rules, spec.pieces, g))
+    play_endless_tallied(bot, source.as_mut(), spec.rules, spec.pieces, g)
+        .map_err(|error| GamesError::Player { game: g, error }.into())
 }
 
 /// Plays battle `g` of the run `seed` under Puyo Puyo's rules: the pieces' seed, then player 1's and
 /// player 2's bot seeds come from `game_rng(seed, g)`, which then places the nuisance; `make_bot(side,
 /// seed)` makes the bot of side 0 (player 1) and 1.
-pub fn battle_game<P: Player, E>(
+pub fn battle_game<P: Player, E: From<GamesError>>(
     g: usize,
     seed: u64,
     colors: u8,
@@ -110,6 +119,9 @@ pub fn battle_game<P: Player, E>(
     let mut p1 = make_bot(0, rng.next_u64())?;
     let mut p2 = make_bot(1, rng.next_u64())?;
     let rec = play_battle([&mut p1, &mut p2], &mut source, &rules, &BattleTiming::default(), max_pieces, &mut rng);
+    if let Some(error) = rec.error {
+        return Err(GamesError::Player { game: g, error }.into());
+    }
     Ok(BattleGame {
         game: g,
         winner: rec.winner.map_or(0, |w| w as u8 + 1),

@@ -353,6 +353,18 @@ impl<P: Player> CpuTimed<P> {
     pub fn new(inner: P) -> CpuTimed<P> {
         CpuTimed { inner, cpu_ns: Some(0), cpu_histogram: TimeHistogram::default() }
     }
+
+    /// Adds the thread CPU time since `before` (a decision's) to the count.
+    fn count(&mut self, before: Option<u64>) {
+        self.cpu_ns = match (self.cpu_ns, before, thread_cpu_ns()) {
+            (Some(total), Some(a), Some(b)) => {
+                let spent = b.saturating_sub(a);
+                self.cpu_histogram.add(spent / 1000);
+                Some(total + spent)
+            }
+            _ => None,
+        };
+    }
 }
 
 impl<P: Player> Player for CpuTimed<P> {
@@ -363,21 +375,24 @@ impl<P: Player> Player for CpuTimed<P> {
     fn choose(&mut self, view: &View<'_>) -> Decision {
         let before = thread_cpu_ns();
         let d = self.inner.choose(view);
-        self.cpu_ns = match (self.cpu_ns, before, thread_cpu_ns()) {
-            (Some(total), Some(a), Some(b)) => {
-                let spent = b.saturating_sub(a);
-                self.cpu_histogram.add(spent / 1000);
-                Some(total + spent)
-            }
-            _ => None,
-        };
+        self.count(before);
         d
+    }
+
+    fn try_choose(&mut self, view: &View<'_>) -> Result<Decision, crate::game::PlayerError> {
+        let before = thread_cpu_ns();
+        let d = self.inner.try_choose(view);
+        self.count(before);
+        d
+    }
+
+    fn placed(&mut self, placement: crate::game::Placement) {
+        self.inner.placed(placement)
     }
 
     fn set_movement(&mut self, moves: crate::game::MoveRules) {
         self.inner.set_movement(moves)
     }
-
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
         self.inner.set_deadline(deadline)
     }

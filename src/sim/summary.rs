@@ -705,16 +705,19 @@ pub fn merge(parts: Vec<Summary>) -> Result<Summary, String> {
 }
 
 /// Plays one endless game of up to `n` pieces with `player` and tallies it as game `game`, in constant
-/// memory, with the player's CPU time.
+/// memory, with the player's CPU time; the player's error when it could not choose.
 pub fn play_endless_tallied<P: super::Player>(
     player: P,
     pieces: &mut dyn super::PieceSource,
     rules: &crate::game::Rules,
     n: usize,
     game: usize,
-) -> EndlessGameResult {
+) -> Result<EndlessGameResult, crate::game::PlayerError> {
     let mut timed = super::stats::CpuTimed::new(player);
     let mut tally = EndlessTally::new(game);
-    let outcome = super::endless::play_endless_streaming(&mut timed, pieces, rules, n, &mut |m| tally.observe(m));
-    tally.finish(&outcome, timed.cpu_ns, timed.cpu_histogram)
+    let mut outcome = super::endless::play_endless_streaming(&mut timed, pieces, rules, n, &mut |m| tally.observe(m));
+    if let Some(e) = outcome.error.take() {
+        return Err(e);
+    }
+    Ok(tally.finish(&outcome, timed.cpu_ns, timed.cpu_histogram))
 }

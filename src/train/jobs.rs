@@ -95,7 +95,7 @@ pub fn run_job(ctx: &JobContext<'_>, configs: &[AiConfig], index: usize, job: Jo
             let mut rng = game_rng(ctx.seed, game);
             let mut source = RandomPieces::new(rng.next_u64(), ctx.colors);
             let bot = Bot::new(ctx.eval, config(configs, cand)?, rng.next_u64())?;
-            let r = play_endless_tallied(bot, &mut source, &rules, ctx.pieces, game as usize);
+            let r = play_endless_tallied(bot, &mut source, &rules, ctx.pieces, game as usize)?;
             out.first_big = r.game.first_big_chain.map_or(0, |(len, _)| len);
             out.score = r.game.score;
             out.pairs = r.game.pairs;

@@ -1,6 +1,6 @@
 //! The module layering stays true: a layer uses only layers below it.
 //!
-//! Order (low to high): interrupt, paths (leaves every layer may use) < game < sim < ai < emu < memmap,
+//! Order (low to high): interrupt, paths (leaves every layer may use) < game < sim, botproto < ai < emu < memmap,
 //! trace < driver < calib, train < play < ui < config < cli (calibration's opening presses through the
 //! driver's press executor; the configuration reads every layer's tables; the command line reads the
 //! configuration). The pure layers (`game`, `sim`, `ai`) therefore
@@ -29,6 +29,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("paths", 0),
     ("game", 0),
     ("sim", 1),
+    ("botproto", 1),
     ("ai", 2),
     ("emu", 3),
     ("memmap", 4),

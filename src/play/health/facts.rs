@@ -26,6 +26,8 @@ pub enum Fact {
     Timing,
     /// None of the facts above: the checks held, yet the game went where they did not predict.
     Unexplained,
+    /// Not the cartridge's: a bot process (`exec:`) did not answer in time, exited, or sent no playable move.
+    Bot,
 }
 
 impl Fact {
@@ -40,6 +42,7 @@ impl Fact {
             Fact::Options => "options",
             Fact::Timing => "timing",
             Fact::Unexplained => "unexplained",
+            Fact::Bot => "bot",
         }
     }
 
@@ -58,6 +61,7 @@ impl Fact {
             Fact::Options => "the game options asked for (--items, --colors)",
             Fact::Timing => "the game's timing (gravity in frames per row, the lock delay, the input lag)",
             Fact::Unexplained => "none of the facts checked (every check held, yet the game did not go as predicted)",
+            Fact::Bot => "the bot process's answers (docs/bot-protocol.md)",
         }
     }
 
@@ -99,6 +103,10 @@ impl Fact {
                 "record a trace of the run (`puyobot record`) and send it with the report: the checks do not \
                  say which fact is wrong"
             }
+            Fact::Bot => {
+                "run the bot's command by hand and type it the messages of docs/bot-protocol.md (its stderr is \
+                 shown with the run's); raise its time with a faster bot or a slower game"
+            }
         }
     }
 }
@@ -114,6 +122,7 @@ impl std::fmt::Display for Fact {
             Fact::Options => "options",
             Fact::Timing => "timing",
             Fact::Unexplained => "unexplained",
+            Fact::Bot => "bot",
         })
     }
 }

@@ -34,6 +34,8 @@ pub(super) struct BotLink {
     pub think_ms: f32,
     /// The bot aims at long chains (the chain bot at full strength with the full search).
     pub aims_long_chains: bool,
+    /// The bot could not choose (a bot process that misbehaved): the session stops the bots with it.
+    pub failure: Option<crate::game::PlayerError>,
 }
 
 /// What a question needs besides the view: the seat's figures and the cartridge's movement rules.
@@ -115,6 +117,10 @@ impl BotLink {
         }
         let answer = answer?;
         self.waiting = false;
+        if let Some(e) = answer.failure {
+            self.failure = Some(e);
+            return None;
+        }
         stats.think_time += answer.elapsed;
         stats.think_cpu += answer.cpu;
         stats.decisions += 1;
