@@ -19,6 +19,7 @@
 //! report, and sends the learner back to learning that fact.
 
 pub mod bases;
+pub mod battle_rules;
 pub mod clock;
 pub mod codes;
 pub mod colours;

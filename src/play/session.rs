@@ -228,10 +228,12 @@ impl<M: Machine> Session<M> {
 
     /// What calibration knows (`state` "off" when it is off).
     pub fn calibration_report(&self) -> CalibrationReport {
-        match &self.calib.online {
+        let mut report = match &self.calib.online {
             Some(c) => c.report(),
             None => Learner::new(self.reading.decoder.map(), CalibrateMode::Off).report(),
-        }
+        };
+        report.rules = self.matches.rules.report();
+        report
     }
 
     /// The machine.
@@ -348,6 +350,9 @@ impl<M: Machine> Session<M> {
         let locks = self.watch_locks(snap);
         let r = &mut self.reading;
         let views = self.matches.nuisance.views(r.last.as_ref(), snap, &locks, &r.rules);
+        let settled = self.calib.online.as_ref().is_none_or(|c| c.settled());
+        let labels: Vec<String> = self.seats.iter().map(|s| s.label.clone()).collect();
+        let rules_stop = self.matches.rules.frame(r.last.as_ref(), snap, &locks, &mut r.rules, settled, &labels);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = r.decoder.map().movement.a_rotates == Turn::Counterclockwise;
@@ -382,6 +387,9 @@ impl<M: Machine> Session<M> {
             if let Some(p) = pads.get_mut(seat.pad) {
                 *p |= buttons;
             }
+        }
+        if let Some(seen) = rules_stop {
+            self.stop_with(Failure { player: "both".into(), fact: Fact::BattleRules, seen });
         }
         pads
     }
@@ -511,6 +519,7 @@ impl<M: Machine> Session<M> {
                 }
             }
             self.reading.rules = rules_for(&learned);
+            self.matches.rules.apply(&mut self.reading.rules);
             for s in &mut self.seats {
                 s.set_moves(moves_of(&learned.movement));
                 s.set_next_lag(learned.timing.next_lag);
