@@ -9,6 +9,7 @@ pub mod config_file;
 pub mod ladder;
 pub mod output;
 pub mod play;
+pub mod play_rules;
 pub mod plot;
 pub mod record;
 pub mod replay;

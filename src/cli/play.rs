@@ -49,6 +49,9 @@ pub struct PlayArgs {
     /// Number of colours (where the game offers it), set and confirmed as --items is.
     #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
     pub colors: Option<u8>,
+    /// The 2P rules (`--nuisance-cap`, `--nuisance-drop`, `--nuisance-points`, `--nuisance-overflow`).
+    #[command(flatten)]
+    pub rules: super::play_rules::PlayRuleFlags,
     /// Bot speed, 0 (slow, human-paced) to 10 (as fast as the game accepts).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=10))]
     pub speed: Option<u8>,
@@ -482,8 +485,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
-    let session = cfg
-        .game_options()
+    let mut options = cfg.game_options();
+    options.rules = args.rules.choices()?;
+    let mut session = options
         .session(machine, map, seats, &image.hash.sha1)
         // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
         .restart(cfg.play.menu)
@@ -491,6 +495,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         // A person on pad 1 starts each game with Start, when ready, rather than 4 seconds after launch.
         .hold_for_start(mode == Mode::VsHuman && cfg.play.menu)
         .build()?;
+    session.choose_rules(&options.rules)?;
     let result = run_window(session, &cfg, &name, args);
     let mut session = result?;
     finish_trace(session.machine_mut(), args)?;
@@ -533,7 +538,8 @@ fn run_headless_command(
         (None, None, Some(n)) => output::progress_bar(n, "{bar:30} {pos}/{len} frames  {elapsed_precise}"),
         (None, None, None) => output::progress_bar(0, "{spinner} {pos} frames  {elapsed_precise}"),
     };
-    let options = cfg.game_options();
+    let mut options = cfg.game_options();
+    options.rules = args.rules.choices()?;
     let progress = output::Bar(progress);
     let flight = bug_report::recorder(cfg, args.games, || trace_header(args, cfg, image, Players::Bots, true));
     let plan = Plan {

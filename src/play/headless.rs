@@ -111,6 +111,7 @@ pub fn run_game_kept<M: Machine>(
     let o = game.options;
     let seats = super::seats_for(o.mode, game.map, &o.seats).map_err(RunError::Seats)?;
     let mut session = o.session(machine, game.map.clone(), seats, game.rom_sha1).build()?;
+    session.choose_rules(&o.rules)?;
     let result = run_observed(&mut session, game.limits, game.rom, o.seed(), o.seats.speed, observe);
     Ok((session, result))
 }

@@ -11,6 +11,7 @@ pub mod matches;
 pub mod menu;
 pub mod options;
 pub mod report;
+pub mod rule_options;
 pub mod rules_watch;
 pub mod seat;
 pub mod serve;

@@ -25,13 +25,23 @@ pub struct RulesWatch {
     blind_games: u32,
     /// Times the rules in use were ruled out and relearned.
     relearned: u32,
+    /// Pieces that became controllable for each player this game (counted before the contract settles).
+    spawns: [u32; 2],
+    /// The game began before the contract settled: when it settles, the game is followed only if no
+    /// chain can have sent anything yet.
+    waiting: bool,
+    /// The rules asked for on the command line (set on the menus; the bots start with them).
+    pub choices: super::rule_options::RuleChoices,
 }
 
 impl RulesWatch {
     /// A new game: nothing pending.
     pub fn new_game(&mut self) {
+        log::debug!("2P rules: a new game (the last was {})", if self.blind { "not followed" } else { "followed" });
         self.after = [None, None];
         self.blind = false;
+        self.waiting = false;
+        self.spawns = [0; 2];
         if let Some(l) = self.learner.as_mut() {
             l.new_game();
         }
@@ -81,19 +91,37 @@ impl RulesWatch {
             return None;
         }
         let learner = self.learner.get_or_insert_with(|| BattleRules::new(rules));
-        if learner.contradicted() {
+        if self.relearned == 0 && learner.in_use() != RuleSet::of(rules) {
+            // The rules were set (the flags, a learned contract taking them) before any was ruled out.
+            learner.set_in_use(RuleSet::of(rules));
+        }
+        if learner.contradicted() || self.blind {
             return None;
         }
-        if !settled && !self.blind {
-            self.blind = true;
-            self.blind_games += 1;
+        for (j, p) in now.players.iter().enumerate().take(2) {
+            let before = prev.and_then(|s| s.players.get(j)).is_some_and(|b| b.controllable);
+            self.spawns[j] += u32::from(!before && p.controllable);
         }
-        if self.blind {
+        if !settled {
+            self.waiting = true;
             return None;
+        }
+        if std::mem::take(&mut self.waiting) {
+            // A chain needs two pieces of a player locked: with at most the second piece under way and no
+            // nuisance on either field, nothing has been sent and no points are left over.
+            let quiet =
+                self.spawns.iter().all(|&n| n <= 2) && now.players.iter().all(|p| p.field.nuisance_count() == 0);
+            if !quiet {
+                log::debug!("2P rules: the contract settled after this game's first chains; it is not followed");
+                self.blind = true;
+                self.blind_games += 1;
+                return None;
+            }
         }
         let label = |i: usize| labels.get(i).map_or(format!("P{}", i + 1), String::clone);
         for (j, lock) in locks.iter().enumerate().take(2) {
             if let Some(lock) = lock {
+                log::debug!("2P rules: {} locked, scoring {}", label(j), lock.summary.score);
                 self.after[j] = Some(lock.after);
                 learner.locked(j, lock.summary.score);
             }

@@ -25,6 +25,7 @@ use super::seat::{FrameContext, Seat};
 mod builder;
 mod checks;
 mod phase;
+mod rules;
 pub use builder::{SessionBuilder, SessionError};
 use checks::{HealthGuard, ModeCheck, OptionsCheck};
 use phase::{Phase, Script};
@@ -410,7 +411,7 @@ impl<M: Machine> Session<M> {
         if let (Some(count), Some(option)) = (self.options.colors, &options.colors) {
             out = options::with_colors(&out, option, count).unwrap_or(out);
         }
-        out
+        self.matches.rules.choices.script(out, options)
     }
 
     /// The script for `steps` (the options asked for set on the way), seeded for the next game.
