@@ -39,79 +39,103 @@ fn play(name: &str, defines: &[&str], games: u32) -> Option<(bool, Value, String
     Some((ok, json, stderr))
 }
 
-/// The run learned `key` = `value` (and plays with it), or it stopped naming the 2P rules; never healthy
-/// with rules the game contradicted.
-fn learned_or_stopped(name: &str, ok: bool, j: &Value, stderr: &str, key: &str, value: &str, in_use: &str) {
-    let rules = &j["calibration"]["rules"];
+/// The run's `calibration.rules`, after checking it either stopped naming the 2P rules (then `None`) or
+/// ran healthy with rules the game ruled out replaced (`relearned` not empty, no contradiction).
+fn learned(name: &str, ok: bool, j: &Value, stderr: &str) -> Option<Value> {
+    let rules = j["calibration"]["rules"].clone();
     let failure = &j["health"]["failure"];
     if failure["fact"] == "battle-rules" {
-        assert!(!ok || j["health"]["state"] != "healthy", "{name}: a stop is not healthy: {}", j["health"]);
+        assert_ne!(j["health"]["state"], "healthy", "{name}: a stop is not healthy: {}", j["health"]);
         let seen = failure["seen"].as_str().unwrap_or_default();
         assert!(
             seen.contains("cap") && seen.contains("points per nuisance"),
             "{name}: the stop names the rules: {seen}"
         );
-        return;
+        return None;
     }
+    assert!(ok, "{name}: the run failed: {stderr}");
     assert!(rules.is_object(), "{name}: calibration.rules is reported: {}\n{stderr}", j["calibration"]);
     assert_eq!(rules["contradiction"], Value::Null, "{name}: {rules}");
-    assert_eq!(rules[key], value, "{name}: the build's rule is learned: {rules}\n{stderr}");
-    let use_text = rules["in_use"].as_str().unwrap_or_default();
-    assert!(use_text.contains(in_use), "{name}: the bots play with the learned rule ({in_use}): {rules}");
-    assert!(
-        !rules["relearned"].as_array().expect("relearned list").is_empty(),
-        "{name}: the guess was ruled out: {rules}"
-    );
-    assert!(rules["drops_seen"].as_u64().unwrap_or(0) > 0, "{name}: {rules}");
+    assert!(rules["drops_seen"].as_u64().unwrap_or(0) > 0, "{name}: drops were followed: {rules}");
+    let relearned = rules["relearned"].as_array().expect("relearned list");
+    assert!(!relearned.is_empty(), "{name}: the guess was ruled out and relearned: {rules}");
+    assert!(stderr.contains("2P rules:"), "{name}: the log names each rule ruled out: {stderr}");
+    Some(rules)
+}
+
+fn text<'a>(rules: &'a Value, key: &str) -> &'a str {
+    rules[key].as_str().unwrap_or_else(|| panic!("{key} in {rules}"))
 }
 
 #[test]
 fn no_cap_is_learned_from_landed_nuisance_or_stops_naming_the_rules() {
     let Some((ok, j, err)) = play("cap-none", &["-D", "NUIS_CAP=0"], 2) else { return };
-    let caps = j["calibration"]["rules"]["cap_per_chain"].as_str().unwrap_or_default().to_string();
-    if j["health"]["failure"]["fact"] != "battle-rules" {
-        assert!(
-            caps.starts_with("none"),
-            "cap none: the cap of 30 is ruled out: {caps}: {}",
-            j["calibration"]["rules"]
-        );
-    }
-    learned_or_stopped("cap-none", ok, &j, &err, "cap_per_chain", &caps, "");
-    assert!(
-        !j["calibration"]["rules"]["in_use"].as_str().unwrap_or_default().contains("cap 30,"),
-        "{}",
-        j["calibration"]["rules"]
-    );
+    let Some(rules) = learned("cap-none", ok, &j, &err) else { return };
+    assert!(text(&rules, "cap_per_chain").starts_with("none or "), "the cap of 30 is ruled out: {rules}");
+    assert!(!text(&rules, "in_use").contains("cap 30,"), "the bots no longer play with a cap of 30: {rules}");
+    assert!(rules["relearned"].to_string().contains("per-chain cap"), "the cap is named: {rules}");
 }
 
 #[test]
 fn a_cap_of_60_is_learned_or_stops_naming_the_rules() {
     let Some((ok, j, err)) = play("cap-60", &["-D", "NUIS_CAP=60"], 2) else { return };
-    let rules = &j["calibration"]["rules"];
-    let in_use = rules["in_use"].as_str().unwrap_or_default();
-    if j["health"]["failure"]["fact"] != "battle-rules" {
-        assert!(!in_use.contains("cap 30,"), "cap 60: a chain sent more than 30: {rules}");
-    }
-    learned_or_stopped("cap-60", ok, &j, &err, "overflow", "vanish", "70 points");
+    let Some(rules) = learned("cap-60", ok, &j, &err) else { return };
+    let caps = text(&rules, "cap_per_chain");
+    assert!(!caps.split(", ").any(|c| c == "30") && caps != "none", "30 is ruled out, 60 is not: {rules}");
+    assert!(rules["relearned"].to_string().contains("per-chain cap"), "the cap is named: {rules}");
 }
 
 #[test]
 fn another_drop_size_is_learned_or_stops_naming_the_rules() {
     let Some((ok, j, err)) = play("drop-18", &["-D", "NUIS_DROP=18"], 2) else { return };
-    learned_or_stopped("drop-18", ok, &j, &err, "max_drop", "18", "18 per drop");
+    let Some(rules) = learned("drop-18", ok, &j, &err) else { return };
+    assert_eq!(text(&rules, "max_drop"), "18", "{rules}");
+    assert!(text(&rules, "in_use").contains("18 per drop"), "the bots play with it: {rules}");
 }
 
 #[test]
 fn other_points_per_nuisance_are_learned_or_stop_naming_the_rules() {
     let Some((ok, j, err)) = play("points-120", &["-D", "NUIS_POINTS=120"], 2) else { return };
+    let Some(rules) = learned("points-120", ok, &j, &err) else { return };
+    let points = text(&rules, "nuisance_points");
+    assert!(!points.split(", ").any(|p| p == "70"), "70 points is ruled out: {rules}");
+    assert!(!text(&rules, "in_use").contains(" 70 points"), "the bots no longer play with 70: {rules}");
+}
+
+#[test]
+fn rules_set_through_the_menus_play_with_no_mismatch_and_no_relearning() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "--headless", "--json", "--mode", "ai-vs-ai", "--games", "2", "--seed", "3"])
+        .args(crate::common::calib::PINNED)
+        .args(crate::common::calib::PINNED_P2)
+        .args(["--nuisance-cap", "none", "--nuisance-drop", "18"])
+        .output()
+        .expect("run puyobot");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stderr}"));
     let rules = &j["calibration"]["rules"];
-    if j["health"]["failure"]["fact"] != "battle-rules" {
-        let points = rules["nuisance_points"].as_str().unwrap_or_default();
-        assert!(!points.split(", ").any(|p| p == "70"), "120 points: 70 is ruled out: {rules}");
-        assert!(
-            rules["in_use"].as_str().unwrap_or_default().contains("120 points") || points.contains(".."),
-            "{rules}"
-        );
+    assert_eq!(text(rules, "in_use"), "no cap, 70 points, 18 per drop, vanish", "{rules}");
+    assert_eq!(rules["relearned"], serde_json::json!([]), "the game deals what the menus set: {rules}");
+    assert_eq!(text(rules, "max_drop"), "18", "the pending counts and landed nuisance confirm the drop: {rules}");
+    assert!(rules["drops_seen"].as_u64().unwrap_or(0) > 20, "{rules}");
+    for g in j["games"].as_array().expect("games") {
+        for p in g["players"].as_array().expect("players") {
+            assert_eq!(p["mismatches"], 0, "{p}");
+        }
     }
-    learned_or_stopped("points-120", ok, &j, &err, "overflow", "vanish", "per drop");
+    assert_eq!(j["health"]["state"], "healthy", "{}", j["health"]);
+}
+
+#[test]
+fn a_rule_flag_the_address_file_cannot_set_is_refused_naming_it() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args(["play", "--headless", "--json", "--mode", "ai-vs-ai", "--pieces", "5"])
+        .args(crate::common::calib::PINNED)
+        .args(["--nuisance-points", "90"])
+        .output()
+        .expect("run puyobot");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "90 points is not on the open cartridge's menu");
+    assert!(stderr.contains("--nuisance-points: the game offers [40, 70, 120]"), "{stderr}");
 }
