@@ -32,6 +32,8 @@ pub(super) struct BotLink {
     pub expected_chain: u32,
     /// Last decision time in milliseconds.
     pub think_ms: f32,
+    /// The bot's intent with its last decision, in a few words (the HUD's decision line).
+    pub intent: Option<String>,
 }
 
 /// What a question needs besides the view: the seat's figures and the cartridge's movement rules.
@@ -118,6 +120,7 @@ impl BotLink {
         stats.decisions += 1;
         self.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
         self.expected_chain = answer.decision.expected_chain();
+        self.intent = answer.decision.intent.clone();
         Some(answer.decision)
     }
 }
