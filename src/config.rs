@@ -321,6 +321,7 @@ impl Config {
             items: self.play.items,
             colors: self.play.colors,
             profile: self.bots.profile.clone(),
+            rules: Default::default(),
         }
     }
 

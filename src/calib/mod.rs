@@ -27,6 +27,7 @@
 //! drivers.
 
 pub mod bases;
+pub mod battle_rules;
 pub mod clock;
 pub mod codes;
 pub mod colours;

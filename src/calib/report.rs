@@ -118,6 +118,9 @@ pub struct CalibrationReport {
     pub contradictions: Vec<String>,
     /// What is not settled, and how to proceed.
     pub unsettled: Vec<Unsettled>,
+    /// The 2P rules learned from the game (after a 2P game was seen).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<super::battle_rules::BattleRulesReport>,
 }
 
 impl CalibrationReport {

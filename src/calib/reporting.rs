@@ -44,6 +44,7 @@ impl Learner {
             next_pair: self.next().report(),
             contradictions: self.contradictions().iter().cloned().chain(kicks.conflicts(&known)).collect(),
             unsettled,
+            rules: None,
         }
     }
 }

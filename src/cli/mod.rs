@@ -13,6 +13,7 @@ pub mod ladder;
 pub mod output;
 pub mod play;
 pub mod play_args;
+pub mod play_rules;
 pub mod plot;
 pub mod record;
 pub mod replay;

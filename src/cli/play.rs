@@ -307,8 +307,9 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
-    let session = cfg
-        .game_options()
+    let mut options = cfg.game_options();
+    options.rules = args.rules.choices()?;
+    let mut session = options
         .session(machine, map, seats, &image.hash.sha1)
         // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
         .restart(cfg.play.menu)
@@ -316,6 +317,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         // A person on pad 1 starts each game with Start, when ready, rather than 4 seconds after launch.
         .hold_for_start(mode == Mode::VsHuman && cfg.play.menu)
         .build()?;
+    session.choose_rules(&options.rules)?;
     let result = run_window(session, &cfg, &name, args);
     let mut session = result?;
     finish_trace(session.machine_mut(), args.recording()?)?;
@@ -339,7 +341,8 @@ fn run_headless_command(
     let limits = headless_limits(run, cfg);
     let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("--faults / lab.faults: {m}"))?;
     let progress = output::Bar(headless_progress(run.games, &limits));
-    let options = cfg.game_options();
+    let mut options = cfg.game_options();
+    options.rules = args.rules.choices()?;
     let flight = bug_report::recorder(cfg, run.games, || trace_header(run, cfg, image, Players::Bots, true));
     let plan = Plan {
         options: &options,

@@ -28,6 +28,9 @@ pub struct PlayArgs {
     /// Number of colours (where the game offers it), set and confirmed as --items is.
     #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
     pub colors: Option<u8>,
+    /// The 2P rules (`--nuisance-cap`, `--nuisance-drop`, `--nuisance-points`, `--nuisance-overflow`).
+    #[command(flatten)]
+    pub rules: super::play_rules::PlayRuleFlags,
     /// No window: run as fast as possible and print a summary (needs --frames or --pieces).
     #[arg(long)]
     pub headless: bool,
@@ -72,6 +75,10 @@ const PLAY_ORDER: &[&str] = &[
     "mode",
     "items",
     "colors",
+    "nuisance_cap",
+    "nuisance_drop",
+    "nuisance_points",
+    "nuisance_overflow",
     "speed",
     "emu_speed",
     "headless",

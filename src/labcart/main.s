@@ -53,6 +53,14 @@ reset:
     jsr load_palette
     lda #4
     sta NCOLORS
+    lda #NUIS_CAP
+    sta NCAP
+    lda #NUIS_DROP
+    sta NDROP
+    lda #NUIS_POINTS / 10
+    sta NRATE
+    lda #NUIS_OVERFLOW
+    sta NOVER
 .if ITEMS_AT_BOOT
     lda #ITEMS_AT_BOOT
     sta ITEMOPT

@@ -94,7 +94,7 @@ menu_state:
     beq @nodown
     inc CURSOR
     lda CURSOR
-    cmp #3
+    cmp #MENU_LINES
     bcc @nodown
     lda #0
     sta CURSOR
@@ -104,7 +104,7 @@ menu_state:
     beq @noup
     dec CURSOR
     bpl @noup
-    lda #2
+    lda #MENU_LINES - 1
     sta CURSOR
 @noup:
     lda tmp12
@@ -133,7 +133,20 @@ menu_change:
     rts
 @notmode:
     dex
-    bne @colors
+    beq @item
+    dex
+    beq @colors
+    ; lines 3..6: the 2P rules, each stepping through its list of values
+    lda rule_opt-1,x
+    pha
+    lda rule_list_lo-1,x
+    sta ptr2
+    lda rule_list_hi-1,x
+    sta ptr2+1
+    pla
+    tax
+    jmp cycle_opt
+@item:
     lda ITEMOPT
     clc
     adc tmp0
@@ -161,8 +174,14 @@ menu_change:
     sta NCOLORS
     rts
 
-; queue the option values and the cursor
+; queue the option values and the cursor: MODE, ITEM, COLORS and the cursor on even frames, the 2P rules
+; on odd ones (the VRAM buffer's budget does not hold all seven lines at once)
 menu_draw:
+    lda FRAMELO
+    lsr a
+    bcc :+
+    jmp rules_draw
+:
     ; mode
     lda #$21
     sta fill_hi
@@ -206,6 +225,8 @@ menu_draw:
 @c:
     lda cursor_lo,x
     sta fill_lo
+    lda cursor_hi,x
+    sta fill_hi
     lda #1
     jsr buf_run
     lda #' '
@@ -215,12 +236,14 @@ menu_draw:
 :
     jsr buf_byte
     inx
-    cpx #3
+    cpx #MENU_LINES
     bne @c
     rts
 
+cursor_hi:
+    .byte $21, $21, $21, $21, $22, $22, $22
 cursor_lo:
-    .byte $04, $44, $84
+    .byte $04, $44, $84, $C4, $04, $44, $84
 item_txt:
     .word txt_off, txt_big, txt_carb
 txt_1p:   .byte "1P ENDLESS"
@@ -228,6 +251,143 @@ txt_2p:   .byte "2P        "
 txt_off:  .byte "OFF       "
 txt_big:  .byte "BIG PUYO  "
 txt_carb: .byte "CARBUNCLE "
+
+; the 2P rule lines (3..6): the option byte and its list of values (count, then the values; Right steps
+; forward, Left back, wrapping; a value not in the list, from a define, steps to the first)
+rule_opt:
+    .byte NCAP, NDROP, NRATE, NOVER
+rule_list_lo:
+    .byte <list_cap, <list_drop, <list_rate, <list_over
+rule_list_hi:
+    .byte >list_cap, >list_drop, >list_rate, >list_over
+list_cap:  .byte 3, 30, 60, 0
+list_drop: .byte 5, 30, 6, 12, 18, 24
+list_rate: .byte 3, 7, 12, 4
+list_over: .byte 2, 0, 1
+
+; step the zero-page option X through the list at ptr2 by tmp0 (+1 / -1)
+cycle_opt:
+    ldy #0
+    lda (ptr2),y
+    sta tmp1                ; n
+    iny
+@find:
+    lda (ptr2),y
+    cmp 0,x
+    beq @found
+    cpy tmp1
+    beq @first
+    iny
+    bne @find
+@first:
+    ldy #1
+    bne @store
+@found:
+    lda tmp0
+    bmi @prev
+    cpy tmp1
+    bne :+
+    ldy #0
+:
+    iny
+    bne @store
+@prev:
+    dey
+    bne @store
+    ldy tmp1
+@store:
+    lda (ptr2),y
+    sta 0,x
+    rts
+
+; queue the 2P rule lines' values
+rules_draw:
+    ; LIMIT: NONE or the cap
+    lda #$21
+    sta fill_hi
+    lda #$CF
+    sta fill_lo
+    lda NCAP
+    bne :+
+    lda #<txt_none
+    sta ptr2
+    lda #>txt_none
+    sta ptr2+1
+    lda #4
+    jsr buf_str
+    jmp @drop
+:
+    lda #4
+    jsr buf_run
+    lda NCAP
+    jsr buf_dec3
+    lda #' '
+    jsr buf_byte
+@drop:
+    lda #$22
+    sta fill_hi
+    lda #$0F
+    sta fill_lo
+    lda #3
+    jsr buf_run
+    lda NDROP
+    jsr buf_dec3
+    ; POINTS: the rate times ten
+    lda #$4F
+    sta fill_lo
+    lda #4
+    jsr buf_run
+    lda NRATE
+    jsr buf_dec3
+    lda #'0'
+    jsr buf_byte
+    ; EXCESS
+    lda #$8F
+    sta fill_lo
+    lda NOVER
+    beq :+
+    lda #<txt_requeue
+    ldx #>txt_requeue
+    bne :++
+:
+    lda #<txt_vanish
+    ldx #>txt_vanish
+:
+    sta ptr2
+    stx ptr2+1
+    lda #7
+    jmp buf_str
+
+; append A (0..255) as three decimal digits
+buf_dec3:
+    ldx #'0' - 1
+    sec
+:
+    inx
+    sbc #100
+    bcs :-
+    adc #100
+    pha
+    txa
+    jsr buf_byte
+    pla
+    ldx #'0' - 1
+    sec
+:
+    inx
+    sbc #10
+    bcs :-
+    adc #10
+    pha
+    txa
+    jsr buf_byte
+    pla
+    ora #'0'
+    jmp buf_byte
+
+txt_none:    .byte "NONE"
+txt_vanish:  .byte "VANISH "
+txt_requeue: .byte "REQUEUE"
 
 over_state:
     jsr render_play
@@ -250,7 +410,11 @@ menu_script:
     .byte $21, $06, "MODE", $FF
     .byte $21, $46, "ITEM", $FF
     .byte $21, $86, "COLORS", $FF
-    .byte $22, $24, "UP DOWN    SELECT LINE", $FF
-    .byte $22, $64, "LEFT RIGHT CHANGE", $FF
-    .byte $22, $A4, "START      PLAY", $FF
+    .byte $21, $C6, "LIMIT", $FF
+    .byte $22, $06, "DROP", $FF
+    .byte $22, $46, "POINTS", $FF
+    .byte $22, $86, "EXCESS", $FF
+    .byte $22, $E4, "UP DOWN    SELECT LINE", $FF
+    .byte $23, $24, "LEFT RIGHT CHANGE", $FF
+    .byte $23, $64, "START      PLAY", $FF
     .byte $00

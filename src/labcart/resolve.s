@@ -585,7 +585,8 @@ colour_bonus:
     .byte 0, 0, 3, 6, 12, 24, 48
 
 ; ---------------------------------------------------------------- nuisance
-; at the end of a chain (2P): (NREM + chain score) / 7 nuisance, max 30, to the opponent
+; at the end of a chain (2P): (NREM + chain score) / NRATE nuisance, at most NCAP (none when 0), to the
+; opponent; the remainder is kept, any excess over the cap is lost
 send_nuisance:
     lda MODE
     bne :+
@@ -601,7 +602,7 @@ send_nuisance:
     lda CSC2,x
     adc #0
     sta prod2
-    ; 24-bit / 7: quotient in prod, remainder in tmp0
+    ; 24-bit / NRATE (1..128): quotient in prod, remainder in tmp0
     lda #0
     sta tmp0
     ldy #24
@@ -611,9 +612,9 @@ send_nuisance:
     rol prod2
     rol tmp0
     lda tmp0
-    cmp #7
+    cmp NRATE
     bcc :+
-    sbc #7
+    sbc NRATE
     sta tmp0
     inc prod0
 :
@@ -621,43 +622,58 @@ send_nuisance:
     bne @d
     lda tmp0
     sta NREM,x
-    ; min(q, 30)
+    ; min(q, NCAP) unless NCAP = 0
+    lda NCAP
+    beq @add
     lda prod2
     ora prod1
     bne @cap
     lda prod0
-    cmp #31
-    bcc :+
+    cmp NCAP
+    bcc @add
+    beq @add
 @cap:
-    lda #30
-:
-    sta tmp0
-    ; opponent's pending (index 2*(1-p))
+    lda NCAP
+    sta prod0
+    lda #0
+    sta prod1
+    sta prod2
+@add:
+    ; opponent's pending (index 2*(1-p)) += q, saturating at $FFFF
     txa
     eor #1
     asl a
     tay
     lda PEND,y
     clc
-    adc tmp0
+    adc prod0
     sta PEND,y
     lda PEND+1,y
-    adc #0
+    adc prod1
     sta PEND+1,y
+    bcs @sat
+    lda prod2
+    beq @done
+@sat:
+    lda #$FF
+    sta PEND,y
+    sta PEND+1,y
+@done:
     rts
 
-; drop min(pending, 30) nuisance on player x: full rows of 6, the rest in distinct random columns
+; drop min(pending, NDROP) nuisance on player x: full rows of 6, the rest in distinct random columns; what
+; finds its column full vanishes (NOVER = 0) or goes back to the pending count (NOVER = 1)
 drop_nuisance:
     txa
     asl a
     tay
     lda PEND+1,y
-    bne @thirty
+    bne @most
     lda PEND,y
-    cmp #31
+    cmp NDROP
     bcc :+
-@thirty:
-    lda #30
+@most:
+    lda NDROP
 :
     sta tmp12               ; n
     lda PEND,y
@@ -739,7 +755,7 @@ drop_nuisance:
     lda #0
     sta cy
     jsr cell_free
-    bcs @nextcol            ; row 0 occupied: the rest vanish
+    bcs @full               ; row 0 occupied: the rest vanish or go back
 :
     inc cy
     jsr cell_free
@@ -756,3 +772,17 @@ drop_nuisance:
     cmp #7
     bne @col
     rts
+@full:
+    lda NOVER
+    beq @nextcol
+    lda player
+    asl a
+    tay
+    lda PEND,y
+    clc
+    adc tmp13
+    sta PEND,y
+    lda PEND+1,y
+    adc #0
+    sta PEND+1,y
+    jmp @nextcol

@@ -48,12 +48,52 @@ pub struct GameOptions {
     /// The number of colours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<ColorsOption>,
+    /// The 2P per-chain nuisance cap (rule 0: no cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuisance_cap: Option<RuleOption>,
+    /// The most nuisance falling at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuisance_drop: Option<RuleOption>,
+    /// Points per nuisance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuisance_points: Option<RuleOption>,
+    /// What nuisance that does not fit does (rule 0: vanish, 1: requeue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuisance_overflow: Option<RuleOption>,
+}
+
+/// Where a 2P rule's option is: its byte, the rules the game offers and the byte's value for each, and how
+/// to reach its line on the options screen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleOption {
+    /// The RAM byte that holds the option.
+    pub addr: u16,
+    /// The rule's numbers the game offers (the cap's 0 is none; overflow's 0 vanish, 1 requeue).
+    pub rules: Vec<u32>,
+    /// The byte's value for each of `rules`.
+    pub values: Vec<u8>,
+    /// Down presses from the cursor's place when the mode is chosen to the option's line.
+    #[serde(default)]
+    pub line: u8,
+    /// Buttons that change the option (default RIGHT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buttons: Option<Vec<String>>,
+    /// Where this comes from.
+    pub source: String,
+    /// Whether it has been checked.
+    pub verified: bool,
 }
 
 impl GameOptions {
     /// True when no option is known.
     pub fn is_empty(&self) -> bool {
-        self.items.is_none() && self.colors.is_none()
+        self.items.is_none()
+            && self.colors.is_none()
+            && self.nuisance_cap.is_none()
+            && self.nuisance_drop.is_none()
+            && self.nuisance_points.is_none()
+            && self.nuisance_overflow.is_none()
     }
 }
 

@@ -131,6 +131,7 @@ pub fn run_game_kept<M: Machine>(
 ) -> Result<(Session<M>, Result<Summary, RunError>), RunError> {
     let seats = super::seats_for(options.mode, plan.map, &options.seats).map_err(RunError::Seats)?;
     let mut session = options.session(machine, plan.map.clone(), seats, &plan.image.hash.sha1).build()?;
+    session.choose_rules(&options.rules)?;
     let result = run_observed(&mut session, plan.limits, plan.name, options.seed(), options.seats.speed, observe);
     Ok((session, result))
 }

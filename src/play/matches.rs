@@ -43,6 +43,8 @@ pub struct MatchState {
     pub wrong_mode: Vec<GameResult>,
     /// The nuisance on its way to each player, for the bots.
     pub nuisance: NuisanceWatch,
+    /// The 2P rules checked and learned from the games.
+    pub rules: super::rules_watch::RulesWatch,
 }
 
 impl MatchState {
@@ -65,6 +67,7 @@ impl MatchState {
         self.begun += 1;
         self.open = true;
         self.nuisance.reset();
+        self.rules.new_game();
     }
 
     /// The game under way ended on frame `frame`, as `end`: records it.

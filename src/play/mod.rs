@@ -12,6 +12,8 @@ pub mod menu;
 pub mod options;
 pub mod player_summary;
 pub mod report;
+pub mod rule_options;
+pub mod rules_watch;
 pub mod seat;
 pub mod serve;
 pub mod session;

@@ -57,6 +57,19 @@ pub fn with_colors(steps: &[MenuStep], option: &ColorsOption, count: u8) -> Opti
     Some(with_option(steps, option.line, goal, &option.buttons, &format!("colours: {count}")))
 }
 
+/// `steps` with the 2P rule `option` set to the rule's number `rule` (its byte's value from the option's
+/// table) before the game's last Start; `None` when the game does not offer it.
+pub fn with_rule(
+    steps: &[MenuStep],
+    option: &crate::memmap::schema::RuleOption,
+    rule: u32,
+    note: &str,
+) -> Option<Vec<MenuStep>> {
+    let value = *option.values.get(option.rules.iter().position(|&r| r == rule)?)?;
+    let goal = Condition { addr: option.addr, equals: value };
+    Some(with_option(steps, option.line, goal, &option.buttons, note))
+}
+
 /// `steps` with a seek of `goal` on the option line `line` inserted before the game's last Start.
 fn with_option(
     steps: &[MenuStep],

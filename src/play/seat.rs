@@ -266,6 +266,11 @@ impl Seat {
         self.bot.think_ms
     }
 
+    /// The bot's intent with its last decision (e.g. `FIRE 4: 30 = CAP`), when it said one.
+    pub fn intent(&self) -> Option<&str> {
+        self.bot.intent.as_deref()
+    }
+
     /// Driver counters.
     pub fn driver_stats(&self) -> DriverStats {
         self.driver.stats()

@@ -24,6 +24,7 @@ use super::seat::{FrameContext, Seat};
 mod builder;
 mod checks;
 mod phase;
+mod rules;
 pub use builder::{SessionBuilder, SessionError};
 use checks::{HealthGuard, ModeCheck, OptionsCheck};
 use phase::{Next, Phase, Script};
@@ -225,10 +226,12 @@ impl<M: Machine> Session<M> {
 
     /// What calibration knows (`state` "off" when it is off).
     pub fn calibration_report(&self) -> CalibrationReport {
-        match &self.calib.online {
+        let mut report = match &self.calib.online {
             Some(c) => c.report(),
             None => Learner::new(self.reading.decoder.map(), CalibrateMode::Off).report(),
-        }
+        };
+        report.rules = self.matches.rules.report();
+        report
     }
 
     /// The machine.
@@ -345,6 +348,9 @@ impl<M: Machine> Session<M> {
         let locks = self.watch_locks(snap);
         let r = &mut self.reading;
         let views = self.matches.nuisance.views(r.last.as_ref(), snap, &locks, &r.rules);
+        let settled = self.calib.online.as_ref().is_none_or(|c| c.settled());
+        let labels: Vec<String> = self.seats.iter().map(|s| s.label.clone()).collect();
+        let rules_stop = self.matches.rules.frame(r.last.as_ref(), snap, &locks, &mut r.rules, settled, &labels);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.
         let swap_ab = r.decoder.map().movement.a_rotates == Turn::Counterclockwise;
@@ -373,6 +379,9 @@ impl<M: Machine> Session<M> {
             log::error!("{failure}");
             self.stop_with(failure);
         }
+        if let Some(seen) = rules_stop {
+            self.stop_with(Failure { player: "both".into(), fact: Fact::BattleRules, seen });
+        }
         pads
     }
 
@@ -392,7 +401,7 @@ impl<M: Machine> Session<M> {
         if let (Some(count), Some(option)) = (self.options.colors, &options.colors) {
             out = options::with_colors(&out, option, count).unwrap_or(out);
         }
-        out
+        self.matches.rules.choices.script(out, options)
     }
 
     /// The script for `steps` (the options asked for set on the way), seeded for the next game.
@@ -504,6 +513,7 @@ impl<M: Machine> Session<M> {
                 }
             }
             self.reading.rules = rules_for(&learned);
+            self.matches.rules.apply(&mut self.reading.rules);
             for s in &mut self.seats {
                 s.set_moves(moves_of(&learned.movement));
                 s.set_next_lag(learned.timing.next_lag);

@@ -29,6 +29,8 @@ pub struct GameOptions {
     pub colors: Option<u8>,
     /// The AI profile's name, for the report.
     pub profile: String,
+    /// The 2P rules asked for (`--nuisance-*`): set on the menus, played with from the first piece.
+    pub rules: super::rule_options::RuleChoices,
 }
 
 impl GameOptions {

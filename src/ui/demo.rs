@@ -144,6 +144,7 @@ impl Viewable for DemoView {
                     expected_chain: ((self.frame / 60 + p as u64) % 8) as u32,
                     think_ms: 1.5 + (self.frame % 100) as f32 / 10.0,
                     timing: Some("G30 LK16 LAG0".to_string()),
+                    intent: self.bots[p].then(|| "BUILD 8".to_string()),
                     ghost: if self.bots[p] {
                         vec![
                             GhostCell { x: FIELD_X[p] + c * 16, y: FIELD_Y + top * 16, rgb },

@@ -203,6 +203,9 @@ fn draw_panel(out: &mut [u8], c: Canvas, x: i32, y: i32, p: &HudPlayer, pad1: u8
         line(out, &[(&format!("SPEED {}", p.speed), TEXT)]);
         line(out, &[(&format!("PLAN CHAIN {}", p.expected_chain), TEXT)]);
         line(out, &[(&format!("THINK {:.1}MS", p.think_ms), TEXT)]);
+        if let Some(intent) = &p.intent {
+            line(out, &[(intent, ON)]);
+        }
     }
     if let Some(score) = p.score {
         line(out, &[(&format!("SCORE {score}"), TEXT)]);

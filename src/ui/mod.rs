@@ -169,6 +169,8 @@ pub struct HudPlayer {
     /// The game's clock as calibration measured it for this player (`G` frames per row of gravity, `LK`
     /// lock delay, `LAG` input lag; `?` not measured), when calibration is on.
     pub timing: Option<String>,
+    /// The bot's decision line: its intent with its last decision (e.g. `FIRE 4: 30 = CAP`).
+    pub intent: Option<String>,
     /// Where the bot intends to place its current piece, drawn as outlined
     /// 16×16 squares over the picture while the ghost overlay is on.
     pub ghost: Vec<GhostCell>,

@@ -170,6 +170,7 @@ impl<M: Screen> Viewable for WindowSession<M> {
                     speed: s.speed(),
                     expected_chain: s.expected_chain(),
                     think_ms: s.think_ms(),
+                    intent: s.intent().map(str::to_string),
                     timing: self.session.calibration().map(|c| c.timing_hud_line(i)),
                     ghost: g,
                 }

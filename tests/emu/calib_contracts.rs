@@ -195,6 +195,7 @@ fn check_json(c: &Contract, what: &str, j: &Value) {
         next_pair: Default::default(),
         contradictions: Vec::new(),
         unsettled: Vec::new(),
+        rules: None,
     };
     if let Err(e) = matches(&r, c) {
         panic!("{what} ({c}): {e}\n{j:#}");

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod battle_rules;
 mod bot_process;
 mod calib_contracts;
 mod calib_labcart;

@@ -24,6 +24,9 @@ pub enum Fact {
     /// The game's timing as measured: gravity (frames per row), the lock delay, the input lag. Plans that
     /// keep failing while every encoding holds point here.
     Timing,
+    /// The 2P rules: the per-chain nuisance cap, points per nuisance, the most nuisance per drop and what
+    /// happens to nuisance that does not fit.
+    BattleRules,
     /// None of the facts above: the checks held, yet the game went where they did not predict.
     Unexplained,
     /// Not the cartridge's: a bot process (`exec:`) did not answer in time, exited, or sent no playable move.
@@ -41,6 +44,7 @@ impl Fact {
             Fact::Mode => "mode",
             Fact::Options => "options",
             Fact::Timing => "timing",
+            Fact::BattleRules => "battle-rules",
             Fact::Unexplained => "unexplained",
             Fact::Bot => "bot",
         }
@@ -60,6 +64,9 @@ impl Fact {
             Fact::Mode => "the menus reaching the mode asked for",
             Fact::Options => "the game options asked for (--items, --colors)",
             Fact::Timing => "the game's timing (gravity in frames per row, the lock delay, the input lag)",
+            Fact::BattleRules => {
+                "the 2P rules (per-chain nuisance cap, points per nuisance, nuisance per drop, overflow)"
+            }
             Fact::Unexplained => "none of the facts checked (every check held, yet the game did not go as predicted)",
             Fact::Bot => "the bot process's answers (docs/bot-protocol.md)",
         }
@@ -99,6 +106,11 @@ impl Fact {
                  the lock delay and the input lag it measured; a game this fast may need a lower --speed setting to \
                  be read, or a slower game setting"
             }
+            Fact::BattleRules => {
+                "set the 2P rules on the game's menus and tell the bots with --nuisance-cap, --nuisance-points, \
+                 --nuisance-drop and --nuisance-overflow, or record a trace (`puyobot record`) of the 2P game and \
+                 send it with the report"
+            }
             Fact::Unexplained => {
                 "record a trace of the run (`puyobot record`) and send it with the report: the checks do not \
                  say which fact is wrong"
@@ -121,6 +133,7 @@ impl std::fmt::Display for Fact {
             Fact::Mode => "mode",
             Fact::Options => "options",
             Fact::Timing => "timing",
+            Fact::BattleRules => "2P rules",
             Fact::Unexplained => "unexplained",
             Fact::Bot => "bot",
         })

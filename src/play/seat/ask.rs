@@ -36,6 +36,8 @@ pub(super) struct BotLink {
     pub aims_long_chains: bool,
     /// The bot could not choose (a bot process that misbehaved): the session stops the bots with it.
     pub failure: Option<crate::game::PlayerError>,
+    /// The bot's intent with its last decision, in a few words (the HUD's decision line).
+    pub intent: Option<String>,
 }
 
 /// What a question needs besides the view: the seat's figures and the cartridge's movement rules.
@@ -126,6 +128,7 @@ impl BotLink {
         stats.decisions += 1;
         self.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
         self.expected_chain = answer.decision.expected_chain();
+        self.intent = answer.decision.intent.clone();
         Some(answer.decision)
     }
 }
