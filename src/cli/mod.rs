@@ -13,6 +13,7 @@ pub mod plot;
 pub mod record;
 pub mod replay;
 pub mod replay_file;
+pub mod rules_args;
 pub mod serve;
 pub mod sim;
 pub mod soak;

@@ -1,16 +1,19 @@
 //! The `chain` bot's choice as rules. After the search has valued every placement, a short pipeline of
 //! named rules, folded in order, turns its answer into a decision:
 //!
-//! 1. [`Fire`]: the ignition policy fires the strongest chain on offer (threshold, danger, battle);
-//! 2. [`WaitForLonger`]: endless, a threshold fire waits when the known next pair fires a longer chain;
-//! 3. [`HoldForPlayouts`]: endless, a threshold fire waits when play-outs of waiting end on longer chains;
-//! 4. [`Survival`]: nothing fired, and the build is stuck or the field in danger: the survival search.
+//! 1. [`Battle`]: 2P only, the battle decisions (kill, stall, fire the cap, jab, absorb, hold), each with
+//!    its intent; in danger it leaves the move to the rules below;
+//! 2. [`Fire`]: the ignition policy fires the strongest chain on offer (threshold, danger, battle);
+//! 3. [`WaitForLonger`]: endless, a threshold fire waits when the known next pair fires a longer chain;
+//! 4. [`HoldForPlayouts`]: endless, a threshold fire waits when play-outs of waiting end on longer chains;
+//! 5. [`Survival`]: nothing fired, and the build is stuck or the field in danger: the survival search.
 //!
 //! Each rule sees the same [`Facts`] (the move's [`Observation`], the search's answer and what is read
 //! from it) and the [`Verdict`] so far, and either passes it on or changes it; a [`Verdict::Play`] is
 //! final. Each is gated by its own knob of the ignition policy. A verdict nobody settled plays the
 //! search's best placement, or the chosen fire.
 
+mod battle;
 mod fire;
 mod hold;
 mod survival;
@@ -18,6 +21,7 @@ mod wait;
 
 use std::cell::OnceCell;
 
+pub use battle::Battle;
 pub use fire::Fire;
 pub use hold::HoldForPlayouts;
 pub use survival::Survival;
@@ -177,7 +181,7 @@ pub trait Rule {
 }
 
 /// The rules in the order they are folded.
-pub const RULES: [&dyn Rule; 4] = [&Fire, &WaitForLonger, &HoldForPlayouts, &Survival];
+pub const RULES: [&dyn Rule; 5] = [&Battle, &Fire, &WaitForLonger, &HoldForPlayouts, &Survival];
 
 /// The decision for a searched move: the rules folded in order over [`Verdict::Build`].
 pub fn decide(facts: &Facts<'_>) -> Decision {
