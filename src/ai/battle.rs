@@ -56,6 +56,19 @@ impl Stakes {
     }
 }
 
+/// The links of the shortest plain chain (four puyos a link, one colour) that sends at least `need`
+/// nuisance under `rules` (at most 19: past that the chain power table has long saturated).
+pub fn links_to_send(need: u32, rules: &Rules) -> u32 {
+    let mut score = 0u32;
+    for links in 1..=19 {
+        score = score.saturating_add(rules.step_score(links, 4, 1, 0));
+        if nuisance_of(score, rules) >= need {
+            return links;
+        }
+    }
+    19
+}
+
 /// Nuisance `chain` sends under `rules` (no carry), capped per chain.
 pub fn sends(chain: &ChainSummary, rules: &Rules) -> u32 {
     nuisance_of(chain.score, rules)
@@ -143,6 +156,16 @@ mod tests {
         rules.nuisance_cap_per_chain = None;
         let s = stakes_with(&empty, 0, &rules);
         assert_eq!((s.capped, s.target()), (false, 78));
+    }
+
+    #[test]
+    fn a_plain_four_link_chain_reaches_the_cap_and_six_links_kill_an_empty_field_uncapped() {
+        let mut rules = Rules::puyo1();
+        assert_eq!(links_to_send(30, &rules), 4);
+        assert_eq!(links_to_send(5, &rules), 2);
+        rules.nuisance_cap_per_chain = None;
+        assert_eq!(links_to_send(78, &rules), 6);
+        assert_eq!(links_to_send(60, &rules), 5);
     }
 
     #[test]
