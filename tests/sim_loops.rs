@@ -290,3 +290,44 @@ fn strength_0_loses_to_strength_10_in_battle() {
     }
     assert_eq!(won, 4, "level 10 won {won} of 4 battles against level 0");
 }
+
+#[test]
+fn the_nuisance_cap_flag_none_lets_a_chain_send_everything() {
+    // The scripted 240-point pop of `chains_send_nuisance_that_falls_on_the_opponent` at 4 points a
+    // nuisance: 60, which a cap of 30 clips and `--nuisance-cap none` sends whole.
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        rules: puyobot::cli::rules_args::RulesArgs,
+    }
+    struct Script(Vec<Placement>, usize);
+    impl Player for Script {
+        fn name(&self) -> &str {
+            "script"
+        }
+        fn choose(&mut self, _: &View<'_>) -> Decision {
+            let p = self.0[self.1.min(self.0.len() - 1)];
+            self.1 += 1;
+            Decision::at(p)
+        }
+    }
+    let sent = |flags: &[&str]| {
+        let cli = <Cli as clap::Parser>::try_parse_from(std::iter::once("battle").chain(flags.iter().copied()))
+            .expect("the flags parse");
+        let rules = cli.rules.apply(Rules::puyo1());
+        let q = puyobot::game::text::parse_queue("RY\n").unwrap();
+        let right1 = Placement::new(1, Orientation::Right);
+        let up = |x| Placement::new(x, Orientation::Up);
+        let mut p1 = Script(vec![right1, right1, right1, right1, up(5), up(5)], 0);
+        let mut p2 = Script(vec![up(6), up(6), up(5), up(5), up(4), up(4)], 0);
+        let mut rng = game_rng(1, 0);
+        let mut deal = QueuePieces::new(q).unwrap();
+        let rec = play_battle([&mut p1, &mut p2], &mut deal, &rules, &BattleTiming::default(), 6, &mut rng);
+        let s = &rec.sides[0];
+        (s.nuisance_sent, s.attacks, s.full_attacks, s.first_full_attack)
+    };
+    assert_eq!(sent(&["--nuisance-points", "4"]), (30, 1, 1, Some(4)), "the cap clips 60 to 30: a full attack");
+    let uncapped = sent(&["--nuisance-points", "4", "--nuisance-cap", "none"]);
+    assert_eq!(uncapped.0, 60);
+    assert_eq!(uncapped.2, 0, "60 is short of an empty field's lethal dose, and there is no cap");
+}

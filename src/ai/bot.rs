@@ -13,16 +13,17 @@ use crate::game::movegen::{self, MoveRules, PiecePosition};
 use crate::game::{Decision, Player, View};
 use crate::game::{Orientation, Placement};
 
-/// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`) and a
-/// uniformly random mover (`random`). A slice, so that its type is the same in every build.
+/// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), the
+/// 2P reference attacker (`rush`, [`super::rush`]) and a uniformly random mover (`random`). A slice, so
+/// that its type is the same in every build.
 #[cfg(not(any(test, feature = "test-support")))]
-pub const NAMES: &[&str] = &["classic", "chain", "random"];
+pub const NAMES: &[&str] = &["classic", "chain", "rush", "random"];
 
-/// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), a
-/// uniformly random mover (`random`) and, in builds for tests (`test-support`), the small two-ply
-/// `greedy` bot, cheap enough for the emulator tests.
+/// Every bot name [`Bot::new`] accepts: the evaluations searched by [`search`] (`classic`, `chain`), the
+/// 2P reference attacker (`rush`), a uniformly random mover (`random`) and, in builds for tests
+/// (`test-support`), the small two-ply `greedy` bot, cheap enough for the emulator tests.
 #[cfg(any(test, feature = "test-support"))]
-pub const NAMES: &[&str] = &["classic", "chain", "random", "greedy"];
+pub const NAMES: &[&str] = &["classic", "chain", "rush", "random", "greedy"];
 
 /// Player 1's bot by default (`[bots] p1`, and the one bot of `sim endless` and `sim ladder`).
 pub const DEFAULT_P1: &str = CHAIN_BUILDER;
@@ -31,13 +32,13 @@ pub const DEFAULT_P1: &str = CHAIN_BUILDER;
 /// as in `chain lv3`).
 pub const CHAIN_BUILDER: &str = "chain";
 
-/// Player 2's bot by default (`[bots] p2`, `sim battle --p2`).
-pub const DEFAULT_P2: &str = "classic";
+/// Player 2's bot by default (`[bots] p2`, `sim battle --p2`): the same as player 1's, a fair fight.
+pub const DEFAULT_P2: &str = CHAIN_BUILDER;
 
 /// The bots offered to people: in help texts, error messages and the documentation. The others of
 /// [`NAMES`] (`random`, a baseline) are still accepted everywhere, by every command and the configuration,
 /// but never listed.
-pub const OFFERED: [&str; 2] = ["classic", "chain"];
+pub const OFFERED: [&str; 3] = ["classic", "chain", "rush"];
 
 /// Checks a bot name (for the command line): the name, or a message listing the offered bots.
 pub fn check_name(name: &str) -> Result<String, String> {
@@ -69,6 +70,8 @@ enum Kind {
     Search,
     /// Any reachable placement, uniformly.
     Random,
+    /// The two-ply search with the chain evaluation in battle mode, then [`super::rush`]'s choice.
+    Rush,
     /// The two-ply `greedy` bot (test builds only).
     #[cfg(any(test, feature = "test-support"))]
     Greedy,
@@ -104,6 +107,11 @@ impl Bot {
                 e.set_caching(config.search.samples > 0);
                 (Kind::Search, Evaluation::Chain(Box::new(e)), Some(config.ignition.clone()))
             }
+            "rush" => {
+                let mut e = ChainEval::new(config.chain.clone()).map_err(|e| BotError::BadWeights(name.into(), e))?;
+                e.set_caching(false);
+                (Kind::Rush, Evaluation::Chain(Box::new(e)), None)
+            }
             "random" => (Kind::Random, Evaluation::Flat, None),
             #[cfg(any(test, feature = "test-support"))]
             "greedy" => (Kind::Greedy, Evaluation::Flat, None),
@@ -120,7 +128,7 @@ impl Bot {
             None
         };
         let mut search = config.search.clone();
-        if name == "classic" {
+        if name == "classic" || name == "rush" {
             search.samples = 0;
         }
         Ok(Bot {
@@ -153,7 +161,23 @@ impl Bot {
             #[cfg(any(test, feature = "test-support"))]
             Kind::Greedy => super::greedy::decide(view, start, &self.search.moves),
             Kind::Random => self.random(view, start),
+            Kind::Rush => self.rushed(view, start, seed),
         }
+    }
+
+    /// Rush: the two-ply search with the chain evaluation in battle mode, then [`super::rush::choose`].
+    fn rushed(&self, view: &View<'_>, start: PiecePosition, seed: u64) -> Option<Decision> {
+        let obs = Observation::new(view, start, &self.search, seed);
+        let context = super::eval::EvalContext { battle: true, ..obs.eval_context(None) };
+        let eval = self.eval.in_context(context);
+        let input = obs.search_input();
+        let result = search::search(&input, &eval, &obs.look, seed)?;
+        let rush_move = super::rush::choose(view, &result);
+        let survival = || {
+            let opts = SearchOptions { samples: 2, ..self.search.clone() };
+            search::search(&input, &super::eval::Evaluation::Survival, &opts, seed)
+        };
+        Some(super::rush::decide(rush_move, &result, survival))
     }
 
     /// Any reachable placement, uniformly.

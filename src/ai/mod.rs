@@ -6,6 +6,8 @@
 //! - [`eval`]: `classic` (the original Famicom bot) and `chain` (potential-chain builder);
 //! - `greedy`: a cheap two-ply bot for tests (built with the `test-support` feature only);
 //! - [`ignition`]: when to fire;
+//! - [`battle`]: a battle move's stakes (lethal dose, cap, the attack worth firing);
+//! - [`rush`]: the 2P reference attacker;
 //! - [`choice`]: the `chain` bot's choice after the search, as a pipeline of named rules;
 //! - [`playout`]: play-outs that decide whether a build waits for a longer chain;
 //! - [`last_pieces`]: the end of a game of known length, played for points;
@@ -13,6 +15,7 @@
 //! - [`strength`]: strength levels 0–10 ([`StrengthBot`] wraps a [`Bot`]);
 //! - [`config`]: the bots' settings ([`AiConfig`]) and the named AI profiles ([`PROFILES`]).
 
+pub mod battle;
 pub mod beam;
 pub mod bot;
 pub mod choice;
@@ -23,6 +26,7 @@ pub mod greedy;
 pub mod ignition;
 pub mod last_pieces;
 pub mod playout;
+pub mod rush;
 pub mod search;
 pub mod search_types;
 pub mod strength;

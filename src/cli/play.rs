@@ -308,7 +308,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
     let mut options = cfg.game_options();
-    options.rules = args.rules.choices()?;
+    options.rules = args.rules.choices();
     let mut session = options
         .session(machine, map, seats, &image.hash.sha1)
         // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
@@ -342,7 +342,7 @@ fn run_headless_command(
     let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("--faults / lab.faults: {m}"))?;
     let progress = output::Bar(headless_progress(run.games, &limits));
     let mut options = cfg.game_options();
-    options.rules = args.rules.choices()?;
+    options.rules = args.rules.choices();
     let flight = bug_report::recorder(cfg, run.games, || trace_header(run, cfg, image, Players::Bots, true));
     let plan = Plan {
         options: &options,

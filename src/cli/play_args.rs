@@ -30,7 +30,7 @@ pub struct PlayArgs {
     pub colors: Option<u8>,
     /// The 2P rules (`--nuisance-cap`, `--nuisance-drop`, `--nuisance-points`, `--nuisance-overflow`).
     #[command(flatten)]
-    pub rules: super::play_rules::PlayRuleFlags,
+    pub rules: super::rules_args::RulesArgs,
     /// No window: run as fast as possible and print a summary (needs --frames or --pieces).
     #[arg(long)]
     pub headless: bool,

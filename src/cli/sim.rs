@@ -23,8 +23,8 @@ use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order
 use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Player, Rules, Timing, text};
 use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
-    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, Clock, EndlessGameResult, EndlessRun, EndlessSummary, Shard,
-    Summary, merge,
+    BIG_CHAIN, BattleGame, BattleRules, BattleRun, BattleSummary, Clock, EndlessGameResult, EndlessRun, EndlessSummary,
+    Shard, Summary, merge,
 };
 
 /// Arguments of `puyobot sim`.
@@ -132,6 +132,10 @@ const BATTLE_ORDER: &[&str] = &[
     "first_game",
     "seed",
     "colors",
+    "nuisance_cap",
+    "nuisance_drop",
+    "nuisance_points",
+    "nuisance_overflow",
     "max_pieces",
     "jobs",
     "shard",
@@ -210,17 +214,17 @@ fn parse_lock(text: &str) -> Result<LockDelay, String> {
 #[derive(Debug, clap::Args)]
 #[command(mut_args(in_order(BATTLE_ORDER)), mut_args(worded(&[ONE_JSON_OBJECT])))]
 pub struct BattleArgs {
-    /// Player 1's bot: classic, chain, or exec:CMD (a bot process speaking the bot protocol).
+    /// Player 1's bot: chain, classic, rush, or exec:CMD (a bot process speaking the bot protocol).
     #[arg(long, default_value = crate::ai::DEFAULT_P1, value_parser = super::bot_spec::check_bot)]
     pub p1: String,
-    /// Player 2's bot: classic, chain, or exec:CMD.
+    /// Player 2's bot: chain, classic, rush, or exec:CMD.
     #[arg(long, default_value = crate::ai::DEFAULT_P2, value_parser = super::bot_spec::check_bot)]
     pub p2: String,
     /// Strength 0..=10 of both bots (7), or of player 1 and player 2 (3,10); 10 is full strength.
     #[arg(long, default_value = "10", value_parser = Levels::parse)]
     pub strength: Levels,
-    /// Number of games in the run (all shards together).
-    #[arg(long, default_value_t = 10)]
+    /// Number of games in the run (all shards together): 500 give a win rate to about ±4 points.
+    #[arg(long, default_value_t = 500)]
     pub games: usize,
     /// Index of the first game.
     #[arg(long, default_value_t = 0)]
@@ -240,6 +244,9 @@ pub struct BattleArgs {
     /// The game's clock: gravity and lock delay (no time limit without them).
     #[command(flatten)]
     pub clock: ClockArgs,
+    /// The 2P rules: nuisance cap, drop, points and overflow.
+    #[command(flatten)]
+    pub rules: super::rules_args::RulesArgs,
 }
 
 /// Arguments of `puyobot sim merge`.
@@ -414,12 +421,14 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let games: Vec<usize> = shard.offsets(args.games).map(|o| args.first_game + o).collect();
     let names = [args.p1.as_str(), args.p2.as_str()];
+    let rules = args.rules.apply(Rules::puyo1());
     let runs: Vec<BattleGame> = play_with_bar(&games, args.run.jobs, |g| {
         battle_game(
             g,
             args.run.seed(),
             args.run.colors,
             args.max_pieces.max_pieces,
+            &rules,
             |side, seed| -> anyhow::Result<Box<dyn Player>> {
                 super::bot_spec::sim_player(names[side], &config, seed, args.strength.0[side], clock, args.run.colors)
             },
@@ -435,6 +444,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
         first_game: args.first_game,
         run_games: args.games,
         config_crc: config_crc(&config, &None, clock.as_ref())?,
+        rules: Some(BattleRules::of(&rules)),
     };
     Ok(BattleSummary::build(run, Some(shard), runs))
 }
@@ -574,6 +584,24 @@ fn print_battle(s: &BattleSummary) {
         "largest chain: p1 {} (mean {:.2}), p2 {} (mean {:.2})",
         s.largest_chain[0], s.largest_chain_mean[0], s.largest_chain[1], s.largest_chain_mean[1]
     );
+    if let Some(r) = &s.run.rules {
+        let cap = r.nuisance_cap.map_or("none".to_string(), |c| c.to_string());
+        println!(
+            "rules: nuisance cap {cap}, drop {}, {} points each, overflow {}",
+            r.nuisance_drop, r.nuisance_points, r.nuisance_overflow
+        );
+    }
+    for (name, a) in [(&s.run.p1, &s.attack[0]), (&s.run.p2, &s.attack[1])] {
+        println!(
+            "{name}: {:.2} nuisance per piece, {:.2} attacks per game, {:.0}% of them full (cap or lethal), \
+             first full attack at piece {:.1} ({} games)",
+            a.nuisance_per_piece,
+            a.attacks_per_game,
+            100.0 * a.full_attack_share,
+            a.pieces_to_first_full_attack,
+            a.games_with_full_attack
+        );
+    }
 }
 
 #[cfg(test)]

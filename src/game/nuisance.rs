@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand::seq::index::sample;
 
-use super::field::{Field, WIDTH};
+use super::field::{Field, HEIGHT, WIDTH};
 use super::piece::Cell;
 use super::rules::{NuisanceOverflow, Rules};
 
@@ -14,6 +14,21 @@ pub fn nuisance_from_score(rules: &Rules, score: u32, carry: &mut u32) -> u32 {
     let count = total / rules.nuisance_rate;
     *carry = total % rules.nuisance_rate;
     count.min(rules.nuisance_cap())
+}
+
+/// The nuisance that tops out `field` when it falls on it as it stands: enough whole rows to fill the
+/// lowest death cell ([`Rules::death_cells`]), at most `rules.nuisance_max_drop` falling per piece
+/// (the rest falls with the next ones, so it is lethal only if nothing is popped in between). A death
+/// cell already filled needs none.
+pub fn lethal_dose(field: &Field, rules: &Rules) -> u32 {
+    let rows = rules
+        .death_cells()
+        .iter()
+        .flatten()
+        .map(|&(x, y)| (HEIGHT - y).saturating_sub(field.height(x)))
+        .min()
+        .unwrap_or(0);
+    rows as u32 * WIDTH as u32
 }
 
 impl Field {
@@ -42,5 +57,47 @@ impl Field {
             NuisanceOverflow::Vanish => n,
             NuisanceOverflow::Requeue => landed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Color;
+
+    #[test]
+    fn the_lethal_dose_is_the_rows_to_the_spawn_cell() {
+        let rules = Rules::puyo1();
+        let mut f = Field::new();
+        // Empty: 12 visible rows below the spawn cell, plus the spawn cell's own row.
+        assert_eq!(lethal_dose(&f, &rules), 13 * 6);
+        for _ in 0..10 {
+            f.drop_puyo(3, Cell::Color(Color::ALL[0]));
+        }
+        assert_eq!(lethal_dose(&f, &rules), 3 * 6);
+        // Three whole rows fill the spawn cell.
+        let mut g = f;
+        for x in 1..=WIDTH {
+            for _ in 0..3 {
+                g.drop_puyo(x, Cell::Nuisance);
+            }
+        }
+        assert!(g.is_game_over(&rules));
+        let mut h = f;
+        for x in 1..=WIDTH {
+            for _ in 0..2 {
+                h.drop_puyo(x, Cell::Nuisance);
+            }
+        }
+        assert!(!h.is_game_over(&rules), "one row short is not lethal");
+    }
+
+    #[test]
+    fn no_cap_sends_everything_a_cap_clips() {
+        let mut carry = 0;
+        let mut rules = Rules::puyo1();
+        assert_eq!(nuisance_from_score(&rules, 70 * 50, &mut carry), 30);
+        rules.nuisance_cap_per_chain = None;
+        assert_eq!(nuisance_from_score(&rules, 70 * 50, &mut carry), 50);
     }
 }

@@ -5,6 +5,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::game::nuisance::lethal_dose;
 use crate::game::{Field, Piece, Rules, nuisance_from_score};
 
 use crate::game::deal::PieceSource;
@@ -42,6 +43,13 @@ pub struct SideRecord {
     pub score: u64,
     /// Nuisance sent to the opponent.
     pub nuisance_sent: u32,
+    /// Chains that sent nuisance.
+    pub attacks: u32,
+    /// Of those, the attacks that sent the per-chain cap or the opponent's lethal dose (what it still
+    /// lacked after the nuisance already on its way to it), whichever is less.
+    pub full_attacks: u32,
+    /// Pieces this side had placed when it sent its first such attack.
+    pub first_full_attack: Option<u32>,
     /// True when this side's spawn cell was blocked (or it made an illegal move).
     pub topped_out: bool,
     /// The field at the end.
@@ -91,8 +99,23 @@ impl Side {
             rec: SideRecord::default(),
         }
     }
+    /// Nuisance this side has sent that has not fallen yet: in flight or waiting on the opponent.
+    fn sent_not_fallen(&self, theirs: &Side) -> u32 {
+        theirs.pending + self.attack.map_or(0, |(n, _)| n)
+    }
+
+    /// Counts an attack of `sent` nuisance on `theirs`, made with this side's `pieces`-th piece.
+    fn count_attack(&mut self, theirs: &Side, sent: u32, rules: &Rules) {
+        let lacking = lethal_dose(&theirs.field, rules).saturating_sub(self.sent_not_fallen(theirs));
+        self.rec.attacks += 1;
+        if sent >= rules.nuisance_cap().min(lacking.max(1)) {
+            self.rec.full_attacks += 1;
+            self.rec.first_full_attack.get_or_insert(self.rec.pieces);
+        }
+    }
+
     /// What this side's player sees with `current` and `next` to come: its field and pending nuisance, the
-    /// opponent's, and the opponent's attack in flight.
+    /// opponent's with what this side has sent it (waiting or in flight), and the opponent's attack in flight.
     fn view<'a>(&'a self, theirs: &'a Side, current: Piece, next: Piece, rules: &'a Rules) -> View<'a> {
         let incoming = theirs.attack.map_or(0, |(n, _)| n);
         View {
@@ -102,7 +125,7 @@ impl Side {
             nuisance_on_me: self.pending,
             opponent: Some(OpponentView {
                 field: &theirs.field,
-                nuisance_on_them: theirs.pending,
+                nuisance_on_them: self.sent_not_fallen(theirs),
                 incoming_from_chain: incoming,
             }),
             rules,
@@ -174,6 +197,7 @@ pub fn play_battle(
             mine.rec.score += summary.score as u64;
             let sent = nuisance_from_score(rules, summary.score, &mut mine.carry);
             if sent > 0 {
+                mine.count_attack(theirs, sent, rules);
                 mine.rec.nuisance_sent += sent;
                 let lands = now + frames;
                 // A new attack joins one still in flight; it lands when the later chain ends.

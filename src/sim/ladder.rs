@@ -116,7 +116,9 @@ pub fn play_ladder<P: Player, E: Send + From<GamesError>>(
         let games: Vec<usize> = (0..spec.battles).collect();
         let played = play_games(&games, spec.jobs, done, |g| {
             let levels = if g % 2 == 0 { [upper, lower] } else { [lower, upper] };
-            battle_game(g, spec.seed, spec.colors, spec.max_pieces, |side, seed| make_bot(levels[side], seed))
+            battle_game(g, spec.seed, spec.colors, spec.max_pieces, &crate::game::Rules::puyo1(), |side, seed| {
+                make_bot(levels[side], seed)
+            })
         })?;
         let rung = Rung::tally(upper, lower, &played);
         log::info!("{upper} vs {lower}: {} of {} won", rung.upper_wins, rung.battles);
@@ -138,7 +140,15 @@ mod tests {
     use super::*;
 
     fn game(g: usize, winner: u8) -> BattleGame {
-        BattleGame { game: g, winner, frames: 0, pieces: [10, 20], largest_chain: [0, 0], nuisance_sent: [0, 0] }
+        BattleGame {
+            game: g,
+            winner,
+            frames: 0,
+            pieces: [10, 20],
+            largest_chain: [0, 0],
+            nuisance_sent: [0, 0],
+            ..Default::default()
+        }
     }
 
     #[test]

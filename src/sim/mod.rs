@@ -23,6 +23,7 @@ pub use gravity::{Clock, UnderGravity};
 pub use shard::Shard;
 pub use stats::{CpuTimed, Gaussian, Histogram, TimeHistogram, Timing, process_cpu_ns, thread_cpu_ns, wilson};
 pub use summary::{
-    BIG_CHAIN, BattleGame, BattleRun, BattleSummary, BigChainTotals, EndlessGame, EndlessGameResult, EndlessRun,
-    EndlessSummary, EndlessTally, EndlessTotals, Summary, TimingReport, merge, play_endless_tallied,
+    AttackFigures, BIG_CHAIN, BattleGame, BattleRules, BattleRun, BattleSummary, BigChainTotals, EndlessGame,
+    EndlessGameResult, EndlessRun, EndlessSummary, EndlessTally, EndlessTotals, Summary, TimingReport, merge,
+    play_endless_tallied,
 };

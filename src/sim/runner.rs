@@ -103,7 +103,7 @@ pub fn endless_game<P: Player, E: From<GamesError>>(
         .map_err(|error| GamesError::Player { game: g, error }.into())
 }
 
-/// Plays battle `g` of the run `seed` under Puyo Puyo's rules: the pieces' seed, then player 1's and
+/// Plays battle `g` of the run `seed` under `rules`: the pieces' seed, then player 1's and
 /// player 2's bot seeds come from `game_rng(seed, g)`, which then places the nuisance; `make_bot(side,
 /// seed)` makes the bot of side 0 (player 1) and 1.
 pub fn battle_game<P: Player, E: From<GamesError>>(
@@ -111,14 +111,14 @@ pub fn battle_game<P: Player, E: From<GamesError>>(
     seed: u64,
     colors: u8,
     max_pieces: usize,
+    rules: &Rules,
     mut make_bot: impl FnMut(usize, u64) -> Result<P, E>,
 ) -> Result<BattleGame, E> {
-    let rules = Rules::puyo1();
     let mut rng = game_rng(seed, g as u64);
     let mut source = RandomPieces::new(rng.next_u64(), colors);
     let mut p1 = make_bot(0, rng.next_u64())?;
     let mut p2 = make_bot(1, rng.next_u64())?;
-    let rec = play_battle([&mut p1, &mut p2], &mut source, &rules, &BattleTiming::default(), max_pieces, &mut rng);
+    let rec = play_battle([&mut p1, &mut p2], &mut source, rules, &BattleTiming::default(), max_pieces, &mut rng);
     if let Some(error) = rec.error {
         return Err(GamesError::Player { game: g, error }.into());
     }
@@ -129,5 +129,8 @@ pub fn battle_game<P: Player, E: From<GamesError>>(
         pieces: [rec.sides[0].pieces, rec.sides[1].pieces],
         largest_chain: [rec.sides[0].largest_chain(), rec.sides[1].largest_chain()],
         nuisance_sent: [rec.sides[0].nuisance_sent, rec.sides[1].nuisance_sent],
+        attacks: [rec.sides[0].attacks, rec.sides[1].attacks],
+        full_attacks: [rec.sides[0].full_attacks, rec.sides[1].full_attacks],
+        first_full_attack: [rec.sides[0].first_full_attack, rec.sides[1].first_full_attack],
     })
 }

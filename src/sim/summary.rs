@@ -509,10 +509,72 @@ pub struct BattleRun {
     pub run_games: usize,
     /// Fingerprint of the bot configuration (CRC32).
     pub config_crc: u32,
+    /// The rules the battles were played under (absent in runs made before they could change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<BattleRules>,
+}
+
+/// The 2P rules a battle run was played under, as its flags set them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BattleRules {
+    /// Most nuisance one chain sends (`None`: no cap).
+    pub nuisance_cap: Option<u32>,
+    /// Most nuisance that falls at once.
+    pub nuisance_drop: u32,
+    /// Points per nuisance puyo.
+    pub nuisance_points: u32,
+    /// What nuisance finding its column full does: `vanish` or `requeue`.
+    pub nuisance_overflow: String,
+}
+
+impl BattleRules {
+    /// The 2P part of `rules`.
+    pub fn of(rules: &crate::game::Rules) -> BattleRules {
+        BattleRules {
+            nuisance_cap: rules.nuisance_cap_per_chain,
+            nuisance_drop: rules.nuisance_max_drop,
+            nuisance_points: rules.nuisance_rate,
+            nuisance_overflow: rules.nuisance_overflow.name().into(),
+        }
+    }
+}
+
+/// One player's attacks over a battle run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AttackFigures {
+    /// Nuisance sent per piece placed.
+    pub nuisance_per_piece: f64,
+    /// Chains that sent nuisance, per game.
+    pub attacks_per_game: f64,
+    /// Share of those that sent the cap or the opponent's lethal dose, whichever is less.
+    pub full_attack_share: f64,
+    /// Mean pieces placed before the first such attack, over the games that had one.
+    pub pieces_to_first_full_attack: f64,
+    /// Games with at least one such attack.
+    pub games_with_full_attack: u64,
+}
+
+impl AttackFigures {
+    /// Side `s`'s figures over `runs`.
+    pub fn of(runs: &[BattleGame], s: usize) -> AttackFigures {
+        let sum = |f: &dyn Fn(&BattleGame) -> u64| runs.iter().map(f).sum::<u64>();
+        let sent = sum(&|r| r.nuisance_sent[s] as u64);
+        let pieces = sum(&|r| r.pieces[s] as u64);
+        let attacks = sum(&|r| r.attacks[s] as u64);
+        let full = sum(&|r| r.full_attacks[s] as u64);
+        let firsts: Vec<u64> = runs.iter().filter_map(|r| r.first_full_attack[s].map(u64::from)).collect();
+        AttackFigures {
+            nuisance_per_piece: ratio(sent, pieces),
+            attacks_per_game: ratio(attacks, runs.len() as u64),
+            full_attack_share: ratio(full, attacks),
+            pieces_to_first_full_attack: ratio(firsts.iter().sum(), firsts.len() as u64),
+            games_with_full_attack: firsts.len() as u64,
+        }
+    }
 }
 
 /// One battle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BattleGame {
     /// Game index.
     pub game: usize,
@@ -526,6 +588,15 @@ pub struct BattleGame {
     pub largest_chain: [u32; 2],
     /// Nuisance sent by each side.
     pub nuisance_sent: [u32; 2],
+    /// Chains of each side that sent nuisance.
+    #[serde(default)]
+    pub attacks: [u32; 2],
+    /// Of those, the ones that sent the cap or the opponent's lethal dose, whichever is less.
+    #[serde(default)]
+    pub full_attacks: [u32; 2],
+    /// Pieces each side had placed at its first such attack.
+    #[serde(default)]
+    pub first_full_attack: [Option<u32>; 2],
 }
 
 /// The figures of a battle run (or of one shard of it). The per-game records are the raw data: every
@@ -560,6 +631,9 @@ pub struct BattleSummary {
     pub largest_chain: [u32; 2],
     /// Mean of each side's per-game longest chain.
     pub largest_chain_mean: [f64; 2],
+    /// Each side's attacks.
+    #[serde(default)]
+    pub attack: [AttackFigures; 2],
     /// Per-game figures, by game index.
     pub runs: Vec<BattleGame>,
 }
@@ -589,6 +663,7 @@ impl BattleSummary {
             mean_frames: ratio(frames, n),
             largest_chain: [side_max(0), side_max(1)],
             largest_chain_mean: [ratio(side_sum(0), n), ratio(side_sum(1), n)],
+            attack: [AttackFigures::of(&runs, 0), AttackFigures::of(&runs, 1)],
             runs,
         }
     }

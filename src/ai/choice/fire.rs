@@ -32,6 +32,10 @@ impl Rule for Fire {
     }
 
     fn apply(&self, facts: &Facts<'_>, verdict: Verdict) -> Verdict {
+        // A rule before this one (the battle rule) has chosen already.
+        if verdict != Verdict::Build {
+            return verdict;
+        }
         let Some(pick) = Fire::strongest(facts) else { return verdict };
         let c = facts.candidate(pick);
         match facts.policy.should_fire(facts.obs.view, &c.chain) {

@@ -1,16 +1,19 @@
 //! The `chain` bot's choice as rules. After the search has valued every placement, a short pipeline of
 //! named rules, folded in order, turns its answer into a decision:
 //!
-//! 1. [`Fire`]: the ignition policy fires the strongest chain on offer (threshold, danger, battle);
-//! 2. [`WaitForLonger`]: endless, a threshold fire waits when the known next pair fires a longer chain;
-//! 3. [`HoldForPlayouts`]: endless, a threshold fire waits when play-outs of waiting end on longer chains;
-//! 4. [`Survival`]: nothing fired, and the build is stuck or the field in danger: the survival search.
+//! 1. [`Battle`]: 2P only, the battle decisions (kill, stall, fire the cap, jab, absorb, hold), each with
+//!    its intent; in danger it leaves the move to the rules below;
+//! 2. [`Fire`]: the ignition policy fires the strongest chain on offer (threshold, danger, battle);
+//! 3. [`WaitForLonger`]: endless, a threshold fire waits when the known next pair fires a longer chain;
+//! 4. [`HoldForPlayouts`]: endless, a threshold fire waits when play-outs of waiting end on longer chains;
+//! 5. [`Survival`]: nothing fired, and the build is stuck or the field in danger: the survival search.
 //!
 //! Each rule sees the same [`Facts`] (the move's [`Observation`], the search's answer and what is read
 //! from it) and the [`Verdict`] so far, and either passes it on or changes it; a [`Verdict::Play`] is
 //! final. Each is gated by its own knob of the ignition policy. A verdict nobody settled plays the
 //! search's best placement, or the chosen fire.
 
+mod battle;
 mod fire;
 mod hold;
 mod survival;
@@ -18,12 +21,13 @@ mod wait;
 
 use std::cell::OnceCell;
 
+pub use battle::Battle;
 pub use fire::Fire;
 pub use hold::HoldForPlayouts;
 pub use survival::Survival;
 pub use wait::WaitForLonger;
 
-use super::eval::{EvalContext, Evaluation};
+use super::eval::{EvalContext, Evaluation, FireThreshold};
 use super::ignition::{IgnitionPolicy, in_danger};
 use super::search::{Candidate, SearchInput, SearchOptions, SearchResult};
 use crate::game::movegen::PiecePosition;
@@ -65,11 +69,22 @@ impl<'v> Observation<'v> {
     /// for, and, in endless with `plan_fire`, the chain length the policy fires (a searched line firing
     /// that much is a planned fire, not waste).
     pub fn eval_context(&self, policy: Option<&IgnitionPolicy>) -> EvalContext {
-        EvalContext {
-            battle: !self.endless(),
-            extend_keys: self.look.extend_keys(),
-            fire_at: policy.filter(|p| p.plan_fire && self.endless()).map(IgnitionPolicy::threshold),
-        }
+        let planned = policy.filter(|p| p.plan_fire);
+        let fire_at = if self.endless() {
+            planned.map(IgnitionPolicy::threshold)
+        } else {
+            planned.and_then(|_| self.battle_fire())
+        };
+        EvalContext { battle: !self.endless(), extend_keys: self.look.extend_keys(), fire_at }
+    }
+
+    /// Battle: the links of the plain chain that sends the attack worth firing (the cap, or the
+    /// opponent's lethal dose when less), so a searched line firing that much is a planned fire and the
+    /// search sets up the trigger instead of burying it.
+    fn battle_fire(&self) -> Option<FireThreshold> {
+        let stakes = super::battle::Stakes::of(self.view)?;
+        let links = super::battle::links_to_send(stakes.target(), self.view.rules);
+        Some(FireThreshold { min_chain: links, patience_puyos: 0, patience_step: 1 })
     }
 
     /// The search's input for this move.
@@ -177,7 +192,7 @@ pub trait Rule {
 }
 
 /// The rules in the order they are folded.
-pub const RULES: [&dyn Rule; 4] = [&Fire, &WaitForLonger, &HoldForPlayouts, &Survival];
+pub const RULES: [&dyn Rule; 5] = [&Battle, &Fire, &WaitForLonger, &HoldForPlayouts, &Survival];
 
 /// The decision for a searched move: the rules folded in order over [`Verdict::Build`].
 pub fn decide(facts: &Facts<'_>) -> Decision {
@@ -278,11 +293,17 @@ mod tests {
         assert_eq!(obs.eval_context(None).fire_at, None);
         let no_plan = IgnitionPolicy { plan_fire: false, ..policy.clone() };
         assert_eq!(obs.eval_context(Some(&no_plan)).fire_at, None);
-        // A battle never plans fires, and never takes the late look.
+        // A battle plans the fire of the chain that reaches the cap (a plain 4-link chain sends 32), and
+        // never takes the late look.
         let opponent = OpponentView { field: &f, nuisance_on_them: 0, incoming_from_chain: 0 };
         let battle = View { opponent: Some(opponent), ..view };
         let obs = Observation::new(&battle, PiecePosition::spawn(&rules), &look, 1);
-        assert_eq!(obs.eval_context(Some(&policy)), EvalContext { battle: true, extend_keys: Some(1), fire_at: None });
+        let four = FireThreshold { min_chain: 4, patience_puyos: 0, patience_step: 1 };
+        assert_eq!(
+            obs.eval_context(Some(&policy)),
+            EvalContext { battle: true, extend_keys: Some(1), fire_at: Some(four) }
+        );
+        assert_eq!(obs.eval_context(Some(&no_plan)).fire_at, None);
     }
 
     #[test]
