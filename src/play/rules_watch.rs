@@ -98,13 +98,30 @@ impl RulesWatch {
         if learner.contradicted() || self.blind {
             return None;
         }
+        self.count_spawns(prev, now);
+        if !self.follows_once_settled(now, settled) {
+            return None;
+        }
+        let label = |i: usize| labels.get(i).map_or(format!("P{}", i + 1), String::clone);
+        self.feed_locks(locks, &label);
+        let outcomes = self.observe_spawns(prev?, now, &label)?;
+        self.judge(outcomes, rules)
+    }
+
+    /// Counts the pieces that became controllable this frame (before the contract settles too).
+    fn count_spawns(&mut self, prev: Option<&Snapshot>, now: &Snapshot) {
         for (j, p) in now.players.iter().enumerate().take(2) {
             let before = prev.and_then(|s| s.players.get(j)).is_some_and(|b| b.controllable);
             self.spawns[j] += u32::from(!before && p.controllable);
         }
+    }
+
+    /// Whether this frame is followed: the contract is settled, and a game it settled in late had sent
+    /// nothing yet (otherwise the game is counted blind).
+    fn follows_once_settled(&mut self, now: &Snapshot, settled: bool) -> bool {
         if !settled {
             self.waiting = true;
-            return None;
+            return false;
         }
         if std::mem::take(&mut self.waiting) {
             // A chain needs two pieces of a player locked: with at most the second piece under way and no
@@ -115,10 +132,15 @@ impl RulesWatch {
                 log::debug!("2P rules: the contract settled after this game's first chains; it is not followed");
                 self.blind = true;
                 self.blind_games += 1;
-                return None;
+                return false;
             }
         }
-        let label = |i: usize| labels.get(i).map_or(format!("P{}", i + 1), String::clone);
+        true
+    }
+
+    /// Tells the learner each lock's score and keeps the field it leaves for the next spawn's drop.
+    fn feed_locks(&mut self, locks: &[Option<Lock>], label: &dyn Fn(usize) -> String) {
+        let Some(learner) = self.learner.as_mut() else { return };
         for (j, lock) in locks.iter().enumerate().take(2) {
             if let Some(lock) = lock {
                 log::debug!("2P rules: {} locked, scoring {}", label(j), lock.summary.score);
@@ -126,7 +148,18 @@ impl RulesWatch {
                 learner.locked(j, lock.summary.score);
             }
         }
-        let prev = prev?;
+    }
+
+    /// At each spawn: the nuisance that landed since the lock, the chains that arrived, and the pending
+    /// counts RAM shows, each with what the learner made of it. `None` when a field is not the model's
+    /// (the game is then not followed further).
+    fn observe_spawns(
+        &mut self,
+        prev: &Snapshot,
+        now: &Snapshot,
+        label: &dyn Fn(usize) -> String,
+    ) -> Option<Vec<(Outcome, String)>> {
+        let learner = self.learner.as_mut()?;
         let mut outcomes = Vec::new();
         for j in 0..2 {
             let (before, cur) = (&prev.players[j], &now.players[j]);
@@ -155,6 +188,12 @@ impl RulesWatch {
                 }
             }
         }
+        Some(outcomes)
+    }
+
+    /// Acts on what the learner made of each observation: relearned rules replace `rules`; a
+    /// contradiction is the message to stop with, naming the rules.
+    fn judge(&mut self, outcomes: Vec<(Outcome, String)>, rules: &mut Rules) -> Option<String> {
         for (outcome, what) in outcomes {
             match outcome {
                 Outcome::Holds => {}

@@ -6,7 +6,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::game::nuisance::lethal_dose;
-use crate::game::{Field, Piece, Rules, nuisance_from_score};
+use crate::game::{ChainSummary, Field, Piece, Rules, nuisance_from_score};
 
 use crate::game::deal::PieceSource;
 use crate::game::player::{OpponentView, Player, PlayerError, View};
@@ -191,6 +191,38 @@ pub fn play_battle(
             break;
         };
         players[me].placed(decision.placement);
+        mine.after_placing(theirs, &summary, now, rules, timing, rng);
+        if mine.field.is_game_over(rules) {
+            mine.rec.topped_out = true;
+            break;
+        }
+    }
+    let [s1, s2] = sides;
+    let mut rec = BattleRecord { winner: None, frames: now, sides: [s1.rec, s2.rec], error };
+    rec.sides[0].final_field = s1.field;
+    rec.sides[1].final_field = s2.field;
+    rec.winner = match (rec.sides[0].topped_out, rec.sides[1].topped_out) {
+        (true, false) => Some(1),
+        (false, true) => Some(0),
+        _ => None,
+    };
+    rec
+}
+
+impl Side {
+    /// What follows a placement that resolved into `summary` at frame `now`: its chain's attack on `theirs`
+    /// (landing when the chain ends), the nuisance pending on this side falling, and when this side is
+    /// ready for its next piece.
+    fn after_placing(
+        &mut self,
+        theirs: &Side,
+        summary: &ChainSummary,
+        now: u64,
+        rules: &Rules,
+        timing: &BattleTiming,
+        rng: &mut impl Rng,
+    ) {
+        let mine = self;
         let mut frames = timing.piece_frames as u64 + summary.chains as u64 * timing.chain_step_frames as u64;
         if summary.chains > 0 {
             mine.rec.chains.push(summary.chains);
@@ -213,19 +245,5 @@ pub fn play_battle(
             frames += timing.nuisance_frames as u64;
         }
         mine.ready_at = now + frames + timing.spawn_frames as u64;
-        if mine.field.is_game_over(rules) {
-            mine.rec.topped_out = true;
-            break;
-        }
     }
-    let [s1, s2] = sides;
-    let mut rec = BattleRecord { winner: None, frames: now, sides: [s1.rec, s2.rec], error };
-    rec.sides[0].final_field = s1.field;
-    rec.sides[1].final_field = s2.field;
-    rec.winner = match (rec.sides[0].topped_out, rec.sides[1].topped_out) {
-        (true, false) => Some(1),
-        (false, true) => Some(0),
-        _ => None,
-    };
-    rec
 }
