@@ -174,9 +174,86 @@ pub struct Config {
     pub audio: AudioSettings,
     /// Game controllers for a person on pad 1 (`[gamepad]`).
     pub gamepad: GamepadBindings,
+    /// The 2P rules (`[rules]`): set on the cartridge's menus where the address file knows them, and what
+    /// the bots start a 2P game with.
+    #[serde(skip_serializing_if = "RulesSettings::is_default")]
+    pub rules: RulesSettings,
     /// Settings for experiments and tests (`[lab]`), not in the shipped file.
     #[serde(skip_serializing_if = "LabSettings::is_default")]
     pub lab: LabSettings,
+}
+
+/// `[rules]`: the 2P nuisance rules, each left out keeps the game's (or the guess's) value. The flags
+/// `--nuisance-cap`, `--nuisance-drop`, `--nuisance-points` and `--nuisance-overflow` override them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RulesSettings {
+    /// Most nuisance one chain sends: a number, or `"none"` for no cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nuisance_cap: Option<CapSetting>,
+    /// Most nuisance that falls on a field at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nuisance_drop: Option<u32>,
+    /// Points per nuisance puyo.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nuisance_points: Option<u32>,
+    /// What nuisance that finds its column full does: `"vanish"` or `"requeue"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nuisance_overflow: Option<crate::game::NuisanceOverflow>,
+}
+
+/// The per-chain cap as the config file writes it: a number, or the word `none`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CapSetting {
+    /// At most this many nuisance a chain.
+    Count(u32),
+    /// The word `none`: no cap.
+    Word(NoCap),
+}
+
+/// The word `none` of [`CapSetting`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoCap {
+    /// No cap.
+    None,
+}
+
+impl RulesSettings {
+    /// True when no rule is set (the table is then left out of `--print-config`).
+    pub fn is_default(&self) -> bool {
+        *self == RulesSettings::default()
+    }
+
+    /// The rules asked for, as the session takes them.
+    pub fn choices(&self) -> crate::play::rule_options::RuleChoices {
+        crate::play::rule_options::RuleChoices {
+            cap: self.nuisance_cap.map(|c| match c {
+                CapSetting::Count(n) => Some(n),
+                CapSetting::Word(NoCap::None) => None,
+            }),
+            drop: self.nuisance_drop,
+            points: self.nuisance_points,
+            overflow: self.nuisance_overflow,
+        }
+    }
+
+    /// The first key with a number the game cannot use (0), and what was expected.
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        let numbers = [
+            (
+                "rules.nuisance_cap",
+                self.nuisance_cap.and_then(|c| if let CapSetting::Count(n) = c { Some(n) } else { None }),
+            ),
+            ("rules.nuisance_drop", self.nuisance_drop),
+            ("rules.nuisance_points", self.nuisance_points),
+        ];
+        match numbers.into_iter().find(|(_, n)| *n == Some(0)) {
+            Some((key, _)) => Err((key, "expected a number of at least 1 (for the cap: or \"none\"), got 0".into())),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A config file that could not be used.
@@ -243,6 +320,9 @@ impl Config {
             if let Some(message) = message {
                 return Err(ConfigError { file: file.into(), key: key.into(), message });
             }
+        }
+        if let Err((key, message)) = self.rules.check() {
+            return Err(ConfigError { file: file.into(), key: key.into(), message });
         }
         if AiConfig::named(&self.bots.profile).is_none() {
             let names: Vec<&str> = crate::ai::PROFILES.iter().map(|(n, _)| *n).collect();
@@ -321,7 +401,7 @@ impl Config {
             items: self.play.items,
             colors: self.play.colors,
             profile: self.bots.profile.clone(),
-            rules: Default::default(),
+            rules: self.rules.choices(),
         }
     }
 
@@ -472,6 +552,21 @@ mod tests {
         assert_eq!(both.key, "play.faults", "{both}");
         let bad = Config::parse("c.toml", "[lab]\nfaults = \"drop=2\"\n").unwrap_err();
         assert_eq!(bad.key, "lab.faults", "{bad}");
+    }
+
+    #[test]
+    fn the_2p_rules_table_reads_a_number_or_none_and_names_a_bad_key() {
+        let c = Config::parse("c.toml", "[rules]\nnuisance_cap = \"none\"\nnuisance_drop = 18\n").unwrap();
+        let choices = c.game_options().rules;
+        assert_eq!((choices.cap, choices.drop, choices.points), (Some(None), Some(18), None));
+        let c = Config::parse("c.toml", "[rules]\nnuisance_cap = 60\nnuisance_overflow = \"requeue\"\n").unwrap();
+        let choices = c.rules.choices();
+        assert_eq!((choices.cap, choices.overflow), (Some(Some(60)), Some(crate::game::NuisanceOverflow::Requeue)));
+        assert_eq!(Config::parse("c.toml", &c.to_toml()).unwrap(), c, "reads back");
+        let e = Config::parse("c.toml", "[rules]\nnuisance_points = 0\n").unwrap_err();
+        assert_eq!(e.key, "rules.nuisance_points", "{e}");
+        let e = Config::parse("c.toml", "[rules]\nnuisance_cap = \"lots\"\n").unwrap_err();
+        assert!(e.key.starts_with("rules"), "{e}");
     }
 
     #[test]

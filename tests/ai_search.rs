@@ -214,7 +214,7 @@ fn a_profile_file_parses_with_the_full_profile_for_what_it_leaves_out_and_reject
 }
 
 #[test]
-fn in_battle_the_chain_bot_fires_a_small_chain_when_nuisance_is_coming() {
+fn in_battle_the_chain_bot_absorbs_a_little_nuisance_and_fires_a_small_chain_before_a_lethal_dose() {
     use puyobot::sim::OpponentView;
     let rules = Rules::puyo1();
     let f = two_chain(false);
@@ -224,11 +224,14 @@ fn in_battle_the_chain_bot_fires_a_small_chain_when_nuisance_is_coming() {
     // Quiet opponent: build on.
     v.opponent = Some(OpponentView { field: &them, nuisance_on_them: 0, incoming_from_chain: 0 });
     assert_eq!(bot.plan(&v).expect("plan").fired, None);
-    // Nuisance on its way: fire the 2-chain to make room.
+    // Two rows of nuisance on their way: the field takes them, the build is kept.
     v.opponent = Some(OpponentView { field: &them, nuisance_on_them: 0, incoming_from_chain: 12 });
+    assert_eq!(bot.plan(&v).expect("plan").fired, None, "12 nuisance on an empty field is absorbed");
+    // A lethal dose on its way: fire the 2-chain to make room.
+    v.opponent = Some(OpponentView { field: &them, nuisance_on_them: 0, incoming_from_chain: 72 });
     let plan = bot.plan(&v).expect("plan");
-    assert_eq!(plan.chain.chains, 2);
-    assert_eq!(plan.fired, Some(puyobot::ai::ignition::Reason::Answer));
+    assert_eq!(plan.chain.chains, 2, "{:?}", plan.intent);
+    assert!(plan.fired.is_some(), "the 2-chain is fired on purpose");
 }
 
 /// Left: the GTR base whose yellow key on column 1 fires 3 links. Right (purple and red, away from it):

@@ -8,6 +8,7 @@
 //! the test thread (`WindowOptions::any_thread`); this file holds a single
 //! test so setting `DISPLAY` for the process is safe.
 
+use puyobot::ui::hud::PANEL_W;
 use puyobot::ui::{EmuSpeed, ExitReason, GhostCell, HudInfo, HudPlayer, Viewable, WindowOptions, run_window};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -83,6 +84,9 @@ fn start_xvfb(xvfb: &Path) -> Option<Xvfb> {
 
 /// A session whose picture never changes (so a capture taken at any moment must match it), with a
 /// planned placement that the window must not draw while the ghost overlay is off.
+/// The decision line player 1's bot shows.
+const DECISION_LINE: &str = "FIRE 4: 30 = CAP";
+
 struct StillView {
     frame: Vec<u8>,
     frames: u64,
@@ -114,6 +118,8 @@ impl Viewable for StillView {
                 label: format!("P{}", i + 1),
                 bot_on: true,
                 ghost: ghost.clone(),
+                // Player 1's bot tells its decision: the HUD's decision line.
+                intent: (i == 0).then(|| DECISION_LINE.to_string()),
                 ..HudPlayer::default()
             })
             .collect();
@@ -239,6 +245,17 @@ fn window_runs_and_screenshots_under_xvfb() {
     assert_eq!(shown[100 * ww + 100], puyobot::ui::hud::BACKGROUND);
     assert_eq!(shown[6 * ww + 6], [255, 255, 255], "HUD text in the window");
 
+    // Player 1's panel is the HUD's own drawing of it, decision line included: the panel composed with the
+    // line equals what the window showed, and the panel composed without it does not.
+    let with_line = left_panel(&view, &frame);
+    let mut quiet = view.hud();
+    quiet.players[0].intent = None;
+    let without_line = left_panel_of(&quiet, &frame);
+    let shown_panel: Vec<[u8; 3]> =
+        (0..240 * PANEL_W).map(|i| shown[(i / PANEL_W) * 2 * ww + (i % PANEL_W) * 2]).collect();
+    assert!(with_line == shown_panel, "player 1's panel in the window is the HUD's, with its decision line");
+    assert!(without_line != shown_panel, "the decision line {DECISION_LINE:?} is drawn in player 1's panel");
+
     // The exit screenshot: the whole window at 1x, the picture byte-identical to the frame.
     let (w, h, pixels) = read_png(&shot);
     assert_eq!((w, h), (448, 240 + puyobot::ui::hud::STATUS_H), "the whole window at 1x, HUD included");
@@ -259,4 +276,22 @@ fn read_png(path: &Path) -> (usize, usize, Vec<[u8; 3]>) {
     assert_eq!(info.color_type, png::ColorType::Rgb);
     let px = buf[..info.buffer_size()].chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
     (info.width as usize, info.height as usize, px)
+}
+
+/// Player 1's panel (the left one, 1x) as the HUD composes it for `view`.
+fn left_panel(view: &StillView, frame: &[u8]) -> Vec<[u8; 3]> {
+    left_panel_of(&view.hud(), frame)
+}
+
+/// Player 1's panel (the left one, 1x) as the HUD composes it for `info`.
+fn left_panel_of(info: &HudInfo, frame: &[u8]) -> Vec<[u8; 3]> {
+    let mut out = Vec::new();
+    let layers = puyobot::ui::hud::Layers { hud: true, ghost: false };
+    let c = puyobot::ui::hud::compose(&mut out, frame, info, &Default::default(), layers, None);
+    (0..240 * PANEL_W)
+        .map(|i| {
+            let px = &out[((i / PANEL_W) * c.width + i % PANEL_W) * 4..][..3];
+            [px[0], px[1], px[2]]
+        })
+        .collect()
 }

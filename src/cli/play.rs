@@ -307,8 +307,7 @@ pub fn run_with(args: &PlayArgs, players: Players) -> anyhow::Result<()> {
         seats.iter_mut().filter(|s| s.pad == 0).for_each(|s| s.bot_on = false);
     }
     let machine = TraceRecorder::new(Emu::new(&image, false)?, trace);
-    let mut options = cfg.game_options();
-    options.rules = args.rules.choices();
+    let options = cfg.game_options();
     let mut session = options
         .session(machine, map, seats, &image.hash.sha1)
         // In the window a match goes on game after game, and a menu the script cannot walk is the person's.
@@ -341,8 +340,7 @@ fn run_headless_command(
     let limits = headless_limits(run, cfg);
     let faults = FaultSpec::parse(&cfg.lab.faults).map_err(|m| anyhow::anyhow!("--faults / lab.faults: {m}"))?;
     let progress = output::Bar(headless_progress(run.games, &limits));
-    let mut options = cfg.game_options();
-    options.rules = args.rules.choices();
+    let options = cfg.game_options();
     let flight = bug_report::recorder(cfg, run.games, || trace_header(run, cfg, image, Players::Bots, true));
     let plan = Plan {
         options: &options,

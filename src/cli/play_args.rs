@@ -130,6 +130,7 @@ impl PlayArgs {
         self.window.lay_over(cfg);
         self.bug_report.lay_over(&mut cfg.play);
         self.lab.lay_over(&mut cfg.lab);
+        self.rules.lay_over(&mut cfg.rules);
     }
 
     /// The file the run is recorded to and the flag that named it (`--record`, or its older name

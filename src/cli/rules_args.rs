@@ -39,6 +39,17 @@ impl RulesArgs {
         }
     }
 
+    /// Lays the flags given over the configuration's `[rules]`.
+    pub fn lay_over(&self, rules: &mut crate::config::RulesSettings) {
+        use crate::config::{CapSetting, NoCap};
+        if let Some(Cap(cap)) = self.nuisance_cap {
+            rules.nuisance_cap = Some(cap.map_or(CapSetting::Word(NoCap::None), CapSetting::Count));
+        }
+        rules.nuisance_drop = self.nuisance_drop.or(rules.nuisance_drop);
+        rules.nuisance_points = self.nuisance_points.or(rules.nuisance_points);
+        rules.nuisance_overflow = self.nuisance_overflow.or(rules.nuisance_overflow);
+    }
+
     /// `base` with the flags given applied.
     pub fn apply(&self, mut base: Rules) -> Rules {
         self.choices().apply(&mut base);
