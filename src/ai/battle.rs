@@ -133,7 +133,7 @@ mod tests {
 
     fn stakes_with(opponent: &Field, on_them: u32, rules: &Rules) -> Stakes {
         let me = Field::new();
-        let p = crate::ai::choice::testing::pair(0, 1);
+        let p = crate::game::Piece::Pair(crate::game::Pair::new(Color::ALL[0], Color::ALL[1]));
         let o = OpponentView { field: opponent, nuisance_on_them: on_them, incoming_from_chain: 12 };
         let view = View { opponent: Some(o), nuisance_on_me: 6, ..View::solo(&me, p, p, rules) };
         Stakes::of(&view).expect("a battle")

@@ -9,7 +9,7 @@ fn config_toml_holds_no_ai_tables() {
     assert!(!CONFIG.lines().any(|l| l.trim_start().starts_with("[ai")), "the bots' settings are AI profiles");
     let parsed: toml::Table = toml::from_str(CONFIG).expect("config.toml is TOML");
     let tables: Vec<&str> = parsed.keys().map(String::as_str).collect();
-    assert_eq!(tables, ["audio", "bots", "gamepad", "keys", "play"]);
+    assert_eq!(tables, ["audio", "bots", "gamepad", "keys", "play", "rules"]);
 }
 
 #[test]

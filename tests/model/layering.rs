@@ -170,6 +170,9 @@ const CALIB_LAYERS: &[(&str, u8)] = &[
     ("codes", 0),
     ("types", 0),
     ("synth", 0),
+    // The 2P rules' learner stands alone: it reads the model's rules and fields only (the report carries
+    // what it learned).
+    ("battle_rules", 0),
     // What one frame shows; the report's types (each learner renders its part).
     ("observe", 1),
     ("report", 1),
