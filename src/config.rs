@@ -153,10 +153,7 @@ impl Default for BotSettings {
     fn default() -> Self {
         BotSettings {
             p1: crate::ai::DEFAULT_P1.into(),
-            // The emulator's AI vs AI keeps `classic` on pad 2: with `chain` on both pads a one-minute soak's
-            // resident memory still grows by about a quarter (the second bot's caches filling), past the
-            // soak's 10 % bound. `sim battle` plays `chain` against `chain` by default.
-            p2: crate::ai::DEFAULT_CLASSIC_P2.into(),
+            p2: crate::ai::DEFAULT_P2.into(),
             strength: Levels::default(),
             profile: crate::ai::DEFAULT_PROFILE.into(),
         }

@@ -35,9 +35,6 @@ pub const CHAIN_BUILDER: &str = "chain";
 /// Player 2's bot by default (`[bots] p2`, `sim battle --p2`): the same as player 1's, a fair fight.
 pub const DEFAULT_P2: &str = CHAIN_BUILDER;
 
-/// Player 2's bot by default in the emulator's AI vs AI (`[bots] p2`): the 2017 evaluation.
-pub const DEFAULT_CLASSIC_P2: &str = "classic";
-
 /// The bots offered to people: in help texts, error messages and the documentation. The others of
 /// [`NAMES`] (`random`, a baseline) are still accepted everywhere, by every command and the configuration,
 /// but never listed.

@@ -34,7 +34,7 @@ pub mod strength;
 /// The movement model lives in the game layer; the search and the driver share it.
 pub use crate::game::movegen;
 
-pub use bot::{Bot, BotError, DEFAULT_CLASSIC_P2, DEFAULT_P1, DEFAULT_P2, NAMES, OFFERED, check_name};
+pub use bot::{Bot, BotError, DEFAULT_P1, DEFAULT_P2, NAMES, OFFERED, check_name};
 pub use config::{AiConfig, DEFAULT_PROFILE, FAST_PROFILE, PROFILES};
 pub use movegen::{InputPath, Move, MoveRules, PiecePosition, Step};
 pub use search::{SearchOptions, SearchResult};

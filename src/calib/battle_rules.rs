@@ -10,7 +10,9 @@
 //!
 //! Pure: it sees fields and numbers, never RAM or the emulator ([`crate::play`] feeds it).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use bit_set::BitSet;
 
 use serde::Serialize;
 
@@ -91,7 +93,7 @@ pub const RULE_DROP: &str = "nuisance per drop";
 pub const RULE_OVERFLOW: &str = "overflow";
 
 /// The nuisance state one hypothesis predicts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct Track {
     /// Each sender's leftover points.
     carry: [u16; 2],
@@ -103,11 +105,76 @@ struct Track {
     late: [u32; 2],
 }
 
-/// A hypothesis: a rule set and the state it predicts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Hypothesis {
-    rules: RuleSet,
+/// The values each rule may take: the grid every rule set is drawn from.
+#[derive(Clone, Debug)]
+struct Grid {
+    points: Vec<u16>,
+    caps: Vec<Option<u16>>,
+    drops: Vec<u16>,
+}
+
+impl Grid {
+    /// The wide grid, with `extra`'s values added where they are off it.
+    fn around(extra: RuleSet) -> Grid {
+        let mut points: Vec<u16> = RATE_TENS.map(|t| t * 10).collect();
+        let mut caps: Vec<Option<u16>> = std::iter::once(None).chain((1..=MAX_CAP).map(Some)).collect();
+        let mut drops: Vec<u16> = (1..=MAX_DROP).collect();
+        add_missing(&mut points, extra.points);
+        add_missing(&mut caps, extra.cap);
+        add_missing(&mut drops, extra.drop);
+        Grid { points, caps, drops }
+    }
+
+    /// The sending rules (points, cap) at `index`.
+    fn sending(&self, index: usize) -> (u16, Option<u16>) {
+        (self.points[index / self.caps.len()], self.caps[index % self.caps.len()])
+    }
+
+    /// The landing rules (drop, requeue) at `index`.
+    fn landing(&self, index: usize) -> (u16, bool) {
+        (self.drops[index / 2], index % 2 == 1)
+    }
+
+    /// The index of `rules`' sending part, when on the grid.
+    fn sending_index(&self, rules: RuleSet) -> Option<usize> {
+        let p = self.points.iter().position(|&v| v == rules.points)?;
+        let c = self.caps.iter().position(|&v| v == rules.cap)?;
+        Some(p * self.caps.len() + c)
+    }
+
+    /// The index of `rules`' landing part, when on the grid.
+    fn landing_index(&self, rules: RuleSet) -> Option<usize> {
+        let d = self.drops.iter().position(|&v| v == rules.drop)?;
+        Some(d * 2 + usize::from(rules.requeue))
+    }
+
+    fn all_sending(&self) -> BitSet {
+        (0..self.points.len() * self.caps.len()).collect()
+    }
+
+    fn all_landing(&self) -> BitSet {
+        (0..self.drops.len() * 2).collect()
+    }
+}
+
+fn add_missing<T: PartialEq>(values: &mut Vec<T>, value: T) {
+    if !values.contains(&value) {
+        values.push(value);
+    }
+}
+
+/// Hypotheses that predict the same state: every sending rule of `sending` with every landing rule of
+/// `landing`. A chain's lock splits a group by its sending rules alone (points and cap decide what is
+/// sent) and a drop by its landing rules alone (drop size and overflow decide what lands), so the
+/// hypotheses standing are always a union of such products. That keeps the grid's 350 000 rule sets
+/// in a few kilobytes instead of megabytes.
+#[derive(Clone, Debug)]
+struct Group {
     track: Track,
+    /// Indices of (points, cap) on the grid.
+    sending: BitSet,
+    /// Indices of (drop, requeue) on the grid.
+    landing: BitSet,
 }
 
 /// One drop as seen: what the field was before and how many nuisance landed.
@@ -142,7 +209,8 @@ pub enum Outcome {
 /// The hypotheses still standing and what the observations showed.
 #[derive(Clone, Debug)]
 pub struct BattleRules {
-    alive: Vec<Hypothesis>,
+    grid: Grid,
+    alive: Vec<Group>,
     /// Each player's piece has locked and its drop is not yet seen.
     in_window: [bool; 2],
     /// The rules the session plays with.
@@ -157,21 +225,10 @@ impl BattleRules {
     /// Every rule set of the grid, the session starting with `rules`' (added when off the grid).
     pub fn new(rules: &Rules) -> BattleRules {
         let in_use = RuleSet::of(rules);
-        let mut alive = Vec::new();
-        for tens in RATE_TENS {
-            for cap in std::iter::once(None).chain((1..=MAX_CAP).map(Some)) {
-                for drop in 1..=MAX_DROP {
-                    for requeue in [false, true] {
-                        let rules = RuleSet { points: tens * 10, cap, drop, requeue };
-                        alive.push(Hypothesis { rules, track: Track::default() });
-                    }
-                }
-            }
-        }
-        if !alive.iter().any(|h| h.rules == in_use) {
-            alive.push(Hypothesis { rules: in_use, track: Track::default() });
-        }
+        let grid = Grid::around(in_use);
+        let alive = vec![Group { track: Track::default(), sending: grid.all_sending(), landing: grid.all_landing() }];
         BattleRules {
+            grid,
             alive,
             in_window: [false; 2],
             in_use,
@@ -200,10 +257,10 @@ impl BattleRules {
 
     /// A new game: nothing is pending, no sender has points left over.
     pub fn new_game(&mut self) {
-        for h in &mut self.alive {
-            h.track = Track::default();
+        for g in &mut self.alive {
+            g.track = Track::default();
         }
-        self.dedup();
+        self.merge();
         self.in_window = [false; 2];
     }
 
@@ -215,25 +272,35 @@ impl BattleRules {
             return;
         }
         self.chains += 1;
-        for h in &mut self.alive {
-            let t = &mut h.track;
-            let total = t.carry[p] as u32 + score;
-            let rate = h.rules.points as u32;
-            t.carry[p] = (total % rate) as u16;
-            let count = total / rate;
-            t.inflight[p] += h.rules.cap.map_or(count, |c| count.min(c as u32));
+        let mut next = Vec::with_capacity(self.alive.len());
+        for g in &self.alive {
+            let mut parts: BTreeMap<Track, BitSet> = BTreeMap::new();
+            for i in g.sending.iter() {
+                let (points, cap) = self.grid.sending(i);
+                let mut t = g.track;
+                let total = t.carry[p] as u32 + score;
+                let rate = points as u32;
+                t.carry[p] = (total % rate) as u16;
+                let count = total / rate;
+                t.inflight[p] += cap.map_or(count, |c| count.min(c as u32));
+                parts.entry(t).or_default().insert(i);
+            }
+            next.extend(parts.into_iter().map(|(track, sending)| Group { track, sending, landing: g.landing.clone() }));
         }
+        self.alive = next;
+        self.merge();
     }
 
     /// `player`'s next piece became controllable: its chain's nuisance has reached the other side.
     pub fn chain_arrived(&mut self, player: usize) {
         let (p, other) = (player & 1, 1 - (player & 1));
         let late = self.in_window[other];
-        for h in &mut self.alive {
-            let t = &mut h.track;
+        for g in &mut self.alive {
+            let t = &mut g.track;
             let sent = std::mem::take(&mut t.inflight[p]);
             if late { t.late[other] += sent } else { t.pending[other] += sent }
         }
+        self.merge();
     }
 
     /// The drop on `seen.player` (seen when its next piece became controllable, before
@@ -246,14 +313,18 @@ impl BattleRules {
         self.drops += 1;
         let free = free_cells(&seen.before);
         let mut next = Vec::with_capacity(self.alive.len());
-        for h in &self.alive {
-            branch_drop(h, k, &free, seen.landed, &mut next);
+        for g in &self.alive {
+            let mut parts: BTreeMap<Track, BitSet> = BTreeMap::new();
+            for i in g.landing.iter() {
+                let (drop, requeue) = self.grid.landing(i);
+                for t in branch_drop(g.track, drop, requeue, k, &free, seen.landed) {
+                    parts.entry(t).or_default().insert(i);
+                }
+            }
+            next.extend(parts.into_iter().map(|(track, landing)| Group { track, sending: g.sending.clone(), landing }));
         }
-        let grew = next.len() > self.alive.len();
         self.alive = next;
-        if grew {
-            self.dedup();
-        }
+        self.merge();
         self.judge(what)
     }
 
@@ -265,11 +336,19 @@ impl BattleRules {
             return Outcome::Holds;
         }
         let j = 1 - k;
-        self.alive.retain(|h| {
-            let t = &h.track;
+        self.alive.retain(|g| {
+            let t = &g.track;
             t.late[k] == 0 && (t.pending[k] == pending || t.pending[k] + t.inflight[j] == pending)
         });
         self.judge(what)
+    }
+
+    /// Whether `rules` still explains everything seen.
+    fn stands(&self, rules: RuleSet) -> bool {
+        let (Some(s), Some(l)) = (self.grid.sending_index(rules), self.grid.landing_index(rules)) else {
+            return false;
+        };
+        self.alive.iter().any(|g| g.sending.contains(s) && g.landing.contains(l))
     }
 
     /// After an observation: the rules in use still stand, or are replaced by the closest standing ones,
@@ -282,7 +361,7 @@ impl BattleRules {
             self.contradiction = Some(format!("no 2P rule set explains {what}"));
             return Outcome::Contradiction;
         }
-        if self.alive.iter().any(|h| h.rules == self.in_use) {
+        if self.stands(self.in_use) {
             return Outcome::Holds;
         }
         let was = self.in_use;
@@ -298,31 +377,66 @@ impl BattleRules {
         Outcome::Relearned { wrong, was, now }
     }
 
-    /// The standing rule set closest to `to`: the most rules equal, then the nearest numbers.
+    /// The standing rule set closest to `to`: the most rules equal, then the nearest numbers. Each
+    /// group's best pairs its best sending rule with its best landing rule for every count of equal
+    /// rules on either side (the distance is a sum over the two sides).
     fn closest(&self, to: RuleSet) -> RuleSet {
-        let distance = |r: &RuleSet| {
-            let same = [r.cap == to.cap, r.points == to.points, r.drop == to.drop, r.requeue == to.requeue];
-            let cap = |c: Option<u16>| c.map_or(MAX_CAP as i64 + 1, i64::from);
-            let near = (r.points as i64 - to.points as i64).abs()
-                + (cap(r.cap) - cap(to.cap)).abs()
-                + (r.drop as i64 - to.drop as i64).abs();
-            (std::cmp::Reverse(same.iter().filter(|s| **s).count()), near, *r)
-        };
-        self.alive.iter().map(|h| h.rules).min_by_key(distance).unwrap_or(to)
+        let cap = |c: Option<u16>| c.map_or(MAX_CAP as i64 + 1, i64::from);
+        let mut best: Option<((std::cmp::Reverse<usize>, i64), RuleSet)> = None;
+        for g in &self.alive {
+            let sending = best_per_sameness(g.sending.iter().map(|i| {
+                let (points, c) = self.grid.sending(i);
+                let same = usize::from(points == to.points) + usize::from(c == to.cap);
+                (same, (points as i64 - to.points as i64).abs() + (cap(c) - cap(to.cap)).abs(), (points, c))
+            }));
+            let landing = best_per_sameness(g.landing.iter().map(|i| {
+                let (drop, requeue) = self.grid.landing(i);
+                let same = usize::from(drop == to.drop) + usize::from(requeue == to.requeue);
+                (same, (drop as i64 - to.drop as i64).abs(), (drop, requeue))
+            }));
+            for &(s_same, s_near, (points, c)) in sending.iter().flatten() {
+                for &(l_same, l_near, (drop, requeue)) in landing.iter().flatten() {
+                    let key = (std::cmp::Reverse(s_same + l_same), s_near + l_near);
+                    let rules = RuleSet { points, cap: c, drop, requeue };
+                    if best.as_ref().is_none_or(|(k, r)| (key, rules) < (*k, *r)) {
+                        best = Some((key, rules));
+                    }
+                }
+            }
+        }
+        best.map_or(to, |(_, r)| r)
     }
 
-    fn dedup(&mut self) {
-        self.alive.sort_unstable();
-        self.alive.dedup();
+    /// Groups with the same state and the same rules on one side become one.
+    fn merge(&mut self) {
+        let mut by_sending: BTreeMap<(Track, BitSet), BitSet> = BTreeMap::new();
+        for g in self.alive.drain(..) {
+            by_sending.entry((g.track, g.sending)).or_default().union_with(&g.landing);
+        }
+        let mut by_landing: BTreeMap<(Track, BitSet), BitSet> = BTreeMap::new();
+        for ((track, sending), landing) in by_sending {
+            by_landing.entry((track, landing)).or_default().union_with(&sending);
+        }
+        self.alive =
+            by_landing.into_iter().map(|((track, landing), sending)| Group { track, sending, landing }).collect();
     }
 
     /// The JSON `calibration.rules` object.
     pub fn report(&self) -> BattleRulesReport {
-        let sets: BTreeSet<RuleSet> = self.alive.iter().map(|h| h.rules).collect();
-        let caps: BTreeSet<Option<u16>> = sets.iter().map(|r| r.cap).collect();
-        let points: BTreeSet<u16> = sets.iter().map(|r| r.points).collect();
-        let drops: BTreeSet<u16> = sets.iter().map(|r| r.drop).collect();
-        let over: BTreeSet<bool> = sets.iter().map(|r| r.requeue).collect();
+        let mut caps: BTreeSet<Option<u16>> = BTreeSet::new();
+        let mut points: BTreeSet<u16> = BTreeSet::new();
+        let mut drops: BTreeSet<u16> = BTreeSet::new();
+        let mut over: BTreeSet<bool> = BTreeSet::new();
+        for g in &self.alive {
+            for (p, c) in g.sending.iter().map(|i| self.grid.sending(i)) {
+                points.insert(p);
+                caps.insert(c);
+            }
+            for (d, r) in g.landing.iter().map(|i| self.grid.landing(i)) {
+                drops.insert(d);
+                over.insert(r);
+            }
+        }
         let known = caps.len() == 1 && points.len() == 1 && drops.len() == 1 && over.len() == 1;
         let state = if self.contradiction.is_some() {
             "contradiction"
@@ -347,33 +461,47 @@ impl BattleRules {
     }
 }
 
+/// For each count of equal rules (0, 1 or 2), the candidate nearest to the target (ties: the smallest).
+fn best_per_sameness<T: Ord + Copy>(candidates: impl Iterator<Item = (usize, i64, T)>) -> [Option<(usize, i64, T)>; 3] {
+    let mut best: [Option<(usize, i64, T)>; 3] = [None; 3];
+    for c in candidates {
+        let slot = &mut best[c.0.min(2)];
+        if slot.is_none_or(|b| (c.1, c.2) < (b.1, b.2)) {
+            *slot = Some(c);
+        }
+    }
+    best
+}
+
 /// Every order of the unseen arrivals relative to `k`'s drop (none, the ones that arrived while its
-/// piece resolved, those and the other side's running chain), each kept when it explains `landed`.
-fn branch_drop(h: &Hypothesis, k: usize, free: &[u32; WIDTH], landed: u32, out: &mut Vec<Hypothesis>) {
+/// piece resolved, those and the other side's running chain) under a drop of at most `drop` nuisance,
+/// each kept (as the state it leaves) when it explains `landed`.
+fn branch_drop(t: Track, drop: u16, requeue: bool, k: usize, free: &[u32; WIDTH], landed: u32) -> Vec<Track> {
     let j = 1 - k;
-    let t = h.track;
     let options: &[(bool, bool)] = match (t.late[k] > 0, t.inflight[j] > 0) {
         (false, false) => &[(false, false)],
         (true, false) => &[(false, false), (true, false)],
         (false, true) => &[(false, false), (false, true)],
         (true, true) => &[(false, false), (true, false), (true, true)],
     };
+    let mut out = Vec::new();
     for &(with_late, with_chain) in options {
         let mut n = t;
         let before = t.pending[k] + if with_late { t.late[k] } else { 0 } + if with_chain { t.inflight[j] } else { 0 };
-        let falls = before.min(h.rules.drop as u32);
+        let falls = before.min(drop as u32);
         let (lo, hi) = landed_range(falls, free);
         if landed < lo || landed > hi {
             continue;
         }
-        let taken = if h.rules.requeue { landed } else { falls };
+        let taken = if requeue { landed } else { falls };
         n.pending[k] = before - taken + if with_late { 0 } else { t.late[k] };
         n.late[k] = 0;
         if with_chain {
             n.inflight[j] = 0;
         }
-        out.push(Hypothesis { rules: h.rules, track: n });
+        out.push(n);
     }
+    out
 }
 
 /// Empty cells above each column's stack (the hidden row included).
@@ -493,6 +621,28 @@ mod tests {
         let out = b.dropped(&DropSeen { player: 1, before: empty(), landed: 30 }, "P2's second drop");
         assert!(matches!(out, Outcome::Relearned { .. }), "a second 30 means more than 30 were sent: {out:?}");
         assert!(b.in_use().cap.is_none_or(|c| c >= 60));
+    }
+
+    #[test]
+    fn the_whole_grid_is_held_in_a_few_groups_not_one_entry_per_rule_set() {
+        let mut b = BattleRules::new(&Rules::puyo1());
+        assert_eq!(b.alive.len(), 1, "before any chain every rule set predicts the same state");
+        assert!(b.grid.points.len() * b.grid.caps.len() * b.grid.drops.len() * 2 > 300_000);
+        // A big chain each way, each seen landing: the groups follow what the rules predict differently.
+        b.locked(0, 4200);
+        b.locked(1, 0);
+        b.chain_arrived(0);
+        let _ = b.dropped(&DropSeen { player: 1, before: empty(), landed: 30 }, "P2's drop");
+        b.locked(1, 2100);
+        b.locked(0, 0);
+        b.chain_arrived(1);
+        let _ = b.dropped(&DropSeen { player: 0, before: empty(), landed: 30 }, "P1's drop");
+        let bits: usize = b.alive.iter().map(|g| g.sending.capacity() + g.landing.capacity()).sum();
+        assert!(b.alive.len() < 2_000, "{} groups", b.alive.len());
+        assert!(bits / 8 < 256 * 1024, "{bits} bits held: the learner must stay small beside the emulator");
+        b.new_game();
+        assert!(b.alive.len() < 200, "a new game's reset folds the groups back: {}", b.alive.len());
+        assert_eq!(b.report().state, "learning");
     }
 
     #[test]
