@@ -5,6 +5,7 @@
 use super::ignition::nuisance_of;
 use super::search::{Candidate, DEATH};
 use crate::game::nuisance::lethal_dose;
+pub use crate::game::nuisance::links_to_send;
 use crate::game::{ChainSummary, Rules, View};
 
 /// The stakes of one battle move.
@@ -54,19 +55,6 @@ impl Stakes {
     pub fn absorbable(&self, margin: u32) -> bool {
         self.incoming + margin * crate::game::WIDTH as u32 <= self.own_lethal
     }
-}
-
-/// The links of the shortest plain chain (four puyos a link, one colour) that sends at least `need`
-/// nuisance under `rules` (at most 19: past that the chain power table has long saturated).
-pub fn links_to_send(need: u32, rules: &Rules) -> u32 {
-    let mut score = 0u32;
-    for links in 1..=19 {
-        score = score.saturating_add(rules.step_score(links, 4, 1, 0));
-        if nuisance_of(score, rules) >= need {
-            return links;
-        }
-    }
-    19
 }
 
 /// Nuisance `chain` sends under `rules` (no carry), capped per chain.

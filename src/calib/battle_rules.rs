@@ -64,6 +64,14 @@ impl RuleSet {
         format!("{cap}, {} points, {} per drop, {over}", self.points, self.drop)
     }
 
+    /// The rules in a few upper-case words for the window's status line, e.g. `CAP 30 70PT DROP 30`
+    /// (`REQUEUE` added when nuisance that does not fit goes back to the queue).
+    pub fn short(self) -> String {
+        let cap = self.cap.map_or("NO CAP".to_string(), |c| format!("CAP {c}"));
+        let over = if self.requeue { " REQUEUE" } else { "" };
+        format!("{cap} {}PT DROP {}{over}", self.points, self.drop)
+    }
+
     /// The names of the rules in which `self` and `other` differ.
     fn differences(self, other: RuleSet) -> Vec<&'static str> {
         let mut out = Vec::new();

@@ -42,6 +42,10 @@ pub struct ReplayArgs {
     /// no display is available.
     #[arg(long)]
     pub headless: bool,
+    /// Print the bots' decisions the recording holds, one a line (`frame 1234  P1  FIRE 4: 30 = CAP ->
+    /// x3:Up`), and nothing else: no window, no check.
+    #[arg(long, conflicts_with_all = ["headless", "json", "gif"])]
+    pub decisions: bool,
     /// In the window: close it after N emulated frames.
     #[arg(long, value_name = "N", conflicts_with_all = ["headless", "json", "gif"])]
     pub frames: Option<u64>,
@@ -73,6 +77,9 @@ pub struct ReplayArgs {
 
 /// Runs `puyobot replay`: the GIF, the window, or the check.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+    if args.decisions {
+        return print_decisions(&args.file);
+    }
     if let Some(out) = &args.gif {
         output::check_file("--gif", out)?;
     }
@@ -379,4 +386,21 @@ fn check_playback(args: &ReplayArgs, rec: &Recorded, image: &RomImage) -> anyhow
 /// One frame's pads as the replay file writes them (`P1P2` in hex, e.g. `4000`), or `none` past the end.
 fn pads_text(pads: Option<&[u8; 2]>) -> String {
     pads.map_or("none (the run had ended)".to_string(), |p| format!("{:02X}{:02X}", p[0], p[1]))
+}
+
+/// `--decisions`: every note of the trace at `file`, in frame order.
+fn print_decisions(file: &std::path::Path) -> anyhow::Result<()> {
+    let mut r = crate::trace::TraceReader::open(file)?;
+    while r.next_frame()?.is_some() {}
+    if let Some(w) = r.end().and_then(|e| e.warning(&file.display().to_string())) {
+        eprintln!("warning: {w}");
+    }
+    let first = r.header().get(crate::trace::FIRST_FRAME_KEY).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    for n in r.notes() {
+        println!("frame {}  P{}  {}", first + n.frame, n.player + 1, n.text);
+    }
+    if r.notes().is_empty() {
+        eprintln!("{}: no decisions recorded (a person played, or the file predates them)", file.display());
+    }
+    Ok(())
 }

@@ -212,6 +212,10 @@ impl<M: Machine> Machine for FaultyPads<M> {
         self.in_play = in_play;
         self.inner.set_in_play(in_play);
     }
+
+    fn note(&mut self, player: usize, text: &str) {
+        self.inner.note(player, text);
+    }
 }
 
 #[cfg(test)]

@@ -106,4 +106,8 @@ pub trait Machine {
     /// pair has fallen after the menus, `false` while its menu or restart script runs. A host that injects
     /// pad faults ([`faults::FaultyPads`]) applies them only in play; other machines ignore it.
     fn set_in_play(&mut self, _in_play: bool) {}
+    /// What `player`'s bot decided before the frame about to run, in a few words (e.g.
+    /// `FIRE 4: 30 = CAP -> x3:Up`). A recording keeps it beside that frame (the trace's notes); other
+    /// machines ignore it.
+    fn note(&mut self, _player: usize, _text: &str) {}
 }

@@ -16,6 +16,27 @@ pub fn nuisance_from_score(rules: &Rules, score: u32, carry: &mut u32) -> u32 {
     count.min(rules.nuisance_cap())
 }
 
+/// The links of the shortest plain chain (four puyos a link, one colour) that sends at least `need`
+/// nuisance under `rules`, no carry, capped per chain (at most 19: past that the chain power table has
+/// long saturated).
+pub fn links_to_send(need: u32, rules: &Rules) -> u32 {
+    let mut score = 0u32;
+    for links in 1..=19 {
+        score = score.saturating_add(rules.step_score(links, 4, 1, 0));
+        if (score / rules.nuisance_rate.max(1)).min(rules.nuisance_cap()) >= need {
+            return links;
+        }
+    }
+    19
+}
+
+/// The links of the shortest plain chain that sends the most any one chain is worth on an empty field:
+/// the per-chain cap, or with no cap the empty field's lethal dose. A longer chain sends no more (capped)
+/// or nothing more is needed (the kill).
+pub fn links_worth_building(rules: &Rules) -> u32 {
+    links_to_send(rules.nuisance_cap().min(lethal_dose(&Field::new(), rules)), rules)
+}
+
 /// The nuisance that tops out `field` when it falls on it as it stands: enough whole rows to fill the
 /// lowest death cell ([`Rules::death_cells`]), at most `rules.nuisance_max_drop` falling per piece
 /// (the rest falls with the next ones, so it is lethal only if nothing is popped in between). A death
@@ -64,6 +85,16 @@ impl Field {
 mod tests {
     use super::*;
     use crate::game::Color;
+
+    #[test]
+    fn the_links_worth_building_reach_the_cap_or_with_no_cap_an_empty_fields_lethal_dose() {
+        let mut rules = Rules::puyo1();
+        assert_eq!(links_worth_building(&rules), 4, "a plain 4-link chain sends 32, past the cap of 30");
+        rules.nuisance_cap_per_chain = Some(60);
+        assert_eq!(links_worth_building(&rules), 5);
+        rules.nuisance_cap_per_chain = None;
+        assert_eq!(links_worth_building(&rules), 6, "78 kill an empty field: 142 with six links");
+    }
 
     #[test]
     fn the_lethal_dose_is_the_rows_to_the_spawn_cell() {

@@ -61,6 +61,18 @@ impl RulesWatch {
         }
     }
 
+    /// The 2P rules for the window's status line once a 2P game was seen: the rules the bots play with,
+    /// and whether the game has shown them yet (`2P CAP 30 70PT DROP 30 LEARNING`).
+    pub fn hud_line(&self) -> Option<String> {
+        let l = self.learner.as_ref()?;
+        let state = match l.report().state.as_str() {
+            "settled" => " LEARNED",
+            "contradiction" => " NONE FITS",
+            _ => " LEARNING",
+        };
+        Some(format!("2P {}{state}", l.in_use().short()))
+    }
+
     /// Times the rules in use were ruled out.
     pub fn relearned(&self) -> u32 {
         self.relearned

@@ -271,6 +271,12 @@ impl Seat {
         self.bot.intent.as_deref()
     }
 
+    /// The decision made since the last call, in a few words for the recording
+    /// (`FIRE 4: 30 = CAP -> x3:Up`), once.
+    pub fn take_decision_note(&mut self) -> Option<String> {
+        self.bot.decided.take()
+    }
+
     /// Driver counters.
     pub fn driver_stats(&self) -> DriverStats {
         self.driver.stats()

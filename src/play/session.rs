@@ -162,6 +162,11 @@ impl<M: Machine> Session<M> {
         &self.reading.rules
     }
 
+    /// The 2P rules line of the window's status bar, once a 2P game was seen.
+    pub fn rules_hud_line(&self) -> Option<String> {
+        self.matches.rules.hud_line()
+    }
+
     /// Whether the contract in use is settled and its predictions hold: calibration (when on) has
     /// settled and the health check has not failed.
     pub fn contract_healthy(&self) -> bool {
@@ -369,6 +374,9 @@ impl<M: Machine> Session<M> {
                 b
             } else {
                 let b = seat.frame(view, locks.get(i).and_then(Option::as_ref), &ctx);
+                if let Some(note) = seat.take_decision_note() {
+                    self.machine.note(i, &note);
+                }
                 if swap_ab { crate::calib::swap_ab(b) } else { b }
             };
             if let Some(p) = pads.get_mut(seat.pad) {

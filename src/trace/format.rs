@@ -19,8 +19,10 @@ use crate::emu::rom::INES_HEADER_LEN;
 
 /// The eight bytes every trace file starts with.
 pub const MAGIC: [u8; 8] = *b"PUYOTRC\x1a";
-/// The format version this code writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version this code writes (version 2 added note records, the bots' decisions).
+pub const VERSION: u16 = 2;
+/// The oldest format version this code reads (version 1: no note records).
+pub const OLDEST_VERSION: u16 = 1;
 /// Bytes of CPU RAM in every frame.
 pub const RAM_SIZE: usize = 2048;
 /// Frames per block the writer makes (five seconds of play: a crash loses at most that much).
@@ -37,10 +39,51 @@ pub const MAX_HEADER_LEN: u32 = 70_000;
 pub const TAG_BLOCK: u8 = b'B';
 /// End-record tag.
 pub const TAG_END: u8 = b'E';
+/// Note-record tag (a bot's decision).
+pub const TAG_NOTE: u8 = b'N';
+/// Bytes of a note record's head after its tag: frame u32, player u8, text length u16.
+pub const NOTE_HEAD_LEN: usize = 4 + 1 + 2;
+/// The longest note text written, in bytes (a longer one is cut at a character boundary).
+pub const MAX_NOTE_LEN: usize = 200;
 /// Bytes of a block header after its tag.
 pub const BLOCK_HEAD_LEN: usize = 4 + 2 + 4 + 4 + 4;
 /// Bytes of the end record after its tag.
 pub const END_LEN: usize = 4 + 8 + 4;
+
+/// A line a player's bot said about its decision (e.g. `FIRE 4: 30 = CAP -> x3:Up`), kept beside the
+/// frame it was made before: a recording shows why each piece went where it went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceNote {
+    /// The frame (of the file) the decision was made before.
+    pub frame: u64,
+    /// The player, 0 for player 1.
+    pub player: u8,
+    /// What the bot said, at most [`MAX_NOTE_LEN`] bytes.
+    pub text: String,
+}
+
+impl TraceNote {
+    /// A note of `player` at `frame`, its text cut to [`MAX_NOTE_LEN`] bytes.
+    pub fn new(frame: u64, player: usize, text: &str) -> TraceNote {
+        let mut end = text.len().min(MAX_NOTE_LEN);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        TraceNote { frame, player: player.min(u8::MAX as usize) as u8, text: text[..end].to_string() }
+    }
+
+    /// The record: tag, frame, player, text length, text, then the CRC32 of everything after the tag.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.push(TAG_NOTE);
+        out.extend_from_slice(&(self.frame.min(u32::MAX as u64) as u32).to_le_bytes());
+        out.push(self.player);
+        out.extend_from_slice(&(self.text.len() as u16).to_le_bytes());
+        out.extend_from_slice(self.text.as_bytes());
+        let crc = crc32fast::hash(&out[start + 1..]);
+        out.extend_from_slice(&crc.to_le_bytes());
+    }
+}
 
 /// Why a trace file cannot be read (or written). Every variant names the file; those about its content
 /// name the byte offset and what was expected there.

@@ -17,7 +17,7 @@ pub mod ring;
 pub mod run;
 pub mod writer;
 
-pub use format::{MAGIC, TraceError, TraceHeader, VERSION};
+pub use format::{MAGIC, TraceError, TraceHeader, TraceNote, VERSION};
 pub use reader::{FrameRef, TraceEnd, TraceReader};
 pub use recorder::{RingHandle, TraceRecorder};
 pub use ring::{FIRST_FRAME_KEY, TraceRing, WrittenTrace};

@@ -9,8 +9,8 @@ use std::path::Path;
 use flate2::read::DeflateDecoder;
 
 use super::format::{
-    BLOCK_HEAD_LEN, Cursor, END_LEN, MAGIC, MAX_BLOCK_FRAMES, MAX_FRAME_BYTES, MAX_HEADER_LEN, RAM_SIZE, TAG_BLOCK,
-    TAG_END, TraceError, TraceHeader, VERSION, decode_frame,
+    BLOCK_HEAD_LEN, Cursor, END_LEN, MAGIC, MAX_BLOCK_FRAMES, MAX_FRAME_BYTES, MAX_HEADER_LEN, NOTE_HEAD_LEN,
+    OLDEST_VERSION, RAM_SIZE, TAG_BLOCK, TAG_END, TAG_NOTE, TraceError, TraceHeader, TraceNote, VERSION, decode_frame,
 };
 
 /// One frame as read: the pads held during it and RAM at its start.
@@ -63,6 +63,10 @@ pub struct TraceReader<R: Read = BufReader<File>> {
     block_left: usize,
     block_at: u64,
     end: Option<TraceEnd>,
+    /// The bots' decisions read so far (format version 2 on).
+    notes: Vec<TraceNote>,
+    /// The file's format version.
+    version: u16,
 }
 
 impl<R: Read> std::fmt::Debug for TraceReader<R> {
@@ -118,7 +122,7 @@ impl<R: Read> TraceReader<R> {
             return Err(short(n, "the version and header length"));
         }
         let version = u16::from_le_bytes([head[8], head[9]]);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(TraceError::Version { file, found: version });
         }
         let len = u32::from_le_bytes([head[10], head[11], head[12], head[13]]);
@@ -157,7 +161,15 @@ impl<R: Read> TraceReader<R> {
             block_left: 0,
             block_at: 0,
             end: None,
+            notes: Vec::new(),
+            version,
         })
+    }
+
+    /// The bots' decisions read so far, in file order: each one follows the block holding its frame, so
+    /// all of them are known once [`TraceReader::next_frame`] returned `None`.
+    pub fn notes(&self) -> &[TraceNote] {
+        &self.notes
     }
 
     /// The header.
@@ -233,28 +245,80 @@ impl<R: Read> TraceReader<R> {
         Ok(Some((pads, &self.ram)))
     }
 
-    /// Reads the next block (true) or the end (false, with `end` set).
+    /// Reads the next block (true) or the end (false, with `end` set), keeping the notes on the way.
     fn next_block(&mut self) -> Result<bool, TraceError> {
-        let at = self.pos;
-        let tag = match self.read(1)? {
-            Ok(t) => t[0],
-            Err(_) => {
-                let frames = self.frames;
-                self.truncated(
-                    at,
-                    format!("the file ends after frame {frames} without an end record (the recording was cut off)"),
-                );
+        loop {
+            let at = self.pos;
+            let tag = match self.read(1)? {
+                Ok(t) => t[0],
+                Err(_) => {
+                    let frames = self.frames;
+                    self.truncated(
+                        at,
+                        format!("the file ends after frame {frames} without an end record (the recording was cut off)"),
+                    );
+                    return Ok(false);
+                }
+            };
+            match tag {
+                TAG_END => return self.end_record(at),
+                TAG_BLOCK => return self.block(at),
+                TAG_NOTE if self.header_version() >= 2 => {
+                    if !self.note_record(at)? {
+                        return Ok(false);
+                    }
+                }
+                other => {
+                    return Err(self.corrupt(
+                        at,
+                        format!(
+                            "record tag {other:#04x}, expected a block ('B'), a note ('N') or the end record ('E')"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn header_version(&self) -> u16 {
+        self.version
+    }
+
+    /// A note record (true), or false when the file ends inside it.
+    fn note_record(&mut self, at: u64) -> Result<bool, TraceError> {
+        let head = match self.read(NOTE_HEAD_LEN)? {
+            Ok(b) => b,
+            Err(got) => {
+                self.truncated(at, format!("a note is incomplete ({got} of {NOTE_HEAD_LEN} bytes after its tag)"));
                 return Ok(false);
             }
         };
-        match tag {
-            TAG_END => self.end_record(at),
-            TAG_BLOCK => self.block(at),
-            other => {
-                Err(self
-                    .corrupt(at, format!("record tag {other:#04x}, expected a block ('B') or the end record ('E')")))
+        let frame = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as u64;
+        let len = u16::from_le_bytes([head[5], head[6]]) as usize;
+        let rest = match self.read(len + 4)? {
+            Ok(b) => b,
+            Err(got) => {
+                self.truncated(at, format!("a note is incomplete ({got} of its {} bytes of text and CRC)", len + 4));
+                return Ok(false);
             }
+        };
+        let (text, crc) = rest.split_at(len);
+        let mut body = head.clone();
+        body.extend_from_slice(text);
+        if crc32fast::hash(&body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+            return Err(self.corrupt(at, "the note's CRC32 does not match its bytes".into()));
         }
+        if frame > self.frames {
+            return Err(self.corrupt(
+                at,
+                format!("a note of frame {frame} after frame {}, expected it after the block holding it", self.frames),
+            ));
+        }
+        let Ok(text) = String::from_utf8(text.to_vec()) else {
+            return Err(self.corrupt(at, "a note whose text is not UTF-8".into()));
+        };
+        self.notes.push(TraceNote { frame, player: head[4], text });
+        Ok(true)
     }
 
     fn end_record(&mut self, at: u64) -> Result<bool, TraceError> {
@@ -378,6 +442,9 @@ mod tests {
             ram[300 + f % 50] = (f * 13) as u8;
             ram[2047] = (f / 100) as u8;
             let pads = [(f % 5) as u8, (f % 3) as u8 * 0x40];
+            if f % 97 == 5 {
+                w.note(f % 2, &format!("FIRE {}: 30 = CAP", f % 9));
+            }
             w.push(pads, &ram).unwrap();
             frames.push((pads, ram));
         }
@@ -441,6 +508,31 @@ mod tests {
                 Err(e) => assert!(e.to_string().starts_with("t.trace"), "byte {i}: {e}"),
             }
         }
+    }
+
+    #[test]
+    fn the_bots_decisions_come_back_with_their_frames_and_version_1_files_still_read() {
+        let (bytes, _) = sample(700);
+        let mut r = TraceReader::new(&bytes[..], "t.trace").unwrap();
+        while r.next_frame().unwrap().is_some() {}
+        let notes = r.notes();
+        assert_eq!(notes.len(), (0..700).filter(|f| f % 97 == 5).count());
+        assert_eq!(notes[1], TraceNote { frame: 102, player: 0, text: "FIRE 3: 30 = CAP".into() });
+        assert!(notes.windows(2).all(|w| w[0].frame < w[1].frame));
+        // A version-1 file (no notes) reads as before; a note in one is not the format.
+        let mut w = TraceWriter::new(Vec::new(), "mem", &header()).unwrap();
+        w.push([0, 0], &[0; RAM_SIZE]).unwrap();
+        let (mut v1, _) = w.finish(&[0; RAM_SIZE]).unwrap();
+        v1[8] = 1;
+        let (frames, end) = read_all(&v1).unwrap();
+        assert_eq!((frames.len(), matches!(end, TraceEnd::Complete { .. })), (1, true));
+        let (mut v1_with_notes, _) = sample(10);
+        v1_with_notes[8] = 1;
+        let e = read_all(&v1_with_notes).unwrap_err().to_string();
+        assert!(e.contains("record tag 0x4e"), "{e}");
+        // Text past the limit is cut at a character boundary.
+        let long = TraceNote::new(0, 1, &"\u{e9}".repeat(150));
+        assert!(long.text.len() <= super::super::format::MAX_NOTE_LEN && long.text.chars().all(|c| c == '\u{e9}'));
     }
 
     #[test]

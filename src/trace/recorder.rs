@@ -141,6 +141,16 @@ impl<M: Machine, W: Write> Machine for TraceRecorder<M, W> {
     fn set_in_play(&mut self, in_play: bool) {
         self.inner.set_in_play(in_play);
     }
+
+    fn note(&mut self, player: usize, text: &str) {
+        if let Some(w) = self.writer.as_mut() {
+            w.note(player, text);
+        }
+        if let Some(ring) = &self.ring {
+            ring.lock().unwrap_or_else(|e| e.into_inner()).note(player, text);
+        }
+        self.inner.note(player, text);
+    }
 }
 
 impl<M: Machine + SaveStates, W: Write> SaveStates for TraceRecorder<M, W> {

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::format::{BLOCK_FRAMES, RAM_SIZE, TraceError, TraceHeader, encode_frame};
+use super::format::{BLOCK_FRAMES, RAM_SIZE, TraceError, TraceHeader, TraceNote, encode_frame};
 use super::writer::{TraceStats, TraceWriter};
 
 /// The header key of a trace that does not start at power-on: the run's frame its frame 0 is.
@@ -31,6 +31,8 @@ struct Segment {
     frames: usize,
     /// The encoded frame records (`format::encode_frame`), the first holding the whole RAM.
     records: Vec<u8>,
+    /// The bots' decisions made during the segment, their frames counted from the run's start.
+    notes: Vec<TraceNote>,
 }
 
 /// A bounded record of a run's frames: the first `head` frames and the last `tail` ones.
@@ -75,7 +77,7 @@ impl TraceRing {
             head: Vec::new(),
             tail: VecDeque::new(),
             tail_len: 0,
-            open: Segment { first: 0, frames: 0, records: Vec::new() },
+            open: Segment { first: 0, frames: 0, records: Vec::new(), notes: Vec::new() },
             prev: Box::new([0; RAM_SIZE]),
             frames: 0,
             dropped: 0,
@@ -101,6 +103,11 @@ impl TraceRing {
         }
     }
 
+    /// Notes what `player`'s bot decided before the frame about to be pushed (kept with its segment).
+    pub fn note(&mut self, player: usize, text: &str) {
+        self.open.notes.push(TraceNote::new(self.frames, player, text));
+    }
+
     /// Frames pushed so far.
     pub fn frames(&self) -> u64 {
         self.frames
@@ -122,7 +129,7 @@ impl TraceRing {
 
     fn close_segment(&mut self) {
         let capacity = self.open.records.capacity();
-        let next = Segment { first: self.frames, frames: 0, records: Vec::with_capacity(capacity) };
+        let next = Segment { first: self.frames, frames: 0, records: Vec::with_capacity(capacity), notes: Vec::new() };
         let done = std::mem::replace(&mut self.open, next);
         if !self.head_full() {
             self.head.push(done);
@@ -178,8 +185,11 @@ fn write_file(
     final_ram: &[u8; RAM_SIZE],
 ) -> Result<WrittenTrace, TraceError> {
     let mut w = TraceWriter::create(path, header)?;
+    let first = segments.first().map_or(0, |s| s.first);
     for s in segments {
         w.push_encoded(&s.records, s.frames)?;
+        let notes = s.notes.iter().map(|n| TraceNote { frame: n.frame - first, ..n.clone() });
+        w.push_notes(notes)?;
     }
     let (mut out, stats) = w.finish(final_ram)?;
     let label = path.display().to_string();

@@ -11,7 +11,7 @@ use flate2::write::DeflateEncoder;
 use crate::emu::ram_hash;
 
 use super::format::{
-    BLOCK_FRAMES, MAGIC, RAM_SIZE, TAG_BLOCK, TAG_END, TraceError, TraceHeader, VERSION, encode_frame,
+    BLOCK_FRAMES, MAGIC, RAM_SIZE, TAG_BLOCK, TAG_END, TraceError, TraceHeader, TraceNote, VERSION, encode_frame,
 };
 
 /// What a finished trace holds.
@@ -32,6 +32,8 @@ pub struct TraceWriter<W: Write> {
     block: Vec<u8>,
     block_first: u64,
     block_frames: usize,
+    /// Notes made during the open block, written after it.
+    notes: Vec<TraceNote>,
     stats: TraceStats,
 }
 
@@ -62,6 +64,7 @@ impl<W: Write> TraceWriter<W> {
             block: Vec::new(),
             block_first: 0,
             block_frames: 0,
+            notes: Vec::new(),
             stats: TraceStats { frames: 0, bytes: head.len() as u64 },
         })
     }
@@ -82,6 +85,33 @@ impl<W: Write> TraceWriter<W> {
         if self.block_frames >= BLOCK_FRAMES {
             self.flush_block()?;
         }
+        Ok(())
+    }
+
+    /// Notes what `player`'s bot decided before the frame about to be pushed; written after the block
+    /// that holds that frame.
+    pub fn note(&mut self, player: usize, text: &str) {
+        self.notes.push(TraceNote::new(self.stats.frames, player, text));
+    }
+
+    /// Adds notes already made (the flight recorder's), their frames counted in this file.
+    pub(crate) fn push_notes(&mut self, notes: impl IntoIterator<Item = TraceNote>) -> Result<(), TraceError> {
+        self.notes.extend(notes);
+        self.write_notes()
+    }
+
+    /// Writes the notes made so far.
+    fn write_notes(&mut self) -> Result<(), TraceError> {
+        if self.notes.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        for n in self.notes.drain(..) {
+            n.encode(&mut bytes);
+        }
+        self.out.write_all(&bytes).map_err(|e| self.io(e))?;
+        self.out.flush().map_err(|e| self.io(e))?;
+        self.stats.bytes += bytes.len() as u64;
         Ok(())
     }
 
@@ -118,7 +148,7 @@ impl<W: Write> TraceWriter<W> {
         self.block.clear();
         self.block_first += self.block_frames as u64;
         self.block_frames = 0;
-        Ok(())
+        self.write_notes()
     }
 
     /// Frames and bytes so far (bytes count only blocks already written).
@@ -130,6 +160,7 @@ impl<W: Write> TraceWriter<W> {
     /// destination.
     pub fn finish(mut self, final_ram: &[u8; RAM_SIZE]) -> Result<(W, TraceStats), TraceError> {
         self.flush_block()?;
+        self.write_notes()?;
         let mut end = Vec::with_capacity(17);
         end.push(TAG_END);
         end.extend_from_slice(&(self.stats.frames as u32).to_le_bytes());

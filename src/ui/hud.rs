@@ -230,7 +230,16 @@ fn draw_status(out: &mut [u8], c: Canvas, info: &HudInfo, status: &WindowStatus)
     let chars = (c.width - 6) / ADVANCE;
     text(out, c, 3, y1, &fit(&left, chars), TEXT);
     let slot = format!("SLOT {}", status.slot);
-    text(out, c, c.width as i32 - 3 - font::text_width(&slot) as i32, y1, &slot, TEXT);
+    let slot_x = c.width as i32 - 3 - font::text_width(&slot) as i32;
+    text(out, c, slot_x, y1, &slot, TEXT);
+    if let Some(rules) = &info.rules {
+        // Centred between the emulator's figures and the slot, cut to the room there.
+        let left_end = 3 + font::text_width(&fit(&left, chars)) as i32 + 2 * ADVANCE as i32;
+        let room = ((slot_x - 2 * ADVANCE as i32 - left_end).max(0) as usize) / ADVANCE;
+        let rules = fit(rules, room);
+        let x = left_end + (room * ADVANCE - font::text_width(&rules)) as i32 / 2;
+        text(out, c, x, y1, &rules, DIM);
+    }
     let messages: Vec<&str> = [status.message.as_deref(), info.message.as_deref()].into_iter().flatten().collect();
     let (line, rgb) = if let Some(p) = &status.prompt {
         (p.clone(), ON)
@@ -308,6 +317,7 @@ mod tests {
             message: Some("P2 WINS".into()),
             tally: None,
             awaiting_start: false,
+            rules: None,
         }
     }
 
@@ -337,6 +347,47 @@ mod tests {
         // The message is drawn in the message colour somewhere on the second status line.
         let y2 = NES_HEIGHT + 2 + PITCH as usize;
         assert!((0..c.width).any(|x| px(&out, c, x, y2) == MESSAGE), "message not drawn");
+    }
+
+    #[test]
+    fn the_learned_2p_rules_sit_between_the_emulators_figures_and_the_slot() {
+        let f = frame();
+        let status = WindowStatus { sound: "SOUND ON".into(), ..Default::default() };
+        let row = |info: &HudInfo| {
+            let mut out = Vec::new();
+            let c = compose(&mut out, &f, info, &status, Layers { hud: true, ghost: false }, None);
+            let y1 = c.pic_y + NES_HEIGHT + 2;
+            (0..LINE_H).flat_map(|dy| (0..c.width).map(move |x| (x, y1 + dy))).map(|(x, y)| px(&out, c, x, y)).collect()
+        };
+        let bare: Vec<[u8; 3]> = row(&info());
+        let with = HudInfo { rules: Some("2P CAP 30 70PT DROP 30 LEARNED".into()), ..info() };
+        let shown: Vec<[u8; 3]> = row(&with);
+        let width = NES_WIDTH + 2 * PANEL_W;
+        let differs: Vec<usize> = (0..shown.len()).filter(|&i| shown[i] != bare[i]).map(|i| i % width).collect();
+        assert!(!differs.is_empty(), "the rules are drawn on the first status row");
+        assert!(differs.iter().all(|&i| shown.iter().skip(i).step_by(width).all(|p| *p == DIM || *p == BACKGROUND)));
+        let (from, to) = (*differs.iter().min().unwrap(), *differs.iter().max().unwrap());
+        // Between the emulator's figures (left) and the slot (right), in the middle of the room there.
+        let lit_columns = |row: &[[u8; 3]]| -> Vec<usize> {
+            (0..row.len()).filter(|&i| row[i] == TEXT).map(|i| i % width).collect::<Vec<_>>()
+        };
+        let text_columns = lit_columns(&bare);
+        let left_end = text_columns.iter().filter(|&&x| x < width / 2).max().copied().unwrap();
+        let slot_start = text_columns.iter().filter(|&&x| x > width / 2).min().copied().unwrap();
+        assert!(left_end < from && to < slot_start, "{left_end} < {from}..{to} < {slot_start}");
+        let room_centre = (left_end + slot_start) / 2;
+        assert!(((from + to) / 2).abs_diff(room_centre) <= 2 * ADVANCE, "{from}..{to} about {room_centre}");
+        // What is drawn there is the rules line itself.
+        let line = "2P CAP 30 70PT DROP 30 LEARNED";
+        let drawn_at = |x: i32| {
+            let mut buf = vec![0u8; width * LINE_H * 4];
+            font::draw_text(&mut buf, width, LINE_H, x, 0, line, DIM);
+            (0..width * LINE_H).map(|i| buf[i * 4..i * 4 + 3] == DIM).collect::<Vec<bool>>()
+        };
+        let first_lit = drawn_at(0).iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i % width).min().unwrap();
+        let expected = drawn_at((from - first_lit) as i32);
+        let seen: Vec<bool> = (0..width * LINE_H).map(|i| shown[i] != bare[i] && shown[i] == DIM).collect();
+        assert!(expected == seen, "the rules line is drawn as the font draws it");
     }
 
     #[test]

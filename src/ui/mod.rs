@@ -142,6 +142,9 @@ pub struct HudInfo {
     pub tally: Option<String>,
     /// The game waits for the person to press Start on pad 1; the window says which key and button do.
     pub awaiting_start: bool,
+    /// The 2P rules the bots play with and whether the game has shown them (e.g.
+    /// `2P CAP 30 70PT DROP 30 LEARNED`), drawn in the middle of the status line's first row.
+    pub rules: Option<String>,
 }
 
 /// HUD data for one player.

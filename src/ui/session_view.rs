@@ -194,7 +194,8 @@ impl<M: Screen> Viewable for WindowSession<M> {
         let games = self.session.game_results();
         let tally =
             (self.session.game_number() > 0).then(|| Tally::of(&labels, &games).hud_line(self.session.game_number()));
-        HudInfo { players, message, tally, awaiting_start: self.session.awaiting_start() }
+        let rules = self.session.rules_hud_line();
+        HudInfo { players, message, tally, awaiting_start: self.session.awaiting_start(), rules }
     }
 
     fn set_keyboard_pad(&mut self, pad: u8, buttons: u8) {

@@ -382,3 +382,40 @@ fn a_gif_clip_holds_every_second_picture_of_the_frames_asked_for() {
     refused(&["--gif", &g, "--headless"], &["--headless"]);
     std::fs::remove_dir_all(file.parent().expect("dir")).ok();
 }
+
+#[test]
+fn a_recording_of_two_bots_holds_each_decision_and_replay_prints_them() {
+    let dir = std::env::temp_dir().join(format!("puyobot-decisions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("battle.trace");
+    let file_s = file.display().to_string();
+    let args = ["play", "--headless", "--fast", "--mode", "ai-vs-ai", "--pieces", "30", "--seed", "4"];
+    let (ok, out, err) = puyobot(&[&args[..], &["--record", &file_s, "--json"]].concat());
+    assert!(ok, "play failed: {err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let mut r = TraceReader::open(&file).expect("trace");
+    while r.next_frame().expect("frames").is_some() {}
+    let notes = r.notes().to_vec();
+    for player in 0..2u8 {
+        let own: Vec<_> = notes.iter().filter(|n| n.player == player).collect();
+        let pieces = report["players"][player as usize]["pieces"].as_u64().expect("pieces");
+        // One decision a piece (a few more when the next pair changed the question).
+        assert!(own.len() as u64 >= pieces.saturating_sub(1), "P{}: {} notes, {pieces} pieces", player + 1, own.len());
+        assert!(own.windows(2).all(|w| w[0].frame <= w[1].frame), "in frame order");
+        // In 2P the chain bot tells its battle intent with each placement (in danger it leaves the move
+        // to the survival search, which says none).
+        let intents = ["BUILD", "HOLD", "FIRE", "KILL", "STALL", "ABSORB", "ANSWER"];
+        let told = own.iter().filter(|n| intents.iter().any(|i| n.text.starts_with(i))).count();
+        assert!(told * 10 >= own.len() * 8, "P{}: {told} of {} told an intent: {own:?}", player + 1, own.len());
+        assert!(own.iter().all(|n| n.text.contains("-> x")), "each names its placement: {own:?}");
+    }
+    let (ok, printed, err) = puyobot(&["replay", &file_s, "--decisions"]);
+    assert!(ok, "{err}");
+    assert_eq!(printed.lines().count(), notes.len());
+    let first = &notes[0];
+    assert_eq!(
+        printed.lines().next(),
+        Some(format!("frame {}  P{}  {}", first.frame, first.player + 1, first.text).as_str())
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -12,6 +12,7 @@ use super::cache::FieldCache;
 use super::potential::{self, DetectOptions};
 use super::template::Template;
 use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
+use crate::game::nuisance::links_worth_building;
 use crate::game::{ChainSummary, Color, Field, Rules};
 
 /// Weights of the chain evaluation (values are in arbitrary points; higher totals are better).
@@ -64,12 +65,14 @@ pub struct ChainWeights {
     pub detect_extend_keys: u32,
     /// Ideal height offsets from the mean, column 1 first.
     pub shape_offsets: [f64; WIDTH],
-    /// Battle: replaces `chain` (per potential link up to `battle_chain_cap`).
+    /// Battle: replaces `chain` (per potential link up to the links worth building plus
+    /// `battle_spare_links`).
     pub battle_chain: f64,
-    /// Battle: links of potential chain beyond this count are worth only `battle_extra_chain` each (the
-    /// per-chain nuisance cap makes long chains no stronger than short ones).
-    pub battle_chain_cap: u32,
-    /// Battle: value of each potential link beyond `battle_chain_cap`.
+    /// Battle: links of potential chain beyond those of the shortest chain that sends the per-chain cap
+    /// (with no cap: an empty field's lethal dose; [`crate::game::nuisance::links_worth_building`]) plus
+    /// this many are worth only `battle_extra_chain` each: a longer chain sends no more.
+    pub battle_spare_links: u32,
+    /// Battle: value of each potential link beyond those.
     pub battle_extra_chain: f64,
     /// Battle: per puyo on the field (a low field absorbs the opponent's nuisance).
     pub battle_puyos: f64,
@@ -101,7 +104,7 @@ impl Default for ChainWeights {
             detect_extend_keys: 2,
             shape_offsets: [2.0, 1.0, -1.0, -1.0, 0.0, 1.0],
             battle_chain: 1000.0,
-            battle_chain_cap: 5,
+            battle_spare_links: 1,
             battle_extra_chain: 100.0,
             battle_puyos: -40.0,
         }
@@ -137,7 +140,7 @@ impl FireThreshold {
 /// the evaluation itself is never changed from one move to the next.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EvalContext {
-    /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_chain_cap`]).
+    /// Battle mode: long potential chains are capped (see [`ChainWeights::battle_spare_links`]).
     pub battle: bool,
     /// The chain length the ignition policy fires (endless): a searched line that fires at least that
     /// much on the field it fires from is valued as a planned fire ([`ChainEval::fired_value`]). `None`:
@@ -288,11 +291,12 @@ impl ChainEval {
         };
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
+        let battle_links = if self.context.battle { links_worth_building(rules) + w.battle_spare_links } else { 0 };
         potential::detect(field, rules, opts, |p| {
             let links = if !self.context.battle {
                 w.chain * p.chains as f64
             } else {
-                let capped = p.chains.min(w.battle_chain_cap);
+                let capped = p.chains.min(battle_links);
                 let extra = p.chains - capped;
                 w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64
             };

@@ -38,6 +38,8 @@ pub(super) struct BotLink {
     pub failure: Option<crate::game::PlayerError>,
     /// The bot's intent with its last decision, in a few words (the HUD's decision line).
     pub intent: Option<String>,
+    /// The last decision in a few words, until the session hands it to the recording.
+    pub decided: Option<String>,
 }
 
 /// What a question needs besides the view: the seat's figures and the cartridge's movement rules.
@@ -129,6 +131,16 @@ impl BotLink {
         self.think_ms = answer.elapsed.as_secs_f32() * 1000.0;
         self.expected_chain = answer.decision.expected_chain();
         self.intent = answer.decision.intent.clone();
+        self.decided = Some(decision_note(&answer.decision));
         Some(answer.decision)
+    }
+}
+
+/// A decision as a recording's note: the intent, when the bot said one, and where the piece goes
+/// (`FIRE 4: 30 = CAP -> x3:Up`).
+pub(super) fn decision_note(d: &Decision) -> String {
+    match &d.intent {
+        Some(intent) => format!("{intent} -> {}", d.placement),
+        None => format!("-> {}", d.placement),
     }
 }
