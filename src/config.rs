@@ -62,6 +62,9 @@ pub struct PlaySettings {
     pub bug_report: bool,
     /// The folder bug reports go to (`--bug-report-dir`); empty = `bug-reports` in the data folder.
     pub bug_report_dir: String,
+    /// Pieces a side may lock in one 2P game of `--games N` before the game is ended and reported as long
+    /// (`--long-game-pieces`; 0 = no limit): see [`crate::play::long_game`].
+    pub long_game_pieces: u32,
 }
 
 impl Default for PlaySettings {
@@ -81,7 +84,15 @@ impl Default for PlaySettings {
             colors: None,
             bug_report: true,
             bug_report_dir: String::new(),
+            long_game_pieces: crate::play::long_game::LONG_GAME_PIECES,
         }
+    }
+}
+
+impl PlaySettings {
+    /// The long-game limit of a match's 2P games, `None` when `long_game_pieces` is 0.
+    pub fn long_game_limit(&self) -> Option<u32> {
+        (self.long_game_pieces > 0).then_some(self.long_game_pieces)
     }
 }
 

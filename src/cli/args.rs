@@ -83,6 +83,9 @@ impl SessionArgs {
         self.setup.lay_over(&mut cfg.play);
         self.bots.lay_over(&mut cfg.bots);
         self.addresses.lay_over(&mut cfg.play);
+        if let Some(n) = self.limits.long_game_pieces {
+            cfg.play.long_game_pieces = n;
+        }
     }
 }
 
@@ -128,6 +131,10 @@ pub struct RunLimits {
     /// totals, then stop. With --emulator: N games in a row, each started by the restart script.
     #[arg(long)]
     pub games: Option<u32>,
+    /// With --games: a 2P game in which a side locks N pieces without a winner is ended and reported as a
+    /// long game, and the run fails (default 300; 0 = no limit; sets play.long_game_pieces).
+    #[arg(long, value_name = "N")]
+    pub long_game_pieces: Option<u32>,
 }
 
 impl RunLimits {

@@ -384,15 +384,21 @@ fn run_headless_command(
 fn headless_limits(run: &RunLimits, cfg: &Config) -> Limits {
     let only = cfg.play.calibrate == CalibrateMode::Only;
     match run.games {
-        Some(_) => {
-            Limits { frames: None, pieces: None, stop_at_game_over: true, games: Some(1), until_calibrated: false }
-        }
+        Some(_) => Limits {
+            frames: None,
+            pieces: None,
+            stop_at_game_over: true,
+            games: Some(1),
+            until_calibrated: false,
+            long_game_pieces: cfg.play.long_game_limit(),
+        },
         None => Limits {
             frames: run.frames.or(only.then_some(ONLY_FRAMES)),
             pieces: run.pieces,
             stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: only,
+            long_game_pieces: None,
         },
     }
 }
@@ -422,8 +428,8 @@ fn print_headless_report(out: &games::Outcome, json: bool, cfg: &Config, bundle:
     }
 }
 
-/// A headless run that stalled, failed its health checks, or (`--calibrate only`) ended unsettled is an
-/// error.
+/// A headless run that stalled, failed its health checks, had a long 2P game (`--long-game-pieces`),
+/// or (`--calibrate only`) ended unsettled is an error.
 fn headless_outcome(summary: &crate::play::Summary, cfg: &Config) -> anyhow::Result<()> {
     let only = cfg.play.calibrate == CalibrateMode::Only;
     if summary.stalled {
@@ -435,7 +441,23 @@ fn headless_outcome(summary: &crate::play::Summary, cfg: &Config) -> anyhow::Res
     if only && !summary.interrupted && summary.calibration.state != crate::calib::ReportState::Settled {
         bail!("calibration did not settle: {}", summary.calibration.to_text().trim());
     }
-    Ok(())
+    long_games_outcome(summary)
+}
+
+/// A run with a long 2P game is an error, naming each: a game that nothing ended is not a result
+/// (`--long-game-pieces` raises the limit, 0 lifts it).
+pub(super) fn long_games_outcome(summary: &crate::play::Summary) -> anyhow::Result<()> {
+    let long = &summary.health.long_games;
+    if long.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "{} of {} games ran long and were ended without a winner (--long-game-pieces N raises the limit, 0 lifts \
+         it):\n  {}",
+        long.len(),
+        summary.games.len(),
+        long.join("\n  ")
+    )
 }
 
 /// `--write-addresses DIR`, if given.

@@ -85,6 +85,7 @@ const PLAY_ORDER: &[&str] = &[
     "frames",
     "pieces",
     "games",
+    "long_game_pieces",
     "jobs",
     "json",
     "seed",

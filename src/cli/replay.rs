@@ -298,6 +298,7 @@ fn rerun_limits(recorded: &Limits, cfg: &Config) -> Limits {
             stop_at_game_over: true,
             games: Some(1),
             until_calibrated: false,
+            long_game_pieces: cfg.play.long_game_limit(),
         },
         None => Limits {
             frames: recorded.frames,
@@ -305,6 +306,7 @@ fn rerun_limits(recorded: &Limits, cfg: &Config) -> Limits {
             stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: false,
+            long_game_pieces: None,
         },
     }
 }

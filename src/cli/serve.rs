@@ -67,6 +67,7 @@ const SERVE_ORDER: &[&str] = &[
     "frames",
     "pieces",
     "games",
+    "long_game_pieces",
     "no_menu",
     "allow_unknown_rom",
     "write_addresses",
@@ -223,7 +224,12 @@ fn pads_to_drive(seats: &[crate::play::Seat], menu: bool) -> Vec<u8> {
 /// the emulator stopping.
 fn served_limits(run: &RunLimits, cfg: &Config) -> Limits {
     match run.games {
-        Some(n) => Limits { games: Some(n), stop_at_game_over: true, ..Limits::default() },
+        Some(n) => Limits {
+            games: Some(n),
+            stop_at_game_over: true,
+            long_game_pieces: cfg.play.long_game_limit(),
+            ..Limits::default()
+        },
         None => Limits {
             // Without a limit the run goes on until the game is over or the emulator stops.
             frames: Some(run.frames.unwrap_or(u64::MAX)),
@@ -231,6 +237,7 @@ fn served_limits(run: &RunLimits, cfg: &Config) -> Limits {
             stop_at_game_over: cfg.lab.stop_at_game_over,
             games: None,
             until_calibrated: cfg.play.calibrate == CalibrateMode::Only,
+            long_game_pieces: None,
         },
     }
 }
@@ -252,7 +259,7 @@ fn served_bug_report(
     })
 }
 
-/// A served run that failed, stalled or failed its health checks is an error.
+/// A served run that failed, stalled, failed its health checks or had a long 2P game is an error.
 fn served_outcome(served: Served) -> anyhow::Result<()> {
     if let Some(e) = served.error {
         return Err(e.into());
@@ -264,7 +271,7 @@ fn served_outcome(served: Served) -> anyhow::Result<()> {
     if let Some(f) = &summary.health.failure {
         bail!(crate::play::RunError::Health(f.clone()));
     }
-    Ok(())
+    super::play::long_games_outcome(summary)
 }
 
 /// Prints the report: JSON (the headless report with `remote` and, when the run failed, `error`) or text.

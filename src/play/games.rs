@@ -388,6 +388,7 @@ fn match_summary(
     }
     let labels: Vec<String> = s.players.iter().map(|p| p.label.clone()).collect();
     s.tally = Tally::of(&labels, &s.games);
+    s.health.renumber_long_games(&s.games);
     s
 }
 

@@ -35,6 +35,9 @@ pub struct Limits {
     pub games: Option<u32>,
     /// Stop once calibration has settled (and had a piece to see kicks) or failed (`--calibrate only`).
     pub until_calibrated: bool,
+    /// With `games`: a 2P game in which a side locks this many pieces is ended as long
+    /// ([`super::GameEnd::Long`]) and the run stops there (`--long-game-pieces`; `None`: no limit).
+    pub long_game_pieces: Option<u32>,
 }
 
 /// Why a headless run failed.
@@ -142,7 +145,7 @@ pub fn run_observed<M: Machine>(
         if session.health_failure().is_some() {
             break; // the report says why; the caller fails after printing it
         }
-        if limit_reached(limits, session, frames) {
+        if check_long_game(session, limits) || limit_reached(limits, session, frames) {
             check_weak_game(session, limits);
             check_mismatched_end(session);
             break;
@@ -224,6 +227,20 @@ fn check_early_top_out<M: Machine>(session: &mut Session<M>, limits: Limits) {
     let failure = s.health.early_top_out(&s.label, s.stats.pieces);
     log::error!("{failure}");
     session.stop_with(failure);
+}
+
+/// A 2P game of a match in which a side has locked `limits.long_game_pieces` pieces is ended as long
+/// ([`Session::end_long_game`]): two bots that cannot top each other out would play for ever. Returns
+/// true when it ended one; the run stops there (a game on a console cannot be ended but by a top-out,
+/// so no further game of the match could start).
+fn check_long_game<M: Machine>(session: &mut Session<M>, limits: Limits) -> bool {
+    let Some(limit) = limits.long_game_pieces.filter(|_| limits.games.is_some() && session.seats.len() == 2) else {
+        return false;
+    };
+    if session.outcome.is_some() || !session.game_pieces().iter().any(|&n| n >= limit) {
+        return false;
+    }
+    session.end_long_game(limit).is_some()
 }
 
 /// At the end of a run that asked for a number of pieces: an Endless game of a bot that aims at long
@@ -324,7 +341,7 @@ mod tests {
     use crate::play::session::testing::session;
 
     fn until_game_over() -> Limits {
-        Limits { frames: None, pieces: None, stop_at_game_over: true, games: None, until_calibrated: false }
+        Limits { stop_at_game_over: true, ..Limits::default() }
     }
 
     #[test]
@@ -337,6 +354,40 @@ mod tests {
         let failure = s.health_failure().expect("the loss is named");
         assert_eq!((failure.player.as_str(), failure.fact), ("P2", Fact::Unexplained), "{failure}");
         assert!(failure.seen.contains("topped out after 10 pieces"), "{}", failure.seen);
+    }
+
+    #[test]
+    fn a_two_player_game_of_a_match_past_the_long_game_pieces_ends_as_long_and_is_not_healthy() {
+        use crate::play::GameEnd;
+        use crate::play::report::HealthReport;
+        let limits = Limits { games: Some(1), long_game_pieces: Some(30), ..until_game_over() };
+        let mut s = session(Mode::AiVsAi, "labcart/ai-vs-ai.toml", false);
+        s.seats[0].stats.pieces = 29;
+        s.seats[1].stats.pieces = 28;
+        assert!(!check_long_game(&mut s, limits), "29 pieces are within the limit");
+        assert_eq!(HealthReport::of(&s).state, "healthy");
+        s.seats[0].stats.pieces = 30;
+        for no_limit in [Limits { long_game_pieces: None, ..limits }, Limits { games: None, ..limits }] {
+            assert!(!check_long_game(&mut s, no_limit), "{no_limit:?}: no long game without the limit and a match");
+        }
+        assert!(check_long_game(&mut s, limits), "30 pieces reach it");
+        let g = s.finished_games().last().expect("the game is recorded").clone();
+        assert_eq!((g.result, g.winner.as_deref(), g.describe().as_str()), (GameEnd::Long, None, "long"));
+        let long = g.long_game.as_ref().expect("a long game says why");
+        assert_eq!(long.pieces_limit, 30);
+        let pieces: Vec<u32> = long.sides.iter().map(|p| p.pieces).collect();
+        assert_eq!(pieces, [30, 28]);
+        assert!(long.reason.contains("in 30 pieces"), "{}", long.reason);
+        assert!(limit_reached(limits, &s, 1), "the match's one game has ended");
+        assert!(!check_long_game(&mut s, limits), "ended once");
+        let h = HealthReport::of(&s);
+        assert_eq!(h.state, "long-game", "{h:?}");
+        assert_eq!(h.long_games.len(), 1);
+        assert!(h.long_games[0].starts_with("game 1: past 30 pieces a side without a winner: "), "{}", h.long_games[0]);
+        assert!(h.to_text().contains("long game: game 1"), "{}", h.to_text());
+        let mut endless = session(Mode::Endless, "labcart/1p-endless.toml", false);
+        endless.seats[0].stats.pieces = 400;
+        assert!(!check_long_game(&mut endless, limits), "an Endless game is never long");
     }
 
     #[test]

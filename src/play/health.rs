@@ -16,6 +16,12 @@
 //! [`SeatHealth::verdict`] names the first fact whose checks fail too often in that window. The session
 //! then learns that fact again or stops with a message; it never plays on blind.
 //!
+//! A 2P game of a match that runs past the long-game limit without a winner ([`super::long_game`]) is not
+//! a failed check: nothing in the contract mispredicted, and stopping the bots would say the cartridge was
+//! read wrong. It is a finding all the same, never a normal result: the report's state is "long-game"
+//! where it would have been "healthy", the report lists each long game with its reason, and the run
+//! exits with an error ([`super::report::HealthReport`]).
+//!
 //! The parts: [`facts`] (the facts a check points at, and what to do about each), [`records`] (what each
 //! piece showed, and the totals), [`verdict`] (the rules that name a failing fact from the window),
 //! [`wording`] (what the clock and the plans did, in words) and [`end`] (the judgements of a game that

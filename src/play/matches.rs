@@ -12,6 +12,7 @@ use crate::game::Rules;
 use crate::game::nuisance::nuisance_from_score;
 use crate::memmap::Snapshot;
 
+use super::long_game::{LongGame, LongGameWatch};
 use super::player_summary::PlayerSummary;
 use super::seat::{Seat, SeatStats};
 use super::view::{Opponent, PlayerView};
@@ -45,6 +46,8 @@ pub struct MatchState {
     pub nuisance: NuisanceWatch,
     /// The 2P rules checked and learned from the games.
     pub rules: super::rules_watch::RulesWatch,
+    /// What each side of the current 2P game did, for a long game's report.
+    pub long: LongGameWatch,
 }
 
 impl MatchState {
@@ -68,6 +71,7 @@ impl MatchState {
         self.open = true;
         self.nuisance.reset();
         self.rules.new_game();
+        self.long.reset();
     }
 
     /// The game under way ended on frame `frame`, as `end`: records it.
@@ -79,6 +83,38 @@ impl MatchState {
             self.open = false;
             self.seed_wait = 0;
         }
+    }
+
+    /// The 2P game under way ran past `limit` pieces a side on frame `frame`: it ends as a long game, with
+    /// what each side did and why neither could finish ([`LongGame`]). Returns the reason.
+    pub fn end_long(&mut self, seats: &[Seat], frame: u64, limit: u32) -> Option<String> {
+        if !self.open {
+            return None;
+        }
+        let mut result = self.result(seats, frame, GameEnd::Long, None);
+        let long = self.long.long_game(&result.players, limit);
+        let reason = long.reason.clone();
+        log::warn!("game {} is long (past {limit} pieces a side): {reason}", result.game);
+        result.long_game = Some(long);
+        self.results.push(result);
+        self.open = false;
+        self.seed_wait = 0;
+        Some(reason)
+    }
+
+    /// The pieces each seat locked in the game under way (0 when none is).
+    pub fn game_pieces(&self, seats: &[Seat]) -> Vec<u32> {
+        seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if self.open {
+                    s.stats.pieces.saturating_sub(self.start_stats.get(i).map_or(0, |st| st.pieces))
+                } else {
+                    0
+                }
+            })
+            .collect()
     }
 
     /// The game under way is not the mode asked for and was played out to try the menus again: it is kept
@@ -154,6 +190,7 @@ impl MatchState {
             frames: frame.saturating_sub(self.start_frame),
             seed_wait_frames: self.seed_wait,
             players,
+            long_game: None,
         }
     }
 }
@@ -173,6 +210,9 @@ pub enum GameEnd {
     Stopped,
     /// The game was not the mode asked for: played out to try the menus again (never in `games`).
     Abandoned,
+    /// A 2P game ran past the piece limit of a long game (`--long-game-pieces`) without a winner and was
+    /// ended there: not a result ([`GameResult::long_game`] says why neither side could finish).
+    Long,
 }
 
 impl GameEnd {
@@ -184,6 +224,7 @@ impl GameEnd {
             GameEnd::Over => "game over",
             GameEnd::Stopped => "stopped",
             GameEnd::Abandoned => "abandoned",
+            GameEnd::Long => "long",
         }
     }
 }
@@ -204,6 +245,9 @@ pub struct GameResult {
     pub seed_wait_frames: u32,
     /// Per player, in address-file order (each a game's line: without the run's checks and bot work).
     pub players: Vec<PlayerSummary>,
+    /// A long game (`result` "long"): each side's figures and why neither could finish.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub long_game: Option<LongGame>,
 }
 
 impl GameResult {
@@ -229,6 +273,8 @@ pub struct Tally {
     pub game_overs: u32,
     /// Games the run stopped (a limit or an interrupt) before they ended.
     pub stopped: u32,
+    /// 2P games ended as long: past the piece limit without a winner.
+    pub long_games: u32,
     /// Longest chain over all games, by player label.
     pub largest_chain: BTreeMap<String, u32>,
     /// Mismatches over all games, all players.
@@ -254,6 +300,7 @@ impl Tally {
                 GameEnd::Draw => t.draws += 1,
                 GameEnd::Over => t.game_overs += 1,
                 GameEnd::Stopped => t.stopped += 1,
+                GameEnd::Long => t.long_games += 1,
                 GameEnd::Abandoned => {}
             }
             for p in &g.players {
@@ -277,6 +324,9 @@ impl Tally {
         if self.draws > 0 {
             line += &format!("  DRAW {}", self.draws);
         }
+        if self.long_games > 0 {
+            line += &format!("  LONG {}", self.long_games);
+        }
         line + &format!("  MAX CHAIN {}", chains.join("/"))
     }
 
@@ -284,8 +334,9 @@ impl Tally {
     pub fn to_text(&self) -> String {
         let wins: Vec<String> = self.wins.iter().map(|(l, w)| format!("{l} {w}")).collect();
         let chains: Vec<String> = self.largest_chain.iter().map(|(l, c)| format!("{l} {c}")).collect();
+        let long = if self.long_games > 0 { format!(", {} long (no winner)", self.long_games) } else { String::new() };
         format!(
-            "{} games: wins {}, {} draws, {} game overs (1P), {} stopped; largest chains {}; {} mismatches\n",
+            "{} games: wins {}, {} draws, {} game overs (1P), {} stopped{long}; largest chains {}; {} mismatches\n",
             self.games,
             wins.join(", "),
             self.draws,
@@ -402,6 +453,7 @@ mod tests {
                 player("P1", chains[0], 0, winner == Some("P2")),
                 player("P2", chains[1], u64::from(n == 2), winner == Some("P1")),
             ],
+            long_game: None,
         }
     }
 
@@ -519,5 +571,10 @@ mod tests {
             Tally::of(&labels[..1], &[GameResult { players: vec![], ..game(1, GameEnd::Over, None, [0, 0]) }]);
         assert_eq!((endless.games, endless.game_overs, endless.wins.len()), (1, 1, 1));
         assert_eq!(endless.hud_line(2), "GAME 2  MAX CHAIN 0");
+        let long =
+            Tally::of(&labels, &[game(1, GameEnd::Long, None, [4, 6]), game(2, GameEnd::Win, Some("P2"), [1, 1])]);
+        assert_eq!((long.games, long.long_games, long.draws, long.wins["P2"]), (2, 1, 0, 1));
+        assert!(long.to_text().contains("0 stopped, 1 long (no winner)"), "{}", long.to_text());
+        assert_eq!(long.hud_line(3), "GAME 3  P1 0  P2 1  LONG 1  MAX CHAIN 4/6");
     }
 }

@@ -7,6 +7,7 @@ pub mod games;
 pub mod headless;
 pub mod health;
 pub mod judge;
+pub mod long_game;
 pub mod matches;
 pub mod menu;
 pub mod options;

@@ -20,8 +20,10 @@ use crate::emu::NES_FPS;
 pub struct HealthReport {
     /// `"healthy"` (calibration settled, or off, and every check holds), `"mismatched"` (every check holds
     /// but a lock or two since the contract settled were not as predicted, too few to name a fact),
-    /// `"learning"` (calibration has not settled, or is learning a fact again) or `"failed"` (a check failed
-    /// and the bots stopped).
+    /// `"long-game"` (every check holds, but a 2P game ran past the long-game limit without a winner:
+    /// `long_games` says which and why), `"learning"` (calibration has not settled, or is learning a fact
+    /// again) or `"failed"` (a check failed and the bots stopped). A long game is a warning, not a fact of
+    /// the contract: it replaces only "healthy", and the run still exits with an error.
     pub state: String,
     /// The checks of each player since the contract in use settled.
     pub players: Vec<PlayerHealth>,
@@ -30,6 +32,24 @@ pub struct HealthReport {
     pub relearned: Vec<String>,
     /// The failure that stopped the bots: which fact, what was seen, and what to do.
     pub failure: Option<String>,
+    /// The 2P games ended as long, one line each: `game 2: past 300 pieces a side: <reason>`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub long_games: Vec<String>,
+}
+
+/// The state of a health report whose checks say `state`, for a run with long games or not: a long game
+/// turns "healthy" into "long-game" (the other states say more about the contract, and stay).
+pub fn with_long_games(state: &str, long: bool) -> &str {
+    if long && state == "healthy" { LONG_GAME } else { state }
+}
+
+/// The health state of a run whose checks held but that had a long game.
+pub const LONG_GAME: &str = "long-game";
+
+/// A long game's line in `health.long_games`.
+pub fn long_game_line(g: &GameResult) -> Option<String> {
+    let long = g.long_game.as_ref()?;
+    Some(format!("game {}: past {} pieces a side without a winner: {}", g.game, long.pieces_limit, long.reason))
 }
 
 /// One player's health checks.
@@ -56,8 +76,10 @@ impl HealthReport {
         } else {
             "learning"
         };
+        let long_games: Vec<String> = s.finished_games().iter().filter_map(long_game_line).collect();
         HealthReport {
-            state: state.into(),
+            state: with_long_games(state, !long_games.is_empty()).into(),
+            long_games,
             players: s
                 .seats
                 .iter()
@@ -70,11 +92,18 @@ impl HealthReport {
 
     /// The report before any game ran.
     pub fn empty() -> HealthReport {
-        HealthReport { state: "learning".into(), players: Vec::new(), relearned: Vec::new(), failure: None }
+        HealthReport {
+            state: "learning".into(),
+            players: Vec::new(),
+            relearned: Vec::new(),
+            failure: None,
+            long_games: Vec::new(),
+        }
     }
 
     /// The health of several games run one by one (each from power-on): the checks add up per player,
-    /// the first failure is the run's, and the run is healthy only if every game was.
+    /// the first failure is the run's, the long games are all listed, and the run is healthy only if every
+    /// game was (a run whose games were healthy but for long ones is "long-game").
     pub fn merged<'a>(games: impl IntoIterator<Item = &'a HealthReport>) -> HealthReport {
         let mut out = HealthReport::empty();
         let mut states = Vec::new();
@@ -87,6 +116,7 @@ impl HealthReport {
                 }
             }
             out.relearned.extend(g.relearned.iter().cloned());
+            out.long_games.extend(g.long_games.iter().cloned());
             if out.failure.is_none() {
                 out.failure.clone_from(&g.failure);
             }
@@ -95,13 +125,21 @@ impl HealthReport {
             "failed"
         } else if states.iter().any(|s| s == "mismatched") {
             "mismatched"
-        } else if !states.is_empty() && states.iter().all(|s| s == "healthy") {
-            "healthy"
+        } else if !states.is_empty() && states.iter().all(|s| s == "healthy" || s == LONG_GAME) {
+            with_long_games("healthy", !out.long_games.is_empty())
         } else {
             "learning"
         }
         .into();
         out
+    }
+
+    /// A headless match's health, whose games were numbered again by their place in the run: the long
+    /// games' lines name those numbers.
+    pub fn renumber_long_games(&mut self, games: &[GameResult]) {
+        if !self.long_games.is_empty() {
+            self.long_games = games.iter().filter_map(long_game_line).collect();
+        }
     }
 
     /// The report as text: one line per player, and the failure.
@@ -127,6 +165,9 @@ impl HealthReport {
         }
         if let Some(f) = &self.failure {
             out += &format!("  stopped: {f}\n");
+        }
+        for l in &self.long_games {
+            out += &format!("  long game: {l}\n");
         }
         out
     }
@@ -408,5 +449,39 @@ impl Summary {
             out += "interrupted: the figures cover what was played until then\n";
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn health(state: &str, long: &[&str]) -> HealthReport {
+        HealthReport {
+            state: state.into(),
+            long_games: long.iter().map(|l| l.to_string()).collect(),
+            ..HealthReport::empty()
+        }
+    }
+
+    #[test]
+    fn a_long_game_turns_a_healthy_run_into_a_long_game_finding_and_leaves_worse_states_as_they_are() {
+        assert_eq!(with_long_games("healthy", true), "long-game");
+        assert_eq!(with_long_games("healthy", false), "healthy");
+        for worse in ["failed", "mismatched", "learning"] {
+            assert_eq!(with_long_games(worse, true), worse);
+        }
+        let one = health("long-game", &["game 1: past 300 pieces a side without a winner: …"]);
+        let merged = HealthReport::merged([&health("healthy", &[]), &one, &one]);
+        assert_eq!(merged.state, "long-game");
+        assert_eq!(merged.long_games.len(), 2, "every long game is listed");
+        assert_eq!(HealthReport::merged([&health("healthy", &[]), &health("healthy", &[])]).state, "healthy");
+        assert_eq!(HealthReport::merged([&one, &health("failed", &[])]).state, "failed");
+        assert_eq!(HealthReport::merged([&one, &health("mismatched", &[])]).state, "mismatched");
+        let text = merged.to_text();
+        assert!(text.starts_with("health: long-game\n"), "{text}");
+        assert_eq!(text.matches("  long game: game 1: past 300 pieces").count(), 2, "{text}");
+        let json = serde_json::to_value(health("healthy", &[])).expect("json");
+        assert!(json.get("long_games").is_none(), "no long games, no key: {json}");
     }
 }

@@ -198,6 +198,18 @@ impl<M: Machine> Session<M> {
         self.phase.holding()
     }
 
+    /// The pieces each seat locked in the game under way (0 each between games).
+    pub fn game_pieces(&self) -> Vec<u32> {
+        self.matches.game_pieces(&self.seats)
+    }
+
+    /// Ends the 2P game under way as long (it ran past `limit` pieces a side without a winner): it is
+    /// recorded with each side's figures and the reason neither could finish, which is returned. The
+    /// console plays on; the caller stops the run. `None` when no game is under way.
+    pub fn end_long_game(&mut self, limit: u32) -> Option<String> {
+        self.matches.end_long(&self.seats, self.clock.frames, limit)
+    }
+
     /// The games that ended, in order.
     pub fn finished_games(&self) -> &[GameResult] {
         &self.matches.results
@@ -355,6 +367,7 @@ impl<M: Machine> Session<M> {
         let views = self.matches.nuisance.views(r.last.as_ref(), snap, &locks, &r.rules);
         let settled = self.calib.online.as_ref().is_none_or(|c| c.settled());
         let labels: Vec<String> = self.seats.iter().map(|s| s.label.clone()).collect();
+        self.matches.long.frame(r.last.as_ref(), snap, &locks, &views, &r.rules);
         let rules_stop = self.matches.rules.frame(r.last.as_ref(), snap, &locks, &mut r.rules, settled, &labels);
         let ram = *self.machine.ram();
         // The driver thinks of A as clockwise; a cartridge whose A turns the other way gets A and B swapped.

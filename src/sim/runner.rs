@@ -132,5 +132,6 @@ pub fn battle_game<P: Player, E: From<GamesError>>(
         attacks: [rec.sides[0].attacks, rec.sides[1].attacks],
         full_attacks: [rec.sides[0].full_attacks, rec.sides[1].full_attacks],
         first_full_attack: [rec.sides[0].first_full_attack, rec.sides[1].first_full_attack],
+        draw: super::summary::BattleDraw::of(&rec, rules),
     })
 }

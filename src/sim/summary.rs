@@ -597,6 +597,50 @@ pub struct BattleGame {
     /// Pieces each side had placed at its first such attack.
     #[serde(default)]
     pub first_full_attack: [Option<u32>; 2],
+    /// A draw: how each side stood at the end, and why neither finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<BattleDraw>,
+}
+
+/// Why a battle was drawn: both sides placed the pieces of the run (`max_pieces`) and neither topped out.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BattleDraw {
+    /// Rows left between each side's stack and its spawn cell at the end.
+    pub rows_left: [u32; 2],
+    /// Nuisance on each side's field at the end.
+    pub nuisance_on_field: [u32; 2],
+    /// In words: the pieces played, the nuisance each side sent and its largest chain, how each side stood.
+    pub reason: String,
+}
+
+impl BattleDraw {
+    /// The draw of `rec` under `rules`; `None` when a side topped out (a win, or both at once).
+    pub fn of(rec: &crate::sim::BattleRecord, rules: &crate::game::Rules) -> Option<BattleDraw> {
+        let [a, b] = &rec.sides;
+        if rec.winner.is_some() || a.topped_out || b.topped_out {
+            return None;
+        }
+        let rows = |s: &crate::sim::SideRecord| {
+            crate::game::nuisance::lethal_dose(&s.final_field, rules) / crate::game::WIDTH as u32
+        };
+        let rows_left = [rows(a), rows(b)];
+        let nuisance_on_field = [a.final_field.nuisance_count(), b.final_field.nuisance_count()];
+        let reason = format!(
+            "both sides placed {} pieces without topping out: P1 sent {} nuisance (largest chain {}), P2 sent {} \
+             (largest chain {}); at the end P1 had {} rows left below its spawn cell with {} nuisance on its field, \
+             P2 {} rows with {}",
+            a.pieces.max(b.pieces),
+            a.nuisance_sent,
+            a.largest_chain(),
+            b.nuisance_sent,
+            b.largest_chain(),
+            rows_left[0],
+            nuisance_on_field[0],
+            rows_left[1],
+            nuisance_on_field[1]
+        );
+        Some(BattleDraw { rows_left, nuisance_on_field, reason })
+    }
 }
 
 /// The figures of a battle run (or of one shard of it). The per-game records are the raw data: every
@@ -795,4 +839,41 @@ pub fn play_endless_tallied<P: super::Player>(
         return Err(e);
     }
     Ok(tally.finish(&outcome, timed.cpu_ns, timed.cpu_histogram))
+}
+
+#[cfg(test)]
+mod draw_tests {
+    use super::BattleDraw;
+    use crate::game::{Field, Rules};
+    use crate::sim::{BattleRecord, SideRecord};
+
+    #[test]
+    fn a_drawn_battle_says_what_each_side_sent_and_how_it_stood_and_a_won_one_has_no_draw() {
+        let rules = Rules::puyo1();
+        let side = |sent: u32, chains: Vec<u32>, field: Field| SideRecord {
+            pieces: 500,
+            chains,
+            nuisance_sent: sent,
+            final_field: field,
+            ..SideRecord::default()
+        };
+        let high = Field::from_rows(&["..R...", "..G...", "..B...", "..R...", "..G...", "OOBOOO"]);
+        let rec = BattleRecord {
+            winner: None,
+            sides: [side(120, vec![2, 9], Field::new()), side(80, vec![7], high)],
+            ..BattleRecord::default()
+        };
+        let d = BattleDraw::of(&rec, &rules).expect("a draw");
+        assert_eq!((d.rows_left, d.nuisance_on_field), ([13, 7], [0, 5]));
+        assert_eq!(
+            d.reason,
+            "both sides placed 500 pieces without topping out: P1 sent 120 nuisance (largest chain 9), P2 sent 80 \
+             (largest chain 7); at the end P1 had 13 rows left below its spawn cell with 0 nuisance on its field, P2 \
+             7 rows with 5"
+        );
+        let mut won = rec.clone();
+        won.winner = Some(0);
+        won.sides[1].topped_out = true;
+        assert_eq!(BattleDraw::of(&won, &rules), None);
+    }
 }

@@ -25,6 +25,7 @@ mod labcart_nuisance;
 mod labcart_render;
 mod labcart_timing;
 mod labcart_variants;
+mod long_game;
 mod matches;
 mod no_ram_writes;
 mod player_errors;
