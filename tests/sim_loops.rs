@@ -212,6 +212,7 @@ fn big_chains_are_summed_for_their_cost_and_leftovers() {
         ai: "t".into(),
         seed: 0,
         colors: 4,
+        items: "off".into(),
         spawn: puyobot::game::Orientation::Up,
         pieces: 6,
         first_game: 0,
@@ -330,4 +331,45 @@ fn the_nuisance_cap_flag_none_lets_a_chain_send_everything() {
     let uncapped = sent(&["--nuisance-points", "4", "--nuisance-cap", "none"]);
     assert_eq!(uncapped.0, 60);
     assert_eq!(uncapped.2, 0, "60 is short of an empty field's lethal dose, and there is no cap");
+}
+
+#[test]
+fn a_sim_battle_with_items_deals_each_side_the_item_every_sixteenth_piece() {
+    use puyobot::sim::runner::{GamesError, battle_game};
+    use std::sync::{Arc, Mutex};
+    /// Plays as `Lowest` and writes down every piece it is dealt.
+    struct Recorder(Arc<Mutex<Vec<Piece>>>);
+    impl Player for Recorder {
+        fn name(&self) -> &str {
+            "recorder"
+        }
+        fn choose(&mut self, view: &View<'_>) -> Decision {
+            self.0.lock().expect("not poisoned").push(view.current);
+            Lowest.choose(view)
+        }
+    }
+    let rules = Rules::puyo1();
+    assert_eq!(rules.items.interval, 16, "the open cartridge deals every 16th piece as the item (ITEM_PERIOD_MASK)");
+    for item in [Item::BigPuyo, Item::Carbuncle] {
+        let dealt = [Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new()))];
+        let game = battle_game(0, 5, 4, Some(item), 120, &rules, |side, _| {
+            Ok::<_, GamesError>(Recorder(Arc::clone(&dealt[side])))
+        })
+        .expect("the recorder always answers");
+        for (side, pieces) in dealt.iter().enumerate() {
+            let pieces = pieces.lock().expect("not poisoned");
+            assert_eq!(pieces.len() as u32, game.pieces[side], "side {side} chose once per piece");
+            assert!(pieces.len() >= 48, "side {side} played {} pieces: too few to see three items", pieces.len());
+            for (i, p) in pieces.iter().enumerate() {
+                let wanted = (i + 1) % 16 == 0;
+                assert_eq!(*p == Piece::Item(item), wanted, "side {side}, piece {}: {p}", i + 1);
+                assert!(wanted || matches!(p, Piece::Pair(_)), "side {side}, piece {}: {p}", i + 1);
+            }
+        }
+    }
+    // Off deals pairs only.
+    let dealt = Arc::new(Mutex::new(Vec::new()));
+    battle_game(0, 5, 4, None, 40, &rules, |_, _| Ok::<_, GamesError>(Recorder(Arc::clone(&dealt))))
+        .expect("the recorder always answers");
+    assert!(dealt.lock().expect("not poisoned").iter().all(|p| matches!(p, Piece::Pair(_))));
 }

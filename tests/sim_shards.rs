@@ -154,3 +154,64 @@ fn the_spawn_orientation_is_recorded_and_a_wrong_name_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("expected up, right, down or left"), "{err}");
 }
+
+#[test]
+fn battles_with_items_end_are_recorded_and_replay_from_their_seed() {
+    let max = 300;
+    for items in ["big-puyo", "carbuncle"] {
+        let run = |first: &str, games: &str| {
+            let text = puyobot(&[
+                "sim",
+                "battle",
+                "--p1",
+                "chain",
+                "--p2",
+                "rush",
+                "--profile",
+                "two-ply",
+                "--items",
+                items,
+                "--seed",
+                "7",
+                "--max-pieces",
+                "300",
+                "--first-game",
+                first,
+                "--games",
+                games,
+                "--json",
+            ]);
+            serde_json::from_str::<serde_json::Value>(&text).expect("JSON")
+        };
+        let json = run("0", "4");
+        assert_eq!(json["items"], items, "{json}");
+        let runs = json["runs"].as_array().expect("the games");
+        assert_eq!(runs.len(), 4);
+        let mut decided = 0;
+        for g in runs {
+            let pieces: Vec<u64> = g["pieces"].as_array().expect("pieces").iter().filter_map(|p| p.as_u64()).collect();
+            assert!(pieces.iter().all(|&p| (16..=max).contains(&p)), "every side saw an item: {g}");
+            match g["winner"].as_u64().expect("a winner or 0") {
+                0 => assert_eq!(pieces, [max, max], "a draw only at --max-pieces: {g}"),
+                w => {
+                    decided += 1;
+                    assert!(g["nuisance_sent"][w as usize - 1].as_u64() > Some(0), "the winner attacked: {g}");
+                }
+            }
+        }
+        assert!(decided > 0, "{items}: no battle of 4 ended within {max} pieces a side");
+        // Game 3 played alone deals and plays the same.
+        assert_eq!(run("3", "1")["runs"][0], runs[3], "{items}: game 3 replays from the seed");
+    }
+    let off = puyobot(&["sim", "battle", "--p1", "rush", "--p2", "rush", "--games", "1", "--json"]);
+    assert!(off.contains("\"items\":\"off\""), "{off}");
+    let endless = ["sim", "endless", "--ai", "classic", "--pieces", "40", "--games", "1", "--items", "big-puyo"];
+    let text = puyobot(&[&endless[..], &["--json"]].concat());
+    assert!(text.contains("\"items\":\"big-puyo\""), "{text}");
+    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
+        .args([&endless[..], &["--queue", "q.txt"]].concat())
+        .output()
+        .expect("puyobot runs");
+    assert!(!out.status.success(), "a queue deals its own items");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}

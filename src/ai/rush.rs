@@ -145,6 +145,19 @@ mod tests {
     }
 
     #[test]
+    fn rush_kills_with_a_carbuncle_that_fires_the_lethal_dose() {
+        // The Carbuncle on column 1 turns the purple red (the colour below it) and fires a 4-chain.
+        let rules = Rules::puyo1();
+        let me = Field::from_rows(&[".G....", ".G....", ".GBY..", ".RBY..", ".PBY..", "RRGBY."]);
+        let rows: Vec<&str> = (0..12).map(|r| if r % 2 == 0 { "..P..." } else { "..Y..." }).collect();
+        let them = Field::from_rows(&rows);
+        let car = crate::game::Piece::Item(crate::game::Item::Carbuncle);
+        let RushMove::Play { reason, intent, .. } = rush_on(&me, &them, 0, car, &rules) else { panic!("no play") };
+        assert_eq!(reason, Some(FireReason::Finish), "{intent}");
+        assert!(intent.starts_with("KILL"), "{intent}");
+    }
+
+    #[test]
     fn rush_stalls_when_its_queued_nuisance_kills() {
         let rules = Rules::puyo1();
         let me = Field::from_rows(&FOUR);

@@ -155,6 +155,22 @@ pub struct JsonArg {
     pub json: bool,
 }
 
+/// `--items`: which item the game deals, if any.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct ItemsArg {
+    /// Items: every 16th piece of each player is a Big Puyo (big-puyo) or a Carbuncle (carbuncle), as on
+    /// the open cartridge; off (the default) deals pairs only.
+    #[arg(long, value_enum)]
+    pub items: Option<crate::play::options::ItemsChoice>,
+}
+
+impl ItemsArg {
+    /// The choice, `off` when the flag is left out.
+    pub fn choice(&self) -> crate::play::options::ItemsChoice {
+        self.items.unwrap_or(crate::play::options::ItemsChoice::Off)
+    }
+}
+
 /// `--seed` of a run of the game, over `play.seed`.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct SeedArg {

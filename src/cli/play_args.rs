@@ -21,10 +21,9 @@ pub struct PlayArgs {
     /// ROM file (iNES). Without it (and without `ROM`), the open test cartridge is played.
     #[arg(long)]
     pub rom: Option<PathBuf>,
-    /// Items: the menu script sets the game's option (where the address file knows it) and the deal
-    /// confirms it; the run stops naming the option when the game deals otherwise.
-    #[arg(long, value_enum)]
-    pub items: Option<crate::play::options::ItemsChoice>,
+    /// `--items`.
+    #[command(flatten)]
+    pub items: super::args::ItemsArg,
     /// Number of colours (where the game offers it), set and confirmed as --items is.
     #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
     pub colors: Option<u8>,
@@ -113,7 +112,14 @@ const PLAY_ORDER: &[&str] = &[
 ];
 
 /// `play`'s own words for shared flags.
-const PLAY_TEXTS: &[(&str, &str)] = &[("json", "Headless: print the report as JSON")];
+const PLAY_TEXTS: &[(&str, &str)] = &[
+    ("json", "Headless: print the report as JSON"),
+    (
+        "items",
+        "Items: the menu script sets the game's option (where the address file knows it) and the deal \
+         confirms it; the run stops naming the option when the game deals otherwise",
+    ),
+];
 
 impl PlayArgs {
     /// Lays the flags over the configuration (`[play]`, `[bots]`, `[lab]`, `[audio]`).
@@ -121,7 +127,7 @@ impl PlayArgs {
         if let Some(r) = self.rom.as_ref().or(self.rom_file.as_ref()) {
             cfg.play.rom = r.display().to_string();
         }
-        if let Some(i) = self.items {
+        if let Some(i) = self.items.items {
             cfg.play.items = Some(i);
         }
         if let Some(n) = self.colors {

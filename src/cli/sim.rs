@@ -19,7 +19,7 @@ use anyhow::{Context, bail};
 
 use crate::ai::{AiConfig, Level, Levels};
 
-use super::args::{JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
+use super::args::{ItemsArg, JsonArg, MaxPiecesArg, ONE_JSON_OBJECT, SelfPlayArgs, in_order, worded};
 use crate::game::{GravityCurve, LockDelay, Orientation, Piece, Player, Rules, Timing, text};
 use crate::sim::runner::{EndlessSpec, battle_game, endless_game, play_games};
 use crate::sim::{
@@ -74,8 +74,11 @@ pub struct EndlessArgs {
     /// The seed, colours, parallelism and AI profile.
     #[command(flatten)]
     pub run: SelfPlayArgs,
+    /// `--items`.
+    #[command(flatten)]
+    pub items: ItemsArg,
     /// Play this queue file (one pair per line, e.g. RG; BIG / CAR for items) instead of random pairs.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "items")]
     pub queue: Option<PathBuf>,
     /// Number of games in the run (all shards together).
     #[arg(long, default_value_t = 1)]
@@ -108,6 +111,7 @@ const ENDLESS_ORDER: &[&str] = &[
     "pieces",
     "seed",
     "colors",
+    "items",
     "queue",
     "games",
     "jobs",
@@ -132,6 +136,7 @@ const BATTLE_ORDER: &[&str] = &[
     "first_game",
     "seed",
     "colors",
+    "items",
     "nuisance_cap",
     "nuisance_drop",
     "nuisance_points",
@@ -244,6 +249,9 @@ pub struct BattleArgs {
     /// The game's clock: gravity and lock delay (no time limit without them).
     #[command(flatten)]
     pub clock: ClockArgs,
+    /// `--items`.
+    #[command(flatten)]
+    pub items: ItemsArg,
     /// The 2P rules: nuisance cap, drop, points and overflow.
     #[command(flatten)]
     pub rules: super::rules_args::RulesArgs,
@@ -387,6 +395,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         pieces: args.pieces,
         rules: &rules,
         queue: queue.as_deref(),
+        item: args.items.choice().item(),
     };
     let results: Vec<EndlessGameResult> = play_with_bar(&games, args.run.jobs, |g| {
         endless_game(g, &spec, |seed| -> anyhow::Result<Box<dyn Player>> {
@@ -397,6 +406,7 @@ pub fn run_endless(args: &EndlessArgs) -> anyhow::Result<EndlessSummary> {
         ai: label,
         seed: args.run.seed(),
         colors: args.run.colors.clamp(3, 6),
+        items: args.items.choice().name().into(),
         spawn: args.spawn,
         pieces: args.pieces,
         first_game: args.first_game,
@@ -427,6 +437,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
             g,
             args.run.seed(),
             args.run.colors,
+            args.items.choice().item(),
             args.max_pieces.max_pieces,
             &rules,
             |side, seed| -> anyhow::Result<Box<dyn Player>> {
@@ -440,6 +451,7 @@ pub fn run_battle(args: &BattleArgs) -> anyhow::Result<BattleSummary> {
         p2,
         seed: args.run.seed(),
         colors: args.run.colors.clamp(3, 6),
+        items: args.items.choice().name().into(),
         max_pieces: args.max_pieces.max_pieces,
         first_game: args.first_game,
         run_games: args.games,
@@ -505,8 +517,8 @@ fn print_endless(s: &EndlessSummary) {
     }
     let shard = s.shard.map_or(String::new(), |sh| format!("  shard {sh}"));
     println!(
-        "ai {}  seed {}  colours {}  pieces {}  games {}{shard}",
-        s.run.ai, s.run.seed, s.run.colors, s.run.pieces, s.games
+        "ai {}  seed {}  colours {}  items {}  pieces {}  games {}{shard}",
+        s.run.ai, s.run.seed, s.run.colors, s.run.items, s.run.pieces, s.games
     );
     if let Some(clock) = &s.run.clock {
         println!("clock: {clock}");
@@ -574,7 +586,10 @@ fn nonzero(h: &[u64], from: usize) -> String {
 
 fn print_battle(s: &BattleSummary) {
     let shard = s.shard.map_or(String::new(), |sh| format!("  shard {sh}"));
-    println!("p1 {} vs p2 {}  seed {}  games {}{shard}", s.run.p1, s.run.p2, s.run.seed, s.games);
+    println!(
+        "p1 {} vs p2 {}  seed {}  items {}  games {}{shard}",
+        s.run.p1, s.run.p2, s.run.seed, s.run.items, s.games
+    );
     for (name, wins, (p, lo, hi)) in [(&s.run.p1, s.p1_wins, s.p1_win_rate), (&s.run.p2, s.p2_wins, s.p2_win_rate)] {
         println!("{name}: {wins} wins ({:.1}%, 95% CI {:.1}–{:.1}%)", 100.0 * p, 100.0 * lo, 100.0 * hi);
     }

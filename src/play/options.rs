@@ -31,6 +31,15 @@ impl ItemsChoice {
         }
     }
 
+    /// The item dealt under this choice (`None`: off).
+    pub fn item(self) -> Option<crate::game::Item> {
+        match self {
+            ItemsChoice::Off => None,
+            ItemsChoice::BigPuyo => Some(crate::game::Item::BigPuyo),
+            ItemsChoice::Carbuncle => Some(crate::game::Item::Carbuncle),
+        }
+    }
+
     /// The option byte's value for this choice.
     pub fn value(self, o: &ItemsOption) -> u8 {
         match self {

@@ -190,6 +190,19 @@ pub fn play_battle(
             mine.rec.topped_out = true;
             break;
         };
+        log::debug!(
+            "p{} piece {}: {current} at {} ({}): {} links, {} points, {} puyos; {} nuisance waiting on it, the \
+             opponent's lethal dose {}",
+            me + 1,
+            mine.index,
+            decision.placement,
+            decision.intent.as_deref().unwrap_or("-"),
+            summary.chains,
+            summary.score,
+            mine.field.count(),
+            mine.pending,
+            lethal_dose(&theirs.field, rules).saturating_sub(mine.sent_not_fallen(theirs)),
+        );
         players[me].placed(decision.placement);
         mine.after_placing(theirs, &summary, now, rules, timing, rng);
         if mine.field.is_game_over(rules) {

@@ -116,7 +116,7 @@ pub fn play_ladder<P: Player, E: Send + From<GamesError>>(
         let games: Vec<usize> = (0..spec.battles).collect();
         let played = play_games(&games, spec.jobs, done, |g| {
             let levels = if g % 2 == 0 { [upper, lower] } else { [lower, upper] };
-            battle_game(g, spec.seed, spec.colors, spec.max_pieces, &crate::game::Rules::puyo1(), |side, seed| {
+            battle_game(g, spec.seed, spec.colors, None, spec.max_pieces, &crate::game::Rules::puyo1(), |side, seed| {
                 make_bot(levels[side], seed)
             })
         })?;

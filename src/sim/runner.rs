@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::game::deal::{PieceSource, QueuePieces, RandomPieces, game_rng};
 use crate::game::player::Player;
-use crate::game::{Piece, Rules};
+use crate::game::{Item, Piece, Rules};
 
 use super::battle::{BattleTiming, play_battle};
 use super::summary::{BattleGame, EndlessGameResult, play_endless_tallied};
@@ -84,6 +84,20 @@ pub struct EndlessSpec<'a> {
     pub rules: &'a Rules,
     /// A fixed queue dealt over and over instead of random pairs.
     pub queue: Option<&'a [Piece]>,
+    /// The item dealt every `rules.items.interval` pieces of the random deal (`None`: no items).
+    pub item: Option<Item>,
+}
+
+/// The random deal of a game: pairs of `colors` colours from `seed`, with `item` in place of every
+/// `rules.items.interval`-th piece (1-based: the 16th, the 32nd, … at the cartridge's interval). Both
+/// players of a battle read the one sequence, so each gets the item at the same pieces, as each side
+/// of the cartridge counts its own pieces.
+pub fn deal(seed: u64, colors: u8, item: Option<Item>, rules: &Rules) -> RandomPieces {
+    let pieces = RandomPieces::new(seed, colors);
+    match item {
+        Some(item) => pieces.with_item(item, rules.items.interval),
+        None => pieces,
+    }
 }
 
 /// Plays endless game `g`: the pieces' seed (unless a queue deals), then the bot's seed, come from
@@ -96,26 +110,27 @@ pub fn endless_game<P: Player, E: From<GamesError>>(
     let mut rng = game_rng(spec.seed, g as u64);
     let mut source: Box<dyn PieceSource> = match spec.queue {
         Some(q) => Box::new(QueuePieces::new(q.to_vec()).ok_or(GamesError::EmptyQueue)?),
-        None => Box::new(RandomPieces::new(rng.next_u64(), spec.colors)),
+        None => Box::new(deal(rng.next_u64(), spec.colors, spec.item, spec.rules)),
     };
     let bot = make_bot(rng.next_u64())?;
     play_endless_tallied(bot, source.as_mut(), spec.rules, spec.pieces, g)
         .map_err(|error| GamesError::Player { game: g, error }.into())
 }
 
-/// Plays battle `g` of the run `seed` under `rules`: the pieces' seed, then player 1's and
-/// player 2's bot seeds come from `game_rng(seed, g)`, which then places the nuisance; `make_bot(side,
-/// seed)` makes the bot of side 0 (player 1) and 1.
+/// Plays battle `g` of the run `seed` under `rules`, dealing `item` as [`deal`] does: the pieces' seed,
+/// then player 1's and player 2's bot seeds come from `game_rng(seed, g)`, which then places the
+/// nuisance; `make_bot(side, seed)` makes the bot of side 0 (player 1) and 1.
 pub fn battle_game<P: Player, E: From<GamesError>>(
     g: usize,
     seed: u64,
     colors: u8,
+    item: Option<Item>,
     max_pieces: usize,
     rules: &Rules,
     mut make_bot: impl FnMut(usize, u64) -> Result<P, E>,
 ) -> Result<BattleGame, E> {
     let mut rng = game_rng(seed, g as u64);
-    let mut source = RandomPieces::new(rng.next_u64(), colors);
+    let mut source = deal(rng.next_u64(), colors, item, rules);
     let mut p1 = make_bot(0, rng.next_u64())?;
     let mut p2 = make_bot(1, rng.next_u64())?;
     let rec = play_battle([&mut p1, &mut p2], &mut source, rules, &BattleTiming::default(), max_pieces, &mut rng);

@@ -42,6 +42,10 @@ fn spawn_up() -> Orientation {
     Orientation::Up
 }
 
+fn items_off() -> String {
+    "off".into()
+}
+
 /// What identifies an endless run; shards of one run agree on all of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EndlessRun {
@@ -51,6 +55,10 @@ pub struct EndlessRun {
     pub seed: u64,
     /// Colours.
     pub colors: u8,
+    /// The item dealt every `rules.items.interval` pieces: `off`, `big-puyo` or `carbuncle`
+    /// (summaries written before items could be dealt read as `off`).
+    #[serde(default = "items_off")]
+    pub items: String,
     /// Where a new pair's child spawns (a second death cell unless up); summaries written before it was
     /// recorded read as `up`.
     #[serde(default = "spawn_up")]
@@ -501,6 +509,10 @@ pub struct BattleRun {
     pub seed: u64,
     /// Colours.
     pub colors: u8,
+    /// The item dealt to both players every `rules.items.interval` pieces: `off`, `big-puyo` or
+    /// `carbuncle` (summaries written before items could be dealt read as `off`).
+    #[serde(default = "items_off")]
+    pub items: String,
     /// Pieces per side before a game is called a draw.
     pub max_pieces: usize,
     /// Index of the run's first game.

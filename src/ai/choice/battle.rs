@@ -179,6 +179,21 @@ mod tests {
     }
 
     #[test]
+    fn a_carbuncle_that_fires_the_lethal_dose_kills() {
+        // FOUR with its trigger cut: a purple between column 2's reds. A Carbuncle on column 1 lands on
+        // the red there, turns the purple red (the colour below it), and the 4-chain fires.
+        const CUT: [&str; 6] = [".G....", ".G....", ".GBY..", ".RBY..", ".PBY..", "RRGBY."];
+        let car = Piece::Item(crate::game::Item::Carbuncle);
+        let v = battle(&CUT, &tower(12), 0, 0, car);
+        let (text, fired, links) = intent(&v);
+        assert!(text.starts_with("KILL"), "{text}");
+        assert_eq!((fired, links), (Some(FireReason::Finish), 4), "{text}");
+        // Against an empty field the same Carbuncle sends the cap.
+        let v = battle(&CUT, &Field::new(), 0, 0, car);
+        assert_eq!(intent(&v), ("FIRE 4: 30 = CAP", Some(FireReason::FullLoad), 4));
+    }
+
+    #[test]
     fn nuisance_the_field_can_take_is_absorbed_and_the_build_kept() {
         let v = battle(&TWO, &Field::new(), 0, 12, pair(0, 0));
         let (text, fired, _) = intent(&v);
