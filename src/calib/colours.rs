@@ -421,7 +421,8 @@ impl ColourLearner {
         if t.disagrees() && self.item_conflict.is_none() {
             let seen = format!(
                 "item code {} acted as Big Puyo in {} locks (emptied the two columns under it) and as Carbuncle in \
-                 {} (recoloured the puyos it touched): calibration cannot tell which item it is",
+                 {} (recoloured a puyo it touched, or left its columns as they were): calibration cannot tell which \
+                 item it is",
                 l.pivot, t.big_puyo, t.carbuncle
             );
             found.push(seen.clone());
