@@ -7,7 +7,11 @@
 //! - A pair of one code shows its field code whatever X / Y follow.
 //! - Bits seen changing in a cell that kept its puyo (link bits, animation) are masked out of every code.
 //! - A code that stays in the field and is no colour is nuisance; a piece code that does not land as a
-//!   pair is an item, Big Puyo when it empties the two columns under it, else Carbuncle.
+//!   pair is an item. Each of its locks is judged by what an item itself does ([`item_evidence`]): Big
+//!   Puyo empties the two columns under it, Carbuncle recolours the puyos it touches. Nuisance landing,
+//!   puyos falling after a pop and locks that show neither are no evidence. The evidence is tallied per
+//!   code ([`ItemTally`]): the identity settles after [`ITEM_SETTLE`] locks of one kind, and a code whose
+//!   locks keep showing both kinds is a contradiction that stops the run ([`ColourLearner::item_conflict`]).
 //!
 //! The cell layout (colour byte, empty code) and which puyo X / Y follow are read from the learner's
 //! [`Known`] snapshot.
@@ -21,7 +25,7 @@ use crate::memmap::schema::Codes;
 use super::codes::Mapping;
 use super::fact::{Contradictions, Known};
 use super::observe::LockSeen;
-use super::report::CodesReport;
+use super::report::{CodesReport, ItemEvidence};
 use super::types::Relative;
 
 /// Frames a cell must keep an unexplained code before it counts as nuisance.
@@ -29,6 +33,14 @@ const NUISANCE_FRAMES: u32 = 60;
 
 /// Pair locks kept as evidence for the colour mapping (the oldest are dropped).
 const KEPT_LOCKS: usize = 64;
+
+/// Locks of one kind, more than of the other, that settle an item code's identity.
+pub const ITEM_SETTLE: u32 = 2;
+
+/// Locks of each kind that make an item code's evidence disagree for real (with the fewer at least a
+/// third of the more): a misread lock now and then is outvoted, a code that keeps acting as both items
+/// is a contradiction.
+pub const ITEM_CONFLICT: u32 = 2;
 
 /// What kind of item a piece code is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +51,113 @@ pub enum ItemKind {
     BigPuyo,
     /// Changed the codes of cells next to it: Carbuncle.
     Carbuncle,
+}
+
+impl ItemKind {
+    /// The item's name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemKind::Unknown => "an unknown item",
+            ItemKind::BigPuyo => "Big Puyo",
+            ItemKind::Carbuncle => "Carbuncle",
+        }
+    }
+}
+
+/// What the locks of one item code showed: how many gave evidence of each kind, and how many none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ItemTally {
+    /// Locks that emptied the two columns under the item (Big Puyo).
+    pub big_puyo: u32,
+    /// Locks that recoloured the puyos the item touched, or kept the columns under it (Carbuncle).
+    pub carbuncle: u32,
+    /// Locks that showed neither clearly (nuisance landing, a pop, nothing to change).
+    pub unclear: u32,
+    /// The kind of the first lock with evidence (it breaks a tie).
+    first: Option<ItemKind>,
+}
+
+impl ItemTally {
+    /// Counts one lock's evidence.
+    pub fn add(&mut self, kind: ItemKind) {
+        match kind {
+            ItemKind::BigPuyo => self.big_puyo += 1,
+            ItemKind::Carbuncle => self.carbuncle += 1,
+            ItemKind::Unknown => self.unclear += 1,
+        }
+        if kind != ItemKind::Unknown {
+            self.first.get_or_insert(kind);
+        }
+    }
+
+    /// The kind most locks showed (on a tie, the first seen); `Unknown` before any evidence.
+    pub fn kind(&self) -> ItemKind {
+        match self.big_puyo.cmp(&self.carbuncle) {
+            std::cmp::Ordering::Greater => ItemKind::BigPuyo,
+            std::cmp::Ordering::Less => ItemKind::Carbuncle,
+            std::cmp::Ordering::Equal => self.first.unwrap_or(ItemKind::Unknown),
+        }
+    }
+
+    /// The identity is settled: one kind leads by [`ITEM_SETTLE`] locks and the evidence does not disagree.
+    pub fn settled(&self) -> bool {
+        self.big_puyo.abs_diff(self.carbuncle) >= ITEM_SETTLE && !self.disagrees()
+    }
+
+    /// Both kinds were seen clearly and repeatedly: [`ITEM_CONFLICT`] locks or more each, the fewer at
+    /// least a third of the more.
+    pub fn disagrees(&self) -> bool {
+        let (few, many) = (self.big_puyo.min(self.carbuncle), self.big_puyo.max(self.carbuncle));
+        few >= ITEM_CONFLICT && 3 * few >= many
+    }
+}
+
+/// What one item lock shows of the item's kind, judged only by what an item itself does: Big Puyo
+/// empties the two columns under it (X and X + 1), Carbuncle recolours the puyos it touches (below, left
+/// and right of where it landed) from one colour to another. Read at colour byte `k` (through the colour
+/// mask), `empty` the empty code, `colours` the field codes of colours.
+///
+/// - Cells that filled say nothing (nuisance landing, puyos falling into emptied cells).
+/// - A cell that changed colour in a column where a cell emptied is a fall after a pop, not a recolour.
+/// - Cells that emptied outside the two columns are a pop: the lock says nothing of Big Puyo.
+/// - An item whose two columns held puyos that all stayed as they were did not empty them: not Big Puyo,
+///   so Carbuncle (one whose neighbours already had its colour).
+///
+/// `ItemKind::Unknown` when the lock shows neither kind clearly, or both.
+pub fn item_evidence(l: &LockSeen, k: usize, empty: u8, colours: &BTreeSet<u8>) -> ItemKind {
+    let b = |i: usize| l.before[i][k];
+    let a = |i: usize| l.after[i][k];
+    let emptied: Vec<usize> = (0..CELLS).filter(|&i| b(i) != empty && a(i) == empty).collect();
+    let emptied_in = |col: usize| emptied.iter().any(|&i| pos(i).0 == col);
+    let recoloured =
+        |i: usize| b(i) != a(i) && colours.contains(&b(i)) && colours.contains(&a(i)) && !emptied_in(pos(i).0);
+    let mut poses = vec![(l.x as usize, l.y as usize)];
+    poses.extend(l.late.map(|(x, y, _)| (x as usize, y as usize)).filter(|p| *p != poses[0]));
+    let cell = |x: usize, y: usize| (1..=crate::game::WIDTH).contains(&x) && y < crate::game::HEIGHT;
+    let touched = |&(x, y): &(usize, usize)| {
+        [(x, y + 1), (x.wrapping_sub(1), y), (x + 1, y)]
+            .into_iter()
+            .filter(|&(cx, cy)| cell(cx, cy))
+            .any(|(cx, cy)| recoloured(crate::memmap::raw::idx(cx, cy)))
+    };
+    let recolour = poses.iter().any(touched);
+    let in_columns = |x: usize, i: usize| pos(i).0 == x || pos(i).0 == x + 1;
+    let held = |x: usize| (0..CELLS).filter(move |&i| in_columns(x, i) && b(i) != empty);
+    // Every puyo the two columns held is gone (emptied, or covered by something that is no colour: nuisance
+    // that fell into them), at least one emptied, and nothing emptied elsewhere.
+    let cleared = |x: usize| {
+        held(x).all(|i| a(i) == empty || (a(i) != b(i) && !colours.contains(&a(i))))
+            && emptied.iter().any(|&i| in_columns(x, i))
+            && emptied.iter().all(|&i| in_columns(x, i))
+    };
+    let big = poses.iter().any(|&(x, _)| cleared(x));
+    let kept = poses.iter().all(|&(x, _)| held(x).next().is_some() && held(x).all(|i| a(i) == b(i)));
+    match (big, recolour) {
+        (true, false) => ItemKind::BigPuyo,
+        (false, true) => ItemKind::Carbuncle,
+        (false, false) if kept && emptied.is_empty() => ItemKind::Carbuncle,
+        _ => ItemKind::Unknown,
+    }
 }
 
 /// One clean pair lock, read at the colour byte: which way the other puyo sat from the one X / Y follow,
@@ -100,7 +219,10 @@ pub struct ColourLearner {
     /// Field codes pairs landed as: colours, never nuisance, whatever the colours learned again after a
     /// contradiction (the current-pair bytes found the other way round) still lack.
     landed: BTreeSet<u8>,
-    items: BTreeMap<u8, ItemKind>,
+    /// Per item code: what its locks showed.
+    items: BTreeMap<u8, ItemTally>,
+    /// The item code whose evidence disagrees, in words, once found.
+    item_conflict: Option<String>,
     /// Colour piece codes in the order they were first mapped: learned files list colours in this order,
     /// so a colour learned later is appended and the earlier ones keep their model colour.
     colour_order: Vec<u8>,
@@ -122,6 +244,7 @@ impl ColourLearner {
             pair_codes: BTreeSet::new(),
             landed: BTreeSet::new(),
             items: BTreeMap::new(),
+            item_conflict: None,
             colour_order: Vec::new(),
             nuisance: None,
             stable: vec![[(0, 0); CELLS]; players],
@@ -252,34 +375,70 @@ impl ColourLearner {
             && self.mono.field(piece).or_else(|| self.colour_codes(tracks).and_then(|m| m.field(piece))).is_none()
     }
 
-    /// A lock of one code that did not fill two empty cells: an item; `ch`: the cells whose colour byte `k`
-    /// changed.
-    pub fn item_lock(&mut self, l: &LockSeen, k: usize, empty: u8, ch: &[usize], found: &mut Contradictions) {
-        // Big Puyo empties the two whole columns under it (X and X + 1); anything else an item does
-        // (recolouring, then maybe a pop) is Carbuncle's. No change at all on empty columns says nothing.
-        let x = l.x as usize;
-        let cleared = ch.iter().all(|&i| l.before[i][k] != empty && l.after[i][k] == empty);
-        let in_columns = ch.iter().all(|&i| pos(i).0 == x || pos(i).0 == x + 1);
-        let columns_empty = (0..CELLS).filter(|&i| pos(i).0 == x || pos(i).0 == x + 1).all(|i| l.after[i][k] == empty);
-        // An item that changed nothing although its columns held puyos did not empty them: not Big Puyo, so
-        // the other item (a Carbuncle whose neighbours already had its colour, or whose change was only in
-        // bits outside the colour mask).
-        let columns_held = (0..CELLS).any(|i| (pos(i).0 == x || pos(i).0 == x + 1) && l.before[i][k] != empty);
-        let kind = if ch.is_empty() {
-            if columns_held { ItemKind::Carbuncle } else { ItemKind::Unknown }
-        } else if cleared && in_columns && columns_empty {
-            ItemKind::BigPuyo
-        } else {
-            ItemKind::Carbuncle
-        };
-        let entry = self.items.entry(l.pivot).or_insert(ItemKind::Unknown);
-        if *entry == ItemKind::Unknown {
-            *entry = kind;
-        } else if kind != ItemKind::Unknown && kind != *entry {
-            let was = *entry;
-            *entry = kind;
-            found.push(format!("item code {} acted as {kind:?} after acting as {was:?}", l.pivot));
+    /// A lock of one code that did not fill two empty cells: an item. Its evidence ([`item_evidence`], read
+    /// at colour byte `k` with empty code `empty`, the colours as mapped with X / Y following `tracks`) is
+    /// added to the code's tally; a tally that comes to disagree is a contradiction, told once.
+    pub fn item_lock(
+        &mut self,
+        l: &LockSeen,
+        k: usize,
+        empty: u8,
+        tracks: Option<XyTracks>,
+        found: &mut Contradictions,
+    ) {
+        let mut colours: BTreeSet<u8> =
+            self.colour_codes(tracks).map(|m| m.field_codes().into_iter().collect()).unwrap_or_default();
+        colours.extend(self.landed.iter().copied());
+        colours.remove(&empty);
+        if let Some(n) = self.nuisance {
+            colours.remove(&n);
         }
+        let kind = item_evidence(l, k, empty, &colours);
+        let tally = self.items.entry(l.pivot).or_default();
+        let was = (tally.kind(), tally.settled());
+        tally.add(kind);
+        let t = *tally;
+        log::debug!(
+            "calibration: item code {} lock showed {} (Big Puyo {}, Carbuncle {}, no evidence {})",
+            l.pivot,
+            kind.name(),
+            t.big_puyo,
+            t.carbuncle,
+            t.unclear
+        );
+        if t.settled() && !was.1 {
+            log::info!(
+                "calibration: item code {} is {} ({} locks showed it, {} the other item, {} neither)",
+                l.pivot,
+                t.kind().name(),
+                t.big_puyo.max(t.carbuncle),
+                t.big_puyo.min(t.carbuncle),
+                t.unclear
+            );
+        } else if was.0 != ItemKind::Unknown && t.kind() != was.0 {
+            log::info!("calibration: item code {} now reads as {} by most of its locks", l.pivot, t.kind().name());
+        }
+        if t.disagrees() && self.item_conflict.is_none() {
+            let seen = format!(
+                "item code {} acted as Big Puyo in {} locks (emptied the two columns under it) and as Carbuncle in \
+                 {} (recoloured a puyo it touched, or left its columns as they were): calibration cannot tell which \
+                 item it is",
+                l.pivot, t.big_puyo, t.carbuncle
+            );
+            found.push(seen.clone());
+            self.item_conflict = Some(seen);
+        }
+    }
+
+    /// The item code whose locks keep acting as both items, in words, once found: the run must not play on
+    /// with either reading.
+    pub fn item_conflict(&self) -> Option<&str> {
+        self.item_conflict.as_deref()
+    }
+
+    /// What each item code's locks showed.
+    pub fn item_tallies(&self) -> &BTreeMap<u8, ItemTally> {
+        &self.items
     }
 
     /// A pair that filled two empty cells: `t` the cell X / Y named, `o` the other (column, row), in a lock
@@ -482,8 +641,13 @@ impl ColourLearner {
         if self.is_trusted() {
             return (None, None, None);
         }
-        let item = |k: ItemKind| self.items.iter().find(|(_, v)| **v == k).map(|(&c, _)| c);
+        let item = |k: ItemKind| self.items.iter().find(|(_, t)| t.kind() == k).map(|(&c, _)| c);
         (self.nuisance, item(ItemKind::BigPuyo), item(ItemKind::Carbuncle))
+    }
+
+    /// The item code of kind `kind` whose identity is settled.
+    fn settled_item(&self, kind: ItemKind) -> Option<u8> {
+        self.items.iter().find(|(_, t)| t.kind() == kind && t.settled()).map(|(&c, _)| c)
     }
 
     /// Which piece codes the decoder reads from what was learned (or from a trusted file) rather than from a
@@ -492,7 +656,9 @@ impl ColourLearner {
         if self.is_trusted() {
             return KnownCodes::ALL;
         }
-        let (_, big, carbuncle) = self.special_codes();
+        // An item read with a kind its locks have not settled yet is a guess: its locks are not held
+        // against the contract.
+        let (big, carbuncle) = (self.settled_item(ItemKind::BigPuyo), self.settled_item(ItemKind::Carbuncle));
         KnownCodes { big_puyo: big.is_some(), carbuncle: carbuncle.is_some(), new_colors: false }
     }
 
@@ -512,7 +678,7 @@ impl ColourLearner {
                     _ => c.carbuncle,
                 });
             }
-            self.items.iter().find(|(_, k)| **k == kind).map(|(&c, _)| c)
+            self.items.iter().find(|(_, t)| t.kind() == kind).map(|(&c, _)| c)
         };
         CodesReport {
             empty: known.empty,
@@ -521,7 +687,18 @@ impl ColourLearner {
             nuisance: self.trusted.as_ref().map_or(self.nuisance, |c| Some(c.nuisance)),
             big_puyo: item(ItemKind::BigPuyo),
             carbuncle: item(ItemKind::Carbuncle),
-            unknown_items: self.items.iter().filter(|(_, k)| **k == ItemKind::Unknown).map(|(&c, _)| c).collect(),
+            unknown_items: self.items.iter().filter(|(_, t)| t.kind() == ItemKind::Unknown).map(|(&c, _)| c).collect(),
+            items: self
+                .items
+                .iter()
+                .map(|(&code, t)| ItemEvidence {
+                    code,
+                    big_puyo: t.big_puyo,
+                    carbuncle: t.carbuncle,
+                    unclear: t.unclear,
+                    settled: t.settled(),
+                })
+                .collect(),
             color_mask: self.colour_mask,
         }
     }
@@ -622,30 +799,95 @@ mod tests {
         assert_eq!(found.len(), 1, "only the restart: {found:?}");
     }
 
+    /// An item lock of code 9 at (`x`, `y`) from `before` to `after` (colour byte 0, empty 0).
+    fn item(x: u8, y: u8, before: &[((usize, usize), u8)], after: &[((usize, usize), u8)]) -> LockSeen {
+        let mut b = [[0u8; 4]; CELLS];
+        for &((cx, cy), v) in before {
+            b[idx(cx, cy)][0] = v;
+        }
+        let mut a = b;
+        for &((cx, cy), v) in after {
+            a[idx(cx, cy)][0] = v;
+        }
+        LockSeen { pivot: 9, child: 9, x, y, o: 2, late: None, before: Box::new(b), after: Box::new(a) }
+    }
+
+    /// Colours 1 to 4; nuisance is 6.
+    fn colours() -> BTreeSet<u8> {
+        [1, 2, 3, 4].into()
+    }
+
+    /// Big Puyo at column 3 over puyos in columns 3 and 4, with puyos elsewhere.
+    fn big_puyo(nuisance: &[(usize, usize)]) -> LockSeen {
+        let before = [((3, 12), 1), ((3, 13), 2), ((4, 13), 3), ((1, 13), 1)];
+        let mut after = vec![((3, 12), 0), ((3, 13), 0), ((4, 13), 0)];
+        after.extend(nuisance.iter().map(|&c| (c, 6)));
+        item(3, 11, &before, &after)
+    }
+
     #[test]
-    fn an_item_that_empties_two_columns_is_big_puyo() {
+    fn a_big_puyo_lock_with_nuisance_landing_in_the_same_frames_is_big_puyo() {
+        assert_eq!(item_evidence(&big_puyo(&[]), 0, 0, &colours()), ItemKind::BigPuyo);
+        // Nuisance fell into the cleared columns and beside them before the field was read.
+        let l = big_puyo(&[(3, 13), (5, 13), (1, 12), (6, 13)]);
+        assert_eq!(item_evidence(&l, 0, 0, &colours()), ItemKind::BigPuyo);
+        // On empty columns a Big Puyo changes nothing: the nuisance that lands is no evidence either way.
+        let empty = item(3, 13, &[((1, 13), 1)], &[((3, 13), 6), ((4, 13), 6), ((1, 12), 6)]);
+        assert_eq!(item_evidence(&empty, 0, 0, &colours()), ItemKind::Unknown);
+    }
+
+    #[test]
+    fn a_carbuncle_recolours_what_it_touches_but_a_fall_after_a_pop_is_no_recolour() {
+        // Landed on colour 1 at (3, 12): the colour-2 puyo on its left takes colour 1.
+        let before = [((3, 12), 1), ((3, 13), 1), ((2, 11), 2), ((2, 12), 3), ((2, 13), 3)];
+        let l = item(3, 11, &before, &[((2, 11), 1)]);
+        assert_eq!(item_evidence(&l, 0, 0, &colours()), ItemKind::Carbuncle);
+        // Landed on colour 1 with nothing beside it to recolour: its columns stay as they were.
+        let kept = item(3, 11, &before, &[]);
+        assert_eq!(item_evidence(&kept, 0, 0, &colours()), ItemKind::Carbuncle);
+        // Two colour-2 puyos popped in column 3 and the colour-1 one above fell onto the floor beside
+        // where the item landed: the cell beside it changed colour, but by a fall.
+        let before = [((3, 11), 1), ((3, 12), 2), ((3, 13), 2)];
+        let fall = item(4, 13, &before, &[((3, 11), 0), ((3, 12), 0), ((3, 13), 1)]);
+        assert_eq!(item_evidence(&fall, 0, 0, &colours()), ItemKind::Unknown);
+        // A pop inside the item's two columns that also recoloured a touched cell is not read as Big Puyo.
+        let both =
+            item(3, 11, &[((3, 12), 1), ((4, 11), 2), ((2, 11), 2)], &[((3, 12), 0), ((4, 11), 0), ((2, 11), 1)]);
+        assert_eq!(item_evidence(&both, 0, 0, &colours()), ItemKind::Unknown);
+    }
+
+    #[test]
+    fn an_item_code_settles_on_its_tally_and_a_code_acting_as_both_is_a_contradiction() {
         let mut c = ColourLearner::new(&start(), false, 1);
         let mut found = Contradictions::default();
-        let mut before = [[0u8; 4]; CELLS];
-        before[idx(3, 13)][0] = 1;
-        before[idx(4, 13)][0] = 2;
-        let l = LockSeen {
-            pivot: 9,
-            child: 9,
-            x: 3,
-            y: 12,
-            o: 2,
-            late: None,
-            before: Box::new(before),
-            after: Box::new([[0u8; 4]; CELLS]),
-        };
         assert!(c.may_be_item(9, None));
-        c.item_lock(&l, 0, 0, &[idx(3, 13), idx(4, 13)], &mut found);
+        let big = big_puyo(&[(5, 13)]);
+        c.item_lock(&big, 0, 0, None, &mut found);
         assert_eq!(c.special_codes(), (None, Some(9), None));
+        assert!(!c.known_codes().big_puyo, "one lock is not settled yet");
+        // No evidence changes nothing; a second Big Puyo lock settles it.
+        c.item_lock(&item(3, 13, &[], &[((3, 13), 6), ((4, 13), 6)]), 0, 0, None, &mut found);
+        c.item_lock(&big, 0, 0, None, &mut found);
         assert_eq!(c.known_codes(), KnownCodes { big_puyo: true, carbuncle: false, new_colors: false });
+        // One misread is outvoted, the identity stays.
+        let kept = item(3, 11, &[((3, 12), 1), ((3, 13), 1)], &[]);
+        c.item_lock(&kept, 0, 0, None, &mut found);
+        assert_eq!(c.special_codes(), (None, Some(9), None));
+        assert!(found.is_empty() && c.item_conflict().is_none(), "{found:?}");
+        let t = c.item_tallies()[&9];
+        assert_eq!((t.big_puyo, t.carbuncle, t.unclear), (2, 1, 1));
+        assert_eq!(c.report(&known(None)).items.first().map(|e| e.settled), Some(false), "2 to 1 leads by one");
+        // Acting as Carbuncle again: both kinds seen repeatedly, a contradiction told once.
+        c.item_lock(&kept, 0, 0, None, &mut found);
+        c.item_lock(&kept, 0, 0, None, &mut found);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let conflict = c.item_conflict().expect("a conflict");
+        assert!(conflict.contains("item code 9 acted as Big Puyo in 2 locks"), "{conflict}");
+        assert!(conflict.contains("as Carbuncle in 2"), "{conflict}");
+        assert!(!c.known_codes().big_puyo && !c.known_codes().carbuncle);
         // A pair with another code later: not an item after all.
         c.spawn(9, 1, &mut found);
-        assert_eq!(found.len(), 1);
+        assert_eq!(found.len(), 2);
         assert_eq!(c.special_codes(), (None, None, None));
     }
 }

@@ -326,7 +326,7 @@ impl Learner {
         }
         if !filled {
             if l.pivot == l.child && self.colours.may_be_item(l.pivot, self.motion.tracks()) {
-                self.colours.item_lock(l, k, empty, &ch, &mut self.found);
+                self.colours.item_lock(l, k, empty, self.motion.tracks(), &mut self.found);
             }
             return;
         }
@@ -522,6 +522,11 @@ impl Learner {
     /// The cell layout's learner.
     pub fn layout(&self) -> &CellLayout {
         &self.layout
+    }
+
+    /// The item code whose locks keep acting as both items, in words, once found: the session stops on it.
+    pub fn item_conflict(&self) -> Option<&str> {
+        self.colours.item_conflict()
     }
 
     /// Contradictions found, in order.

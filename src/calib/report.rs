@@ -27,9 +27,28 @@ pub struct CodesReport {
     pub carbuncle: Option<u8>,
     /// Piece codes that did not land as pairs but whose item kind is not known yet.
     pub unknown_items: Vec<u8>,
+    /// What each item code's locks showed (empty until an item locked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<ItemEvidence>,
     /// The colour byte's bits that carry the code (255: all; the others were seen changing with the
     /// neighbours or an animation in a cell that kept its puyo).
     pub color_mask: u8,
+}
+
+/// What one item code's locks showed: locks that acted as each item, locks that showed neither, and
+/// whether its identity is settled (one kind ahead by enough locks, the evidence not disagreeing).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ItemEvidence {
+    /// The piece code.
+    pub code: u8,
+    /// Locks that emptied the two columns under the item.
+    pub big_puyo: u32,
+    /// Locks that recoloured the puyos the item touched (or left its columns as they were).
+    pub carbuncle: u32,
+    /// Locks that showed neither clearly.
+    pub unclear: u32,
+    /// The identity is settled.
+    pub settled: bool,
 }
 
 /// The value of each direction in the orientation byte; each `None` until settled.
@@ -151,6 +170,16 @@ impl CalibrationReport {
         );
         if let Some(pc) = &c.piece_colors {
             s += &format!("  piece codes of those colours: {pc:?}\n");
+        }
+        for e in &c.items {
+            s += &format!(
+                "  item code {}: {} locks as Big Puyo, {} as Carbuncle, {} unclear ({})\n",
+                e.code,
+                e.big_puyo,
+                e.carbuncle,
+                e.unclear,
+                if e.settled { "settled" } else { "not settled" }
+            );
         }
         let o = &self.orientation;
         s += &format!(

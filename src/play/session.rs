@@ -514,6 +514,17 @@ impl<M: Machine> Session<M> {
     fn learn_from_frame(&mut self, pads: [u8; 2]) {
         let Some(cal) = self.calib.online.as_mut() else { return };
         cal.observe(&Frame { ram: self.machine.ram(), pads });
+        if let Some(conflict) = cal.learner().item_conflict()
+            && self.health.stop.is_none()
+        {
+            // Either reading of the item would be a guess the bots play on: the run stops, naming it.
+            let seen = format!(
+                "{conflict}; give the item codes in [codes] big_puyo / carbuncle of an address file marked \
+                 verified, or play with --items off"
+            );
+            self.stop_bots(Failure { player: "both".into(), fact: Fact::FieldCells, seen });
+            return;
+        }
         let next_unknown = cal.next_table_unknown();
         for s in &mut self.seats {
             s.set_next_table_unknown(next_unknown);

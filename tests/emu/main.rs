@@ -17,6 +17,7 @@ mod cpu_report;
 mod fault_recovery;
 mod flight_recorder;
 mod health;
+mod items_identity;
 mod items_option;
 mod labcart_contract;
 mod labcart_crosscheck;
