@@ -213,6 +213,22 @@ impl CalibrationReport {
         for (i, t) in self.timing.iter().enumerate() {
             s += &format!("  timing of player {}: {}\n", i + 1, t.line());
         }
+        if let Some(r) = &self.rules {
+            s += &format!(
+                "  2P rules ({}): playing with {}; standing: cap {}, {} points, {} per drop, {} ({} chains, {} drops seen)\n",
+                r.state,
+                r.in_use,
+                r.cap_per_chain,
+                r.nuisance_points,
+                r.max_drop,
+                r.overflow,
+                r.chains_seen,
+                r.drops_seen
+            );
+            for line in &r.relearned {
+                s += &format!("  2P rules relearned: {line}\n");
+            }
+        }
         for c in &self.contradictions {
             s += &format!("  contradiction: {c}\n");
         }

@@ -304,3 +304,22 @@ fn codes_learned_after_settling_reach_the_decoder_and_replace_colliding_guesses(
     let mut d = crate::memmap::Decoder::new(last);
     assert_eq!(d.cell(c.nuisance), crate::game::Cell::Nuisance);
 }
+
+#[test]
+fn the_text_report_names_the_2p_rules_learned_and_what_was_relearned() {
+    let learner = Learner::new(&guessed(), CalibrateMode::Auto);
+    let mut r = learner.report();
+    assert!(!r.to_text().contains("2P rules"), "no 2P game seen, no line");
+    let mut rules = crate::calib::battle_rules::BattleRules::new(&crate::game::Rules::puyo1());
+    rules.locked(0, 4200);
+    let _ = rules.dropped(
+        &crate::calib::battle_rules::DropSeen { player: 0, before: crate::game::Field::new(), landed: 0 },
+        "P1's drop",
+    );
+    rules.chain_arrived(0);
+    let _ = rules.pending_seen(1, 60, "P2's pending");
+    r.rules = Some(rules.report());
+    let text = r.to_text();
+    assert!(text.contains("2P rules (learning): playing with cap 60, 70 points, 30 per drop, vanish"), "{text}");
+    assert!(text.contains("2P rules relearned: P2's pending: the per-chain cap was wrong"), "{text}");
+}

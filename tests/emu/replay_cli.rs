@@ -146,9 +146,12 @@ fn a_cut_trace_and_the_wrong_rom_are_named() {
     std::fs::write(&head, &bytes[..30]).expect("write");
     let (ok, _, err) = puyobot(&["replay", &head.display().to_string(), "--headless"]);
     assert!(!ok && err.contains("head.trace is truncated at byte 30"), "{err}");
-    // Cut after some blocks: the complete frames are checked, with a warning that the end is missing.
+    // Cut inside the last block (frames 600..700; the bots' notes and the end record follow it): the
+    // complete frames are checked, with a warning that the end is missing.
+    let last_block = [&[b'B'][..], &600u32.to_le_bytes(), &100u16.to_le_bytes()].concat();
+    let at = bytes.windows(last_block.len()).rposition(|w| w == last_block).expect("the last block");
     let cut = file.with_file_name("cut.trace");
-    std::fs::write(&cut, &bytes[..bytes.len() - 40]).expect("write");
+    std::fs::write(&cut, &bytes[..at + 30]).expect("write");
     let (ok, stdout, err) = puyobot(&["replay", &cut.display().to_string(), "--headless"]);
     assert!(ok, "{err}");
     assert!(err.contains("cut.trace is truncated at byte") && err.contains("not checked"), "{err}");

@@ -370,8 +370,11 @@ fn a_truncated_trace_is_read_up_to_its_last_complete_block_with_a_warning() {
     let out = puyobot(&["play", "--headless", "--fast", "--mode", "endless", "--frames", "1000", "--record", f]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bytes = std::fs::read(&full).expect("trace");
+    // Cut inside the last block (frames 900..1000; the bots' notes and the end record follow it).
+    let last_block = [&[b'B'][..], &900u32.to_le_bytes(), &100u16.to_le_bytes()].concat();
+    let at = bytes.windows(last_block.len()).rposition(|w| w == last_block).expect("the last block");
     let cut = dir.join("cut.trace");
-    std::fs::write(&cut, &bytes[..bytes.len() - 40]).expect("write");
+    std::fs::write(&cut, &bytes[..at + 30]).expect("write");
     let out = puyobot(&["calibrate", cut.to_str().expect("utf-8"), "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
