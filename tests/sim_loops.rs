@@ -44,6 +44,20 @@ impl Player for Cheater {
     }
 }
 
+/// A player that plays a fixed list of placements in turn (the last one again when the list runs out).
+struct Script(Vec<Placement>, usize);
+
+impl Player for Script {
+    fn name(&self) -> &str {
+        "script"
+    }
+    fn choose(&mut self, _: &View<'_>) -> Decision {
+        let p = self.0[self.1.min(self.0.len() - 1)];
+        self.1 += 1;
+        Decision::at(p)
+    }
+}
+
 #[test]
 fn endless_records_every_move_and_stops_at_top_out() {
     let rules = Rules::puyo1();
@@ -125,17 +139,6 @@ fn battle_ends_with_the_stacker_losing_and_is_deterministic() {
 #[test]
 fn chains_send_nuisance_that_falls_on_the_opponent() {
     // Player 1 fires a 2-chain sandwich built from a fixed queue; player 2 only stacks on the left.
-    struct Script(Vec<Placement>, usize);
-    impl Player for Script {
-        fn name(&self) -> &str {
-            "script"
-        }
-        fn choose(&mut self, _: &View<'_>) -> Decision {
-            let p = self.0[self.1.min(self.0.len() - 1)];
-            self.1 += 1;
-            Decision::at(p)
-        }
-    }
     let q = puyobot::game::text::parse_queue("RY\n").unwrap();
     let right1 = Placement::new(1, Orientation::Right);
     let up = |x| Placement::new(x, Orientation::Up);
@@ -300,17 +303,6 @@ fn the_nuisance_cap_flag_none_lets_a_chain_send_everything() {
     struct Cli {
         #[command(flatten)]
         rules: puyobot::cli::rules_args::RulesArgs,
-    }
-    struct Script(Vec<Placement>, usize);
-    impl Player for Script {
-        fn name(&self) -> &str {
-            "script"
-        }
-        fn choose(&mut self, _: &View<'_>) -> Decision {
-            let p = self.0[self.1.min(self.0.len() - 1)];
-            self.1 += 1;
-            Decision::at(p)
-        }
     }
     let sent = |flags: &[&str]| {
         let cli = <Cli as clap::Parser>::try_parse_from(std::iter::once("battle").chain(flags.iter().copied()))

@@ -258,6 +258,23 @@ impl BattleRules {
         self.in_use = rules;
     }
 
+    /// Whether one rule set alone still stands (one value of each rule). Cheap: the window asks every
+    /// frame.
+    pub fn settled(&self) -> bool {
+        let single = |sets: &mut dyn Iterator<Item = &BitSet>| {
+            let mut only = None;
+            for set in sets {
+                let mut it = set.iter();
+                let (Some(i), None) = (it.next(), it.next()) else { return false };
+                if *only.get_or_insert(i) != i {
+                    return false;
+                }
+            }
+            only.is_some()
+        };
+        single(&mut self.alive.iter().map(|g| &g.sending)) && single(&mut self.alive.iter().map(|g| &g.landing))
+    }
+
     /// Whether no rule set is left.
     pub fn contradicted(&self) -> bool {
         self.contradiction.is_some()
@@ -445,10 +462,9 @@ impl BattleRules {
                 over.insert(r);
             }
         }
-        let known = caps.len() == 1 && points.len() == 1 && drops.len() == 1 && over.len() == 1;
         let state = if self.contradiction.is_some() {
             "contradiction"
-        } else if known {
+        } else if self.settled() {
             "settled"
         } else {
             "learning"
@@ -650,6 +666,25 @@ mod tests {
         assert!(bits / 8 < 256 * 1024, "{bits} bits held: the learner must stay small beside the emulator");
         b.new_game();
         assert!(b.alive.len() < 200, "a new game's reset folds the groups back: {}", b.alive.len());
+        assert_eq!(b.report().state, "learning");
+    }
+
+    #[test]
+    fn one_rule_set_left_is_settled_and_two_are_not() {
+        let mut b = BattleRules::new(&Rules::puyo1());
+        assert!(!b.settled());
+        let rules = RuleSet::of(&Rules::puyo1());
+        let (s, l) = (b.grid.sending_index(rules).unwrap(), b.grid.landing_index(rules).unwrap());
+        let one = |i: usize| std::iter::once(i).collect::<BitSet>();
+        b.alive = vec![Group { track: Track::default(), sending: one(s), landing: one(l) }];
+        assert!(b.settled());
+        assert_eq!(b.report().state, "settled");
+        b.alive.push(Group {
+            track: Track { carry: [1, 0], ..Track::default() },
+            sending: one(s + 1),
+            landing: one(l),
+        });
+        assert!(!b.settled(), "a second cap still stands");
         assert_eq!(b.report().state, "learning");
     }
 

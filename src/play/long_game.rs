@@ -287,25 +287,7 @@ mod tests {
     }
 
     fn state(field: Field, controllable: bool) -> PlayerState {
-        use crate::game::Orientation;
-        PlayerState {
-            field,
-            current: None,
-            current_assigned: false,
-            current_codes: (0, 1),
-            unknown_cells: Vec::new(),
-            next: None,
-            x: 3,
-            y: 1,
-            orientation: Some(Orientation::Up),
-            raw_orientation: 0,
-            spawn_flag: false,
-            spawn_delay: 0,
-            drop_timer: 0,
-            controllable,
-            score: None,
-            pending_nuisance: None,
-        }
+        PlayerState { field, controllable, ..PlayerState::default() }
     }
 
     fn snap(p1: Field, p2: Field) -> Snapshot {

@@ -65,10 +65,12 @@ impl RulesWatch {
     /// and whether the game has shown them yet (`2P CAP 30 70PT DROP 30 LEARNING`).
     pub fn hud_line(&self) -> Option<String> {
         let l = self.learner.as_ref()?;
-        let state = match l.report().state.as_str() {
-            "settled" => " LEARNED",
-            "contradiction" => " NONE FITS",
-            _ => " LEARNING",
+        let state = if l.contradicted() {
+            " NONE FITS"
+        } else if l.settled() {
+            " LEARNED"
+        } else {
+            " LEARNING"
         };
         Some(format!("2P {}{state}", l.in_use().short()))
     }

@@ -97,10 +97,11 @@ impl<W: Write> TraceWriter<W> {
     /// Adds notes already made (the flight recorder's), their frames counted in this file.
     pub(crate) fn push_notes(&mut self, notes: impl IntoIterator<Item = TraceNote>) -> Result<(), TraceError> {
         self.notes.extend(notes);
-        self.write_notes()
+        self.write_notes()?;
+        self.out.flush().map_err(|e| self.io(e))
     }
 
-    /// Writes the notes made so far.
+    /// Writes the notes made so far (the caller flushes).
     fn write_notes(&mut self) -> Result<(), TraceError> {
         if self.notes.is_empty() {
             return Ok(());
@@ -110,7 +111,6 @@ impl<W: Write> TraceWriter<W> {
             n.encode(&mut bytes);
         }
         self.out.write_all(&bytes).map_err(|e| self.io(e))?;
-        self.out.flush().map_err(|e| self.io(e))?;
         self.stats.bytes += bytes.len() as u64;
         Ok(())
     }
@@ -143,12 +143,12 @@ impl<W: Write> TraceWriter<W> {
         head.extend_from_slice(&crc32fast::hash(&self.block).to_le_bytes());
         self.out.write_all(&head).map_err(|e| self.io(e))?;
         self.out.write_all(&packed).map_err(|e| self.io(e))?;
-        self.out.flush().map_err(|e| self.io(e))?;
         self.stats.bytes += (head.len() + packed.len()) as u64;
         self.block.clear();
         self.block_first += self.block_frames as u64;
         self.block_frames = 0;
-        self.write_notes()
+        self.write_notes()?;
+        self.out.flush().map_err(|e| self.io(e))
     }
 
     /// Frames and bytes so far (bytes count only blocks already written).
