@@ -7,15 +7,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::driver::Lock;
-use crate::game::Rules;
-use crate::game::nuisance::nuisance_from_score;
-use crate::memmap::Snapshot;
-
 use super::long_game::{LongGame, LongGameWatch};
+use super::nuisance_watch::NuisanceWatch;
 use super::player_summary::PlayerSummary;
 use super::seat::{Seat, SeatStats};
-use super::view::{Opponent, PlayerView};
 
 /// What a session knows of the games it plays one after another.
 #[derive(Debug, Default)]
@@ -348,84 +343,9 @@ impl Tally {
     }
 }
 
-/// Follows the nuisance of a 2P game from RAM, frame by frame, so the bots see what is coming: the
-/// pending counts from RAM when the address file has them, else predicted; and what a chain under way
-/// will send, predicted with the rules model from the piece that started it.
-#[derive(Clone, Debug, Default)]
-pub struct NuisanceWatch {
-    /// Each player's leftover points towards the next nuisance (the model's carry).
-    carry: [u32; 2],
-    /// Nuisance each player's running chain will send to the other (predicted at its lock).
-    incoming: [u32; 2],
-    /// Predicted nuisance waiting to fall on each player (used when RAM does not say).
-    pending: [u32; 2],
-}
-
-impl NuisanceWatch {
-    /// Forgets everything (a new game).
-    pub fn reset(&mut self) {
-        *self = NuisanceWatch::default();
-    }
-
-    /// Takes in one frame's RAM (`now`, after `prev`) and its `locks` (one entry per player, from the
-    /// seats) and returns each player's view of the frame, with the match in 2P.
-    pub fn views(
-        &mut self,
-        prev: Option<&Snapshot>,
-        now: &Snapshot,
-        locks: &[Option<Lock>],
-        rules: &Rules,
-    ) -> Vec<PlayerView> {
-        if now.players.len() != 2 {
-            return now.players.iter().cloned().map(PlayerView::alone).collect();
-        }
-        for j in 0..2 {
-            let other = 1 - j;
-            let cur = &now.players[j];
-            let Some(before) = prev.and_then(|p| p.players.get(j)) else { continue };
-            if let Some(Some(lock)) = locks.get(j) {
-                // The lock's chain, as the model resolved it, sends its nuisance to the other side.
-                self.incoming[j] += nuisance_from_score(rules, lock.summary.score, &mut self.carry[j]);
-            }
-            if !before.controllable && cur.controllable {
-                // The chain is over by the next piece: what it sent now waits on the other side.
-                self.pending[other] += std::mem::take(&mut self.incoming[j]);
-            }
-            // Nuisance landing in this field leaves the pending count.
-            let landed = cur.field.nuisance_count().saturating_sub(before.field.nuisance_count());
-            self.pending[j] = self.pending[j].saturating_sub(landed);
-            // RAM's pending count for the other side grew: the chain's nuisance has arrived there.
-            if let (Some(a), Some(b)) = (before_pending(prev, other), now.players[other].pending_nuisance)
-                && b > a
-            {
-                self.incoming[j] = self.incoming[j].saturating_sub(b - a);
-            }
-        }
-        (0..2)
-            .map(|i| {
-                let (me, them) = (&now.players[i], &now.players[1 - i]);
-                PlayerView {
-                    own: me.clone(),
-                    nuisance_on_me: me.pending_nuisance.unwrap_or(self.pending[i]),
-                    opponent: Some(Opponent {
-                        field: them.field,
-                        nuisance_on_them: them.pending_nuisance.unwrap_or(self.pending[1 - i]),
-                        chain_to_me: self.incoming[1 - i],
-                    }),
-                }
-            })
-            .collect()
-    }
-}
-
-fn before_pending(prev: Option<&Snapshot>, i: usize) -> Option<u32> {
-    prev.and_then(|p| p.players.get(i)).and_then(|p| p.pending_nuisance)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::LockWatch;
 
     fn player(label: &str, chain: u32, mismatches: u64, topped: bool) -> PlayerSummary {
         PlayerSummary {
@@ -455,93 +375,6 @@ mod tests {
             ],
             long_game: None,
         }
-    }
-
-    fn state(field: crate::game::Field, controllable: bool, pending: Option<u32>) -> crate::memmap::PlayerState {
-        use crate::game::{Color, Orientation, Pair, Piece};
-        crate::memmap::PlayerState {
-            field,
-            current: Some(Piece::Pair(Pair { pivot: Color::ALL[0], child: Color::ALL[1] })),
-            current_assigned: false,
-            current_codes: (0, 1),
-            unknown_cells: Vec::new(),
-            next: None,
-            x: 2,
-            y: 11,
-            orientation: Some(Orientation::Up),
-            raw_orientation: 2,
-            spawn_flag: false,
-            spawn_delay: if controllable { 0 } else { 10 },
-            drop_timer: 0,
-            controllable,
-            score: None,
-            pending_nuisance: pending,
-        }
-    }
-
-    fn snap(players: Vec<crate::memmap::PlayerState>) -> Snapshot {
-        Snapshot { players, mode: None, spawn_any: false }
-    }
-
-    /// The views of `now` after `prev`, with the locks the players' watches tell on it.
-    fn views(w: &mut NuisanceWatch, locks: &mut [LockWatch], prev: Option<&Snapshot>, now: &Snapshot) -> Vec<View> {
-        let rules = Rules::puyo1();
-        let told: Vec<_> = locks.iter_mut().zip(&now.players).map(|(l, st)| l.frame(st, 0, &rules)).collect();
-        let opponent = |v: &PlayerView| v.opponent.expect("2P");
-        w.views(prev, now, &told, &rules)
-            .iter()
-            .map(|v| View {
-                on_me: v.nuisance_on_me,
-                on_them: opponent(v).nuisance_on_them,
-                chain_to_me: opponent(v).chain_to_me,
-                field: opponent(v).field,
-            })
-            .collect()
-    }
-
-    /// The match part of a view.
-    #[derive(Debug)]
-    struct View {
-        on_me: u32,
-        on_them: u32,
-        chain_to_me: u32,
-        field: crate::game::Field,
-    }
-
-    #[test]
-    fn the_watch_predicts_a_chains_nuisance_and_follows_it_to_the_other_side() {
-        use crate::game::Field;
-        // P1's red-green pair at column 2 pops the reds, then the greens: a 2-chain of 40 + 320 points,
-        // 5 nuisance at one per 70.
-        let p1 = Field::from_rows(&["G.....", "R.....", "RG....", "RG...."]);
-        let p2 = Field::new();
-        for ram in [false, true] {
-            let pend = |n: u32| ram.then_some(n);
-            let mut w = NuisanceWatch::default();
-            let mut locks = [LockWatch::default(), LockWatch::default()];
-            let s0 = snap(vec![state(p1, true, pend(0)), state(p2, true, pend(0))]);
-            let v = views(&mut w, &mut locks, None, &s0);
-            assert_eq!((v[1].on_me, v[1].chain_to_me), (0, 0));
-            // P1 locks: the chain runs; P2 sees it coming.
-            let s1 = snap(vec![state(p1, false, pend(0)), state(p2, true, pend(0))]);
-            let v = views(&mut w, &mut locks, Some(&s0), &s1);
-            assert_eq!(v[1].chain_to_me, 5, "ram {ram}");
-            assert_eq!(v[0].chain_to_me, 0);
-            assert_eq!(v[1].field, p1, "P2 sees P1's field");
-            // The chain ends: RAM (when known) counts it as P2's pending; P1's next piece comes.
-            let s2 = snap(vec![state(Field::new(), true, pend(0)), state(p2, true, pend(5))]);
-            let v = views(&mut w, &mut locks, Some(&s1), &s2);
-            assert_eq!((v[1].on_me, v[1].chain_to_me), (5, 0), "ram {ram}");
-            assert_eq!(v[0].on_them, 5);
-            // The nuisance lands on P2.
-            let landed = Field::from_rows(&["OOOOO."]);
-            let s3 = snap(vec![state(Field::new(), true, pend(0)), state(landed, false, pend(0))]);
-            let v = views(&mut w, &mut locks, Some(&s2), &s3);
-            assert_eq!(v[1].on_me, 0, "ram {ram}");
-        }
-        let one = snap(vec![state(p1, true, Some(3))]);
-        let alone = NuisanceWatch::default().views(None, &one, &[None], &Rules::puyo1());
-        assert_eq!((alone.len(), alone[0].nuisance_on_me, alone[0].opponent), (1, 0, None), "no match in 1P");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod judge;
 pub mod long_game;
 pub mod matches;
 pub mod menu;
+pub mod nuisance_watch;
 pub mod options;
 pub mod player_summary;
 pub mod report;

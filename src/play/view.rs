@@ -1,5 +1,5 @@
 //! What one player sees on one frame: its own decoded state and, in 2P, the match. Built once per frame
-//! by [`super::matches::NuisanceWatch::views`] from the decoded RAM and the frame's locks; the seat reads
+//! by [`super::nuisance_watch::NuisanceWatch::views`] from the decoded RAM and the frame's locks; the seat reads
 //! it, the bot's question carries it, and the bot's [`crate::game::View`] borrows from it.
 
 use crate::game::Field;
