@@ -246,6 +246,10 @@ cursor_lo:
     .byte $04, $44, $84, $C4, $04, $44, $84
 item_txt:
     .word txt_off, txt_big, txt_carb
+.if ITEMS_AT_BOOT = 3
+    .word txt_both
+txt_both: .byte "BOTH      "
+.endif
 txt_1p:   .byte "1P ENDLESS"
 txt_2p:   .byte "2P        "
 txt_off:  .byte "OFF       "

@@ -518,9 +518,18 @@ gen_next:
     lda ITEMOPT
     ldy #BIG
     cmp #1
-    beq :+
+    beq @item
+.if ITEMS_AT_BOOT = 3
+    ; both items: Big Puyo and Carbuncle by turns (bit 4 of the piece count)
+    cmp #3
+    bne @carb
+    lda PIECES,x
+    and #ITEM_PERIOD_MASK + 1
+    beq @item
+@carb:
+.endif
     ldy #CARB
-:
+@item:
     tya
     ldy tmp13
     sta INEXTP,y

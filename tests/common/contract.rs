@@ -102,7 +102,7 @@ pub struct Contract {
     pub next_table: u8,
     /// `MODE_LATE`: the mode byte is written only when a game starts, not while the menu changes it.
     pub mode_late: bool,
-    /// `ITEMS_AT_BOOT`: the ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle).
+    /// `ITEMS_AT_BOOT`: the ITEM option at power-on (0 off, 1 Big Puyo, 2 Carbuncle, 3 both by turns).
     pub items_at_boot: u8,
     /// `ORI_STEP` (1..=64) and `ORI_BASE`: the orientation byte holds `ori_base + ori_step * v` where
     /// v is the `orients` value; see `published_orients`.
@@ -475,8 +475,8 @@ impl Contract {
         if self.next_table > 2 {
             return Err(format!("NEXT_TABLE = {} must be 0, 1 or 2", self.next_table));
         }
-        if self.items_at_boot > 2 {
-            return Err(format!("ITEMS_AT_BOOT = {} must be 0, 1 or 2", self.items_at_boot));
+        if self.items_at_boot > 3 {
+            return Err(format!("ITEMS_AT_BOOT = {} must be 0, 1, 2 or 3", self.items_at_boot));
         }
         if !(1..=64).contains(&self.ori_step) {
             return Err(format!("ORI_STEP = {} is outside 1..64", self.ori_step));

@@ -547,7 +547,7 @@ fn builder_rejects_invalid_extended_values() {
         (&["-D", "NEXT_LAG=31"], "NEXT_LAG = 31 is outside 0..30"),
         (&["-D", "NEXT_TABLE=3"], "NEXT_TABLE = 3 must be"),
         (&["-D", "MODE_LATE=2"], "MODE_LATE = 2 must be 0 or 1"),
-        (&["-D", "ITEMS_AT_BOOT=3"], "ITEMS_AT_BOOT = 3 must be"),
+        (&["-D", "ITEMS_AT_BOOT=4"], "ITEMS_AT_BOOT = 4 must be"),
         (&["-D", "ORI_STEP=0"], "ORI_STEP = 0 is outside 1..64"),
         (&["-D", "ORI_STEP=2", "-D", "ORI_BASE=250"], "ORI_BASE = 250 with ORI_STEP = 2"),
         (&["-D", "X_BASE=65"], "X_BASE = 65 is outside 0..64"),
