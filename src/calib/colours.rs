@@ -428,7 +428,8 @@ impl ColourLearner {
             let seen = format!(
                 "item code {} acted as Big Puyo in {} locks (emptied the two columns under it) and as Carbuncle in \
                  {} (recoloured a puyo it touched, or left its columns as they were): calibration cannot tell which \
-                 item it is",
+                 item it is; give the item codes in [codes] big_puyo / carbuncle of an address file marked \
+                 verified, or play with --items off",
                 l.pivot, t.big_puyo, t.carbuncle
             );
             found.push(seen.clone());

@@ -518,10 +518,7 @@ impl<M: Machine> Session<M> {
             && self.health.stop.is_none()
         {
             // Either reading of the item would be a guess the bots play on: the run stops, naming it.
-            let seen = format!(
-                "{conflict}; give the item codes in [codes] big_puyo / carbuncle of an address file marked \
-                 verified, or play with --items off"
-            );
+            let seen = conflict.to_string();
             self.stop_bots(Failure { player: "both".into(), fact: Fact::FieldCells, seen });
             return;
         }
