@@ -117,9 +117,9 @@ impl ItemTally {
 /// and right of where it landed) from one colour to another. Read at colour byte `k` (through the colour
 /// mask), `empty` the empty code, `colours` the field codes of colours.
 ///
-/// - A lock after which no cell changed at all says nothing: the game stopped with the item in the air
-///   (the other side topped out, a pause), since even an item that changes nothing is followed by the
-///   next piece landing.
+/// - An item with nothing under it (no puyo in the two rows below its cell or the one beside it, and
+///   not at the floor) has not landed: the game stopped with it in the air (the other side topped out,
+///   a pause). It says nothing.
 /// - Cells that filled say nothing (nuisance landing, puyos falling into emptied cells).
 /// - A cell that changed colour in a column where a cell emptied is a fall after a pop, not a recolour.
 /// - Cells that emptied outside the two columns are a pop: the lock says nothing of Big Puyo.
@@ -130,16 +130,22 @@ impl ItemTally {
 pub fn item_evidence(l: &LockSeen, k: usize, empty: u8, colours: &BTreeSet<u8>) -> ItemKind {
     let b = |i: usize| l.before[i][k];
     let a = |i: usize| l.after[i][k];
-    if (0..CELLS).all(|i| b(i) == a(i)) {
+    let mut poses = vec![(l.x as usize, l.y as usize)];
+    poses.extend(l.late.map(|(x, y, _)| (x as usize, y as usize)).filter(|p| *p != poses[0]));
+    let cell = |x: usize, y: usize| (1..=crate::game::WIDTH).contains(&x) && y < crate::game::HEIGHT;
+    let rests = |&(x, y): &(usize, usize)| {
+        y + 3 > crate::game::HEIGHT
+            || [(x, y + 1), (x + 1, y + 1), (x, y + 2), (x + 1, y + 2)]
+                .into_iter()
+                .any(|(cx, cy)| cell(cx, cy) && b(crate::memmap::raw::idx(cx, cy)) != empty)
+    };
+    if !poses.iter().any(rests) {
         return ItemKind::Unknown;
     }
     let emptied: Vec<usize> = (0..CELLS).filter(|&i| b(i) != empty && a(i) == empty).collect();
     let emptied_in = |col: usize| emptied.iter().any(|&i| pos(i).0 == col);
     let recoloured =
         |i: usize| b(i) != a(i) && colours.contains(&b(i)) && colours.contains(&a(i)) && !emptied_in(pos(i).0);
-    let mut poses = vec![(l.x as usize, l.y as usize)];
-    poses.extend(l.late.map(|(x, y, _)| (x as usize, y as usize)).filter(|p| *p != poses[0]));
-    let cell = |x: usize, y: usize| (1..=crate::game::WIDTH).contains(&x) && y < crate::game::HEIGHT;
     let touched = |&(x, y): &(usize, usize)| {
         [(x, y + 1), (x.wrapping_sub(1), y), (x + 1, y)]
             .into_iter()
@@ -849,15 +855,13 @@ mod tests {
         let before = [((3, 12), 1), ((3, 13), 1), ((2, 11), 2), ((2, 12), 3), ((2, 13), 3)];
         let l = item(3, 11, &before, &[((2, 11), 1)]);
         assert_eq!(item_evidence(&l, 0, 0, &colours()), ItemKind::Carbuncle);
-        // Landed on colour 1 with nothing beside it to recolour: its columns stay as they were (and the
-        // next pair lands in column 6).
-        let kept = item(3, 11, &before, &[((6, 13), 4), ((6, 12), 4)]);
+        // Landed on colour 1 with nothing beside it to recolour: its columns stay as they were.
+        let kept = item(3, 11, &before, &[]);
         assert_eq!(item_evidence(&kept, 0, 0, &colours()), ItemKind::Carbuncle);
-        // Nothing changed at all: the game stopped (the other side topped out) with the item in the air.
-        let frozen = item(3, 11, &before, &[]);
+        // The game stopped (the other side topped out) with an item high in the air over the stacks:
+        // nothing changed, and that says nothing.
+        let frozen = item(3, 2, &[((3, 12), 1), ((4, 13), 2), ((4, 12), 7)], &[]);
         assert_eq!(item_evidence(&frozen, 0, 0, &colours()), ItemKind::Unknown);
-        let frozen_big = item(3, 2, &[((3, 12), 1), ((4, 13), 2), ((4, 12), 7)], &[]);
-        assert_eq!(item_evidence(&frozen_big, 0, 0, &colours()), ItemKind::Unknown);
         // Two colour-2 puyos popped in column 3 and the colour-1 one above fell onto the floor beside
         // where the item landed: the cell beside it changed colour, but by a fall.
         let before = [((3, 11), 1), ((3, 12), 2), ((3, 13), 2)];
@@ -883,7 +887,7 @@ mod tests {
         c.item_lock(&big, 0, 0, None, &mut found);
         assert_eq!(c.known_codes(), KnownCodes { big_puyo: true, carbuncle: false, new_colors: false });
         // One misread is outvoted, the identity stays.
-        let kept = item(3, 11, &[((3, 12), 1), ((3, 13), 1)], &[((6, 13), 2)]);
+        let kept = item(3, 11, &[((3, 12), 1), ((3, 13), 1)], &[]);
         c.item_lock(&kept, 0, 0, None, &mut found);
         assert_eq!(c.special_codes(), (None, Some(9), None));
         assert!(found.is_empty() && c.item_conflict().is_none(), "{found:?}");
