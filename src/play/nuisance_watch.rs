@@ -142,20 +142,15 @@ mod tests {
         crate::memmap::PlayerState {
             field,
             current: Some(Piece::Pair(Pair { pivot: Color::ALL[0], child: Color::ALL[1] })),
-            current_assigned: false,
             current_codes: (0, 1),
-            unknown_cells: Vec::new(),
-            next: None,
             x: 2,
             y: 11,
             orientation: Some(Orientation::Up),
             raw_orientation: 2,
-            spawn_flag: false,
             spawn_delay: if controllable { 0 } else { 10 },
-            drop_timer: 0,
             controllable,
-            score: None,
             pending_nuisance: pending,
+            ..Default::default()
         }
     }
 

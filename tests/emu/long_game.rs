@@ -1,33 +1,11 @@
 //! Long games: a 2P game of `--games N` that runs past `--long-game-pieces` pieces a side is ended and
 //! reported as long (its figures and a reason in the JSON, health not "healthy"), and the run fails.
 
-use std::process::Command;
-
 use serde_json::Value;
 
 #[test]
 fn an_ai_vs_ai_game_past_the_long_game_pieces_is_reported_as_long_and_fails_the_run() {
-    let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
-        .args([
-            "play",
-            "--headless",
-            "--fast",
-            "--mode",
-            "ai-vs-ai",
-            "--games",
-            "1",
-            "--seed",
-            "1",
-            "--speed",
-            "10",
-            "--long-game-pieces",
-            "30",
-            "--config",
-            "/dev/null",
-            "--json",
-        ])
-        .output()
-        .expect("the puyobot binary runs");
+    let out = crate::common::ai_vs_ai(&["--games", "1", "--seed", "1", "--long-game-pieces", "30"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "a long game fails the run: {stderr}");
     assert!(stderr.contains("1 of 1 games ran long"), "{stderr}");

@@ -26,24 +26,10 @@ fn puyobot(args: &[&str]) -> (bool, String, String) {
 /// `puyobot play --headless --mode ai-vs-ai --games N --seed S --json` on the built-in test cartridge.
 pub fn match_json(games: u32, seed: u64) -> Value {
     let (games, seed) = (games.to_string(), seed.to_string());
-    let (ok, out, err) = puyobot(&[
-        "play",
-        "--headless",
-        "--fast",
-        "--mode",
-        "ai-vs-ai",
-        "--games",
-        &games,
-        "--seed",
-        &seed,
-        "--speed",
-        "10",
-        "--config",
-        "/dev/null",
-        "--json",
-    ]);
+    let out = crate::common::ai_vs_ai(&["--games", &games, "--seed", &seed]);
+    let (ok, err) = (out.status.success(), String::from_utf8_lossy(&out.stderr));
     assert!(ok, "play --games {games} --seed {seed} failed: {err}");
-    serde_json::from_str(&out).expect("JSON report")
+    serde_json::from_slice(&out.stdout).expect("JSON report")
 }
 
 /// The three-game match of seed 11, shared by the tests that need it (it is the slow part).

@@ -242,24 +242,7 @@ fn games_part(r: &Value) -> Value {
 #[test]
 fn jobs_do_not_change_the_games_and_game_k_is_the_single_game_of_seed_s_plus_k() {
     let serial = super::matches::three_games();
-    let out = puyobot(&[
-        "play",
-        "--headless",
-        "--fast",
-        "--mode",
-        "ai-vs-ai",
-        "--games",
-        "3",
-        "--seed",
-        "11",
-        "--speed",
-        "10",
-        "--config",
-        "/dev/null",
-        "--json",
-        "--jobs",
-        "2",
-    ]);
+    let out = crate::common::ai_vs_ai(&["--games", "3", "--seed", "11", "--jobs", "2"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let parallel: Value = serde_json::from_str(&text(&out.stdout)).expect("JSON");
     assert_eq!(games_part(&parallel), games_part(serial), "--jobs 2 against --jobs 1");
