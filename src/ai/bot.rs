@@ -108,7 +108,8 @@ impl Bot {
                 (Kind::Search, Evaluation::Chain(Box::new(e)), Some(config.ignition.clone()))
             }
             "rush" => {
-                let mut e = ChainEval::new(config.chain.clone()).map_err(|e| BotError::BadWeights(name.into(), e))?;
+                let mut e = ChainEval::new(config.rush.apply(&config.chain))
+                    .map_err(|e| BotError::BadWeights(name.into(), e))?;
                 e.set_caching(false);
                 (Kind::Rush, Evaluation::Chain(Box::new(e)), None)
             }

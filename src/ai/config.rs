@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::eval::{ChainWeights, ClassicWeights};
 use super::ignition::IgnitionPolicy;
+use super::rush::RushWeights;
 use super::search::SearchOptions;
 
 /// The bots' settings: what a profile sets.
@@ -22,6 +23,8 @@ pub struct AiConfig {
     pub search: SearchOptions,
     /// Ignition policy of the `chain` bot.
     pub ignition: IgnitionPolicy,
+    /// What the `rush` attacker changes in the chain evaluation.
+    pub rush: RushWeights,
 }
 
 /// The default AI profile: of `[bots] profile`, and of `--profile` in `sim` and `train`.
@@ -104,6 +107,9 @@ mod tests {
     fn a_profile_file_holds_ai_tables_only() {
         assert_eq!(AiConfig::from_toml("[ai.chain]\nchain = 5.0\n").expect("parses").chain.chain, 5.0);
         assert!(AiConfig::from_toml("[ai.chain]\nchian = 5.0\n").is_err());
+        // rush's own table changes only the weights rush searches with.
+        let c = AiConfig::from_toml("[ai.rush]\nbattle_sent = 7.0\n").expect("parses");
+        assert_eq!((c.rush.apply(&c.chain).battle_sent, c.chain.battle_sent), (7.0, 0.0));
         assert!(AiConfig::from_toml("[play]\nspeed = 3\n").is_err());
     }
 }

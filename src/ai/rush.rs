@@ -1,5 +1,7 @@
 //! `rush`: a rules-aware reference attacker for 2P. It searches the current and next pair with the
-//! chain evaluation in battle mode (short chains valued, long ones not), and after the search it
+//! chain evaluation in battle mode (short chains valued, long ones not; a potential chain also valued by
+//! the nuisance it sends, [`RushWeights`], so two-step chains that pop several colours at once are built
+//! where they send more than plain ones), and after the search it
 //!
 //! 1. kills: fires the cheapest chain that sends the opponent's lethal dose;
 //! 2. stalls: when what it has sent already kills the opponent once it falls, it fires nothing and
@@ -13,12 +15,38 @@
 //! Every decision carries its intent for the HUD. In 1P play it fires attacks of the cap against an
 //! empty field, as in a battle.
 
+use serde::{Deserialize, Serialize};
+
 use super::battle::{Stakes, best_quiet, cheapest_reaching, fire_intent, sends, strongest};
 use super::choice::decision;
+use super::eval::ChainWeights;
 use super::ignition::{IgnitionPolicy, in_danger};
 use super::search::SearchResult;
 use crate::game::nuisance::lethal_dose;
 use crate::game::{Decision, Field, FireReason, View};
+
+/// What `rush` changes in the chain evaluation it searches with (`[ai.rush]` of a profile).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RushWeights {
+    /// Replaces [`ChainWeights::battle_sent`]: rush values a potential chain by the nuisance it sends as
+    /// well as by its links, so it builds two-step chains whose second step pops several colours at
+    /// once (a colour bonus for few links) where they send more than a plain chain of the same length.
+    pub battle_sent: f64,
+}
+
+impl Default for RushWeights {
+    fn default() -> Self {
+        RushWeights { battle_sent: 100.0 }
+    }
+}
+
+impl RushWeights {
+    /// The chain weights rush searches with: `chain` with these changes.
+    pub fn apply(&self, chain: &ChainWeights) -> ChainWeights {
+        ChainWeights { battle_sent: self.battle_sent, ..chain.clone() }
+    }
+}
 
 /// What rush does at one move, before the survival search: the candidate to play, why it fires (if it
 /// does), and its intent.

@@ -34,7 +34,13 @@ pub fn links_to_send(need: u32, rules: &Rules) -> u32 {
 /// the per-chain cap, or with no cap the empty field's lethal dose. A longer chain sends no more (capped)
 /// or nothing more is needed (the kill).
 pub fn links_worth_building(rules: &Rules) -> u32 {
-    links_to_send(rules.nuisance_cap().min(lethal_dose(&Field::new(), rules)), rules)
+    links_to_send(attack_worth_building(rules), rules)
+}
+
+/// The nuisance one attack is worth building up to: the per-chain cap, or with no cap (or a cap above
+/// it) an empty field's lethal dose. More sends no more, or kills no surer.
+pub fn attack_worth_building(rules: &Rules) -> u32 {
+    rules.nuisance_cap().min(lethal_dose(&Field::new(), rules))
 }
 
 /// The nuisance that tops out `field` when it falls on it as it stands: enough whole rows to fill the

@@ -12,7 +12,7 @@ use super::cache::FieldCache;
 use super::potential::{self, DetectOptions};
 use super::template::Template;
 use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
-use crate::game::nuisance::links_worth_building;
+use crate::game::nuisance::{attack_worth_building, links_worth_building};
 use crate::game::{ChainSummary, Color, Field, Rules};
 
 /// Weights of the chain evaluation (values are in arbitrary points; higher totals are better).
@@ -76,6 +76,11 @@ pub struct ChainWeights {
     pub battle_extra_chain: f64,
     /// Battle: per puyo on the field (a low field absorbs the opponent's nuisance).
     pub battle_puyos: f64,
+    /// Battle: per nuisance puyo the potential chain sends, up to the attack worth building (the cap, or
+    /// with no cap an empty field's lethal dose). Values a chain by what it sends rather than by its
+    /// links, so a two-step chain whose second step pops two or three colours at once counts for its
+    /// colour bonus. 0 (the `chain` bot) leaves the links alone in charge.
+    pub battle_sent: f64,
 }
 
 impl Default for ChainWeights {
@@ -107,6 +112,7 @@ impl Default for ChainWeights {
             battle_spare_links: 1,
             battle_extra_chain: 100.0,
             battle_puyos: -40.0,
+            battle_sent: 0.0,
         }
     }
 }
@@ -292,13 +298,18 @@ impl ChainEval {
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
         let battle_links = if self.context.battle { links_worth_building(rules) + w.battle_spare_links } else { 0 };
+        let sent_worth = attack_worth_building(rules);
         potential::detect(field, rules, opts, |p| {
             let links = if !self.context.battle {
                 w.chain * p.chains as f64
             } else {
                 let capped = p.chains.min(battle_links);
                 let extra = p.chains - capped;
-                w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64
+                let mut v = w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64;
+                if w.battle_sent != 0.0 {
+                    v += w.battle_sent * (p.score / rules.nuisance_rate.max(1)).min(sent_worth) as f64;
+                }
+                v
             };
             let v =
                 links + w.trigger_height * p.trigger_height as f64 + w.keys * p.keys as f64 + w.room * p.room as f64;
@@ -478,6 +489,30 @@ mod tests {
         assert_eq!(value(battle_only.clone(), false), value(base.clone(), false));
         assert_ne!(value(endless_only, false), value(base.clone(), false));
         assert_ne!(value(battle_only, true), value(base, true));
+    }
+
+    #[test]
+    fn battle_sent_values_a_two_step_chain_by_its_colour_bonus() {
+        let rules = Rules::puyo1();
+        // A red key on column 4 pops five reds; green, blue and yellow then fall onto their groups and
+        // pop together: two links, 12 puyos of 3 colours in the second, 25 nuisance.
+        let triple = Field::from_rows(&["GBY...", "RRR...", "GBYR..", "GBY...", "GBY..."]);
+        let plain_two = Field::from_rows(&["R.....", "G.....", "G.....", "GRRR.."]);
+        let potential = |sent: f64, battle: bool, f: &Field| {
+            let w = ChainWeights { battle_sent: sent, ..ChainWeights::default() };
+            let e = ChainEval::new(w).expect("gtr").in_context(EvalContext { battle, ..EvalContext::default() });
+            e.breakdown(f, 0, &rules)
+        };
+        let b = potential(0.0, true, &triple);
+        assert_eq!((b.potential_chains, b.potential_score / rules.nuisance_rate), (2, 25));
+        let plain = potential(0.0, true, &plain_two);
+        assert_eq!(plain.potential_chains, 2);
+        // Both are two links; only the weight on what is sent tells them apart, by at least 25 - 2 sent.
+        let gain = |f: &Field| potential(10.0, true, f).potential - potential(0.0, true, f).potential;
+        assert!(gain(&triple) >= 250.0, "{}", gain(&triple));
+        assert!(gain(&triple) - gain(&plain_two) >= 10.0 * 20.0);
+        // Endless play never reads it.
+        assert_eq!(potential(10.0, false, &triple).total.to_bits(), potential(0.0, false, &triple).total.to_bits());
     }
 
     #[test]
