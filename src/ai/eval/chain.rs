@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::cache::FieldCache;
 use super::potential::{self, DetectOptions};
 use super::template::Template;
+use crate::ai::ignition::nuisance_of;
 use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
-use crate::game::nuisance::{attack_worth_building, links_worth_building};
+use crate::game::nuisance::{attack_worth_building, links_to_send};
 use crate::game::{ChainSummary, Color, Field, Rules};
 
 /// Weights of the chain evaluation (values are in arbitrary points; higher totals are better).
@@ -297,8 +298,13 @@ impl ChainEval {
         };
         let mut best = f64::NEG_INFINITY;
         let (mut best_chains, mut best_score) = (0, 0);
-        let battle_links = if self.context.battle { links_worth_building(rules) + w.battle_spare_links } else { 0 };
-        let sent_worth = attack_worth_building(rules);
+        // In battle: the attack worth building, and the links of the plain chain that sends it.
+        let (sent_worth, battle_links) = if self.context.battle {
+            let worth = attack_worth_building(rules);
+            (worth, links_to_send(worth, rules) + w.battle_spare_links)
+        } else {
+            (0, 0)
+        };
         potential::detect(field, rules, opts, |p| {
             let links = if !self.context.battle {
                 w.chain * p.chains as f64
@@ -307,7 +313,7 @@ impl ChainEval {
                 let extra = p.chains - capped;
                 let mut v = w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64;
                 if w.battle_sent != 0.0 {
-                    v += w.battle_sent * (p.score / rules.nuisance_rate.max(1)).min(sent_worth) as f64;
+                    v += w.battle_sent * nuisance_of(p.score, rules).min(sent_worth) as f64;
                 }
                 v
             };
