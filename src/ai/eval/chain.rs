@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use super::cache::FieldCache;
 use super::potential::{self, DetectOptions};
 use super::template::Template;
-use crate::ai::ignition::nuisance_of;
 use crate::game::field::{FIELD_MASK, HEIGHT, VISIBLE_MASK, WIDTH};
 use crate::game::nuisance::{attack_worth_building, links_to_send};
 use crate::game::{ChainSummary, Color, Field, Rules};
@@ -313,7 +312,8 @@ impl ChainEval {
                 let extra = p.chains - capped;
                 let mut v = w.battle_chain * capped as f64 + w.battle_extra_chain * extra as f64;
                 if w.battle_sent != 0.0 {
-                    v += w.battle_sent * nuisance_of(p.score, rules).min(sent_worth) as f64;
+                    // Under the cap by construction: `sent_worth` is at most the cap.
+                    v += w.battle_sent * (p.score / rules.nuisance_rate.max(1)).min(sent_worth) as f64;
                 }
                 v
             };
