@@ -229,11 +229,11 @@ fn drawn_contracts_calibrate_and_play_end_to_end() {
     });
 }
 
-/// 300 pieces of Endless and a battle from the guessed files, then 100 pieces from the learned folder.
+/// 150 pieces of Endless and a battle from the guessed files, then 50 pieces from the learned folder.
 fn play_one_contract(i: usize, c: &Contract, rom: &Path, dir: &Path, guessed: &Path) {
     let learned = dir.join(format!("learned-{i}"));
     let learned_arg = learned.to_str().expect("utf-8 path");
-    let endless = play_json(rom, guessed, &["--mode", "endless", "--pieces", "300", "--write-addresses", learned_arg]);
+    let endless = play_json(rom, guessed, &["--mode", "endless", "--pieces", "150", "--write-addresses", learned_arg]);
     check_json(c, "endless", &endless["calibration"]);
     // A kick is learned when the game shows one (the opening's kick test, or play against walls and
     // stacks): each kick known by the end is right, and at least one is known. A kick the game never
@@ -241,13 +241,13 @@ fn play_one_contract(i: usize, c: &Contract, rom: &Path, dir: &Path, guessed: &P
     let kicks = &endless["calibration"]["kicks"];
     let built = [c.kick_side, c.kick_up];
     let known: Vec<_> = ["sideways", "up"].iter().zip(built).filter(|(k, _)| !kicks[**k].is_null()).collect();
-    assert!(!known.is_empty(), "contract {i}: no kick learned in 300 pieces: {kicks}");
+    assert!(!known.is_empty(), "contract {i}: no kick learned in 150 pieces: {kicks}");
     for (k, b) in known {
         assert_eq!(kicks[*k], b, "contract {i}: kick {k}: {kicks}");
     }
     no_mismatch(&endless, &format!("contract {i} endless"));
     let p1 = &endless["players"][0];
-    assert!(p1["pieces"].as_u64().unwrap_or(0) >= 300, "contract {i}: {p1:#}");
+    assert!(p1["pieces"].as_u64().unwrap_or(0) >= 150, "contract {i}: {p1:#}");
     assert_eq!(p1["topped_out"], false, "contract {i} topped out");
 
     let battle = play_json(rom, guessed, &["--mode", "ai-vs-ai", "--frames", "200000"]);
@@ -257,8 +257,8 @@ fn play_one_contract(i: usize, c: &Contract, rom: &Path, dir: &Path, guessed: &P
     no_mismatch(&battle, &format!("contract {i} ai-vs-ai"));
     assert!(battle["winner"].is_string(), "contract {i}: no winner: {battle:#}");
 
-    let again = play_json(rom, &learned, &["--mode", "endless", "--pieces", "100", "--calibrate", "off"]);
+    let again = play_json(rom, &learned, &["--mode", "endless", "--pieces", "50", "--calibrate", "off"]);
     assert_eq!(again["calibration"]["state"], "off");
     no_mismatch(&again, &format!("contract {i} with the learned folder"));
-    assert!(again["players"][0]["pieces"].as_u64().unwrap_or(0) >= 100, "contract {i}: {again:#}");
+    assert!(again["players"][0]["pieces"].as_u64().unwrap_or(0) >= 50, "contract {i}: {again:#}");
 }

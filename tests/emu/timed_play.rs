@@ -1,6 +1,6 @@
 //! Play on the game's clock: open-cartridge builds with a fast gravity, no lock delay, a one-frame lock
 //! delay, input lag and gravity that speeds up with the level, each played with the open cartridge's
-//! address file and the build's true timing given (`--lab-timing`, as a measured timing would be): 200
+//! address file and the build's true timing given (`--lab-timing`, as a measured timing would be): 140
 //! pieces of Endless with 0 mismatches, no top-out and plans that hold (few pieces off plan); and a lock
 //! delay the soft drop hides, and next-pair bytes written late on a fast clock, from the real cartridge's
 //! guessed files. A missing `ca65` fails these tests (tests/common/tools.rs).
@@ -28,7 +28,7 @@ fn labcart_addresses(dir: &Path) -> PathBuf {
     out
 }
 
-/// Builds `c`, plays 200 pieces of Endless on it with `timing` given; the JSON report (None without
+/// Builds `c`, plays [`PIECES`] pieces of Endless on it with `timing` given; the JSON report (None without
 /// ca65, after the tools rule).
 fn play_timed(name: &str, c: Contract, timing: &str) -> Option<Value> {
     let out = run_timed(name, c, timing)?;
@@ -59,14 +59,28 @@ fn build_in_scratch(name: &str, c: Contract) -> Option<(PathBuf, PathBuf)> {
     Some((dir, rom_path))
 }
 
-/// Builds `c` and runs `play` for 200 pieces of Endless on it with `timing` given (None without ca65).
+/// Pieces of Endless each timed build plays: enough for the level curve below to reach its fastest
+/// gravity (piece 97) and play 43 pieces there.
+const PIECES: u32 = 140;
+
+/// Builds `c` and runs `play` for [`PIECES`] pieces of Endless on it with `timing` given (None without ca65).
 fn run_timed(name: &str, c: Contract, timing: &str) -> Option<std::process::Output> {
     c.validate().unwrap_or_else(|e| panic!("contract invalid: {e}: {c}"));
     let (dir, rom_path) = build_in_scratch(name, c)?;
     let addresses = labcart_addresses(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_puyobot"))
         .args(["play", "--headless", "--json", "--config", "/dev/null", "--speed", "10", "--fast"])
-        .args(["--mode", "endless", "--pieces", "200", "--seed", "5", "--calibrate", "off", "--allow-unknown-rom"])
+        .args([
+            "--mode",
+            "endless",
+            "--pieces",
+            &PIECES.to_string(),
+            "--seed",
+            "5",
+            "--calibrate",
+            "off",
+            "--allow-unknown-rom",
+        ])
         .arg("--rom")
         .arg(&rom_path)
         .arg("--addresses")
@@ -87,14 +101,15 @@ fn calibrate_and_play(name: &str, c: Contract, pieces: u32) -> Option<(bool, Opt
     Some(crate::common::calib::play_outcome(&rom_path, &guessed, &args))
 }
 
-/// 200 pieces, no top-out, 0 mismatches, healthy, and the plans held: at most one piece in twenty off plan.
+/// [`PIECES`] pieces, no top-out, 0 mismatches, healthy, and the plans held: at most one piece in twenty off
+/// plan.
 fn assert_clean(name: &str, j: &Value) {
     let p = &j["players"][0];
     let n = |k: &str| p[k].as_u64().unwrap_or_else(|| panic!("{name}: {k} in {p}"));
-    assert_eq!(n("pieces"), 200, "{name}: {p}");
+    assert_eq!(n("pieces"), u64::from(PIECES), "{name}: {p}");
     assert_eq!(p["topped_out"], false, "{name}: {p}");
     assert_eq!(n("mismatches"), 0, "{name}: {p}");
-    assert!(n("off_plan") <= 10, "{name}: plans kept failing: {p}");
+    assert!(n("off_plan") * 20 <= u64::from(PIECES), "{name}: plans kept failing: {p}");
     assert_eq!(j["health"]["state"], "healthy", "{name}: {}", j["health"]);
     let h = &j["health"]["players"][0];
     assert_eq!(h["off_plan"], p["off_plan"], "{name}: health counts the pieces off plan: {h}");
