@@ -106,7 +106,7 @@ fn item_codes_nobody_guessed_and_a_nuisance_code_on_a_guessed_item_code_are_lear
     // Big Puyo from power-on with a code the guesses do not have: learned when it first comes.
     let d = defines(&[("ITEMS_AT_BOOT", "1"), ("CODE_BIG", "37"), ("CODE_CARB", "38")]);
     let Some(rom) = build("items", &d) else { return };
-    let j = assert_plays("items", &play(&rom, "endless", "120"), "endless");
+    let j = assert_plays("items", &play(&rom, "endless", "80"), "endless");
     assert_eq!(j["calibration"]["codes"]["big_puyo"], 37, "{}", j["calibration"]["codes"]);
     // Nuisance on the guessed Big Puyo code: first seen in 2P, long after settling.
     let guessed_big = "9";
@@ -141,7 +141,7 @@ fn a_mode_byte_that_does_not_follow_the_menu_is_found_by_what_the_game_plays() {
 fn a_timer_at_0_while_resolving_late_pose_bytes_and_other_xy_bases_are_learned() {
     let d = defines(&[("TIMER_RESOLVE0", "1"), ("POSE_LATE", "3"), ("X_BASE", "0"), ("Y_BASE", "2")]);
     let Some(rom) = build("timing", &d) else { return };
-    let j = assert_plays("timing", &play(&rom, "endless", "120"), "endless");
+    let j = assert_plays("timing", &play(&rom, "endless", "80"), "endless");
     let c = &j["calibration"];
     assert_eq!(c["xy_bases"], serde_json::json!([0, 2]), "{c}");
     assert_eq!(c["pose_lag"], 3, "{c}");
@@ -154,7 +154,7 @@ fn a_timer_at_0_while_resolving_late_pose_bytes_and_other_xy_bases_are_learned()
 #[test]
 fn link_bits_in_the_colour_byte_are_masked_out() {
     let Some(rom) = build("color-bits", &defines(&[("COLOR_BITS", "1"), ("OTHER_BITS", "1")])) else { return };
-    let j = assert_plays("color-bits", &play(&rom, "endless", "150"), "endless");
+    let j = assert_plays("color-bits", &play(&rom, "endless", "100"), "endless");
     let mask = j["calibration"]["codes"]["color_mask"].as_u64().unwrap();
     assert_eq!(mask & 0x0F, 0x0F, "the code bits are kept: {mask:#x}");
     assert_ne!(mask & 0xF0, 0xF0, "link bits were seen and left out: {mask:#x}");
@@ -164,7 +164,7 @@ fn link_bits_in_the_colour_byte_are_masked_out() {
 #[test]
 fn current_pair_bytes_the_other_way_round_are_learned() {
     let Some(rom) = build("pair-swap", &defines(&[("PAIR_SWAP", "1")])) else { return };
-    let j = assert_plays("pair-swap", &play(&rom, "endless", "120"), "endless");
+    let j = assert_plays("pair-swap", &play(&rom, "endless", "80"), "endless");
     assert_eq!(j["calibration"]["current_pair"], "swapped", "{}", j["calibration"]);
     assert!(j["players"][0]["largest_chain"].as_u64().unwrap() >= 4, "it builds chains: {}", j["players"][0]);
     let j = assert_plays("pair-swap", &play(&rom, "ai-vs-ai", "200"), "ai-vs-ai");
